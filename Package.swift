@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SharedDeviceLab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sdlab", targets: ["sdlab"]),
+        .library(name: "DBusKit", targets: ["DBusKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // pidfd_open and posix_spawn flags, which Swift cannot reach directly.
+        .systemLibrary(name: "CSystem"),
+        // Swift over libdbus; knows nothing about devices.
+        .target(name: "DBusKit", dependencies: ["CDBus"]),
+        // The domain: pure Swift, no I/O.
+        .target(name: "SharedDevice"),
+        // Child processes and the private dbus-daemon, shared by the product and the tests.
+        .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
+        // The hub process: the SharedDevice session served on the bus.
+        .target(name: "Hub", dependencies: ["DBusKit", "SharedDevice"]),
+        .executableTarget(
+            name: "sdlab",
+            dependencies: [
+                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "DBusKitBenchmark",
+            dependencies: ["DBusKit", "DeviceProcesses"]
+        ),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses"]),
+        .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

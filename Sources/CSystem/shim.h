@@ -1,0 +1,15 @@
+#ifndef SDLAB_CSYSTEM_SHIM_H
+#define SDLAB_CSYSTEM_SHIM_H
+/* Only macro headers here: the C library itself comes from Swift's Glibc module. */
+#include <sys/syscall.h>
+
+extern long syscall(long number, ...);
+
+/* pidfd_open(2): a descriptor that polls readable when the process exits, for any
+   process, child or not. Wrapped because Swift cannot call the variadic syscall(). */
+static inline int sdlab_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
+static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
+static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */
+#endif

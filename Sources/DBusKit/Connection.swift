@@ -1,0 +1,321 @@
+import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private connection to one bus, given by its address: never the system or a session bus
+/// implicitly.
+///
+/// Each connection has one owner thread that reads, dispatches and waits in poll() on the
+/// socket and on a wake-up eventfd. Other threads may send: they take the connection lock,
+/// which the owner holds whenever it touches libdbus, so libdbus only ever sees one caller at
+/// a time and the cooperative pool never waits on I/O. Incoming method calls run on the owner
+/// thread (synchronous handlers) or in a task (asynchronous handlers).
+///
+/// A connection lives until `close()` or until the bus goes away.
+public final class Connection: @unchecked Sendable {
+    /// The unique name the bus gave this connection (`:1.42`).
+    public let uniqueName: String
+
+    private let raw: OpaquePointer
+    private let socketFD: Int32
+    private let wakeFD: Int32
+    let lock = Lock()
+
+    // Guarded by `lock`.
+    private var isOpen = true
+    private var closeRequested = false
+    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    private var pendingCalls: [UInt32: PendingCall] = [:]
+    private var earliestDeadline = UInt64.max
+    var objects = ObjectRegistry()
+    var subscriptions = SubscriptionRegistry()
+
+    private struct PendingCall {
+        let continuation: CheckedContinuation<[DBusValue], any Error>
+        let deadline: UInt64
+    }
+
+    /// Opens a private connection to `address` and registers with the bus (`Hello`).
+    public static func connect(to address: String) async throws -> Connection {
+        _ = libdbusThreadsReady
+        return try await withCheckedThrowingContinuation { continuation in
+            startThread {
+                let connection: Connection
+                do {
+                    connection = try Connection(opening: address)
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+                continuation.resume(returning: connection)
+                connection.runOwnerLoop()
+            }
+        }
+    }
+
+    private init(opening address: String) throws(DBusError) {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        guard let raw = dbus_connection_open_private(address, &error) else {
+            throw DBusError(libdbus: error, fallback: "cannot connect to \(address)")
+        }
+        dbus_connection_set_exit_on_disconnect(raw, 0)
+        guard dbus_bus_register(raw, &error) != 0, let name = dbus_bus_get_unique_name(raw) else {
+            dbus_connection_close(raw)
+            dbus_connection_unref(raw)
+            throw DBusError(libdbus: error, fallback: "cannot register with the bus at \(address)")
+        }
+        var fd: Int32 = -1
+        dbus_connection_get_unix_fd(raw, &fd)
+        self.raw = raw
+        self.uniqueName = String(cString: name)
+        self.socketFD = fd
+        self.wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+    }
+
+    // MARK: - Sending
+
+    /// Calls a method and returns the reply's values. An error reply throws a `DBusError` with
+    /// its name and message; no reply within `timeout` throws `org.freedesktop.DBus.Error.NoReply`.
+    public func call(
+        destination: String?, path: ObjectPath, interface: String?, member: String,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
+        let message = try OutgoingMessage.methodCall(
+            destination: destination, path: path, interface: interface, member: member, body: arguments)
+        let deadline = monotonicNanoseconds() &+ timeout.nanoseconds
+        let ticket = CallTicket()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    try register(message, continuation, deadline: deadline, ticket: ticket)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            let cancelled: PendingCall? = lock.withLock {
+                ticket.cancelled = true
+                return ticket.serial.flatMap { pendingCalls.removeValue(forKey: $0) }
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Sends a signal from `path`. Anyone may emit any signal; see `emit(_:of:from:_:)` for
+    /// signals of an interface this process exports.
+    public func emitSignal(path: ObjectPath, interface: String, member: String,
+                           _ arguments: [DBusValue] = [], destination: String? = nil) throws(DBusError) {
+        let message = try OutgoingMessage.signal(path: path, interface: interface, member: member,
+                                                 destination: destination, body: arguments)
+        try send(message)
+    }
+
+    /// Waits until every message sent so far has been written to the socket (or the
+    /// connection is closed). For processes that exit right after sending.
+    public func flush() async {
+        _ = try? await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                            interface: "org.freedesktop.DBus.Peer", member: "Ping")
+    }
+
+    /// Closes the connection after writing what is queued, and waits until the owner thread
+    /// has let go of it. Pending calls fail with `Disconnected`; subscriptions end.
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyClosed = lock.withLock {
+                guard isOpen else { return true }
+                closeRequested = true
+                closeWaiters.append(continuation)
+                return false
+            }
+            if alreadyClosed { continuation.resume() } else { wake() }
+        }
+    }
+
+    /// Whether the connection is still usable.
+    public var isConnected: Bool { lock.withLock { isOpen && !closeRequested } }
+
+    func send(_ message: OpaquePointer) throws(DBusError) {
+        defer { dbus_message_unref(message) }
+        let needsWake = try lock.withLock { () throws(DBusError) -> Bool in try sendLocked(message).needsWake }
+        if needsWake { wake() }
+    }
+
+    private func register(_ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
+                          deadline: UInt64, ticket: CallTicket) throws(DBusError) {
+        defer { dbus_message_unref(message) }
+        let needsWake = try lock.withLock { () throws(DBusError) -> Bool in
+            if ticket.cancelled { throw DBusError(name: "org.freedesktop.DBus.Error.Cancelled", message: "cancelled") }
+            let (serial, unwritten) = try sendLocked(message)
+            pendingCalls[serial] = PendingCall(continuation: continuation, deadline: deadline)
+            ticket.serial = serial
+            let earlier = deadline < earliestDeadline
+            if earlier { earliestDeadline = deadline }
+            return unwritten || earlier
+        }
+        if needsWake { wake() }
+    }
+
+    /// Queues a message and lets libdbus write what it can at once. `needsWake` when part of
+    /// it is still unwritten, so the owner must poll for POLLOUT.
+    private func sendLocked(_ message: OpaquePointer) throws(DBusError) -> (serial: UInt32, needsWake: Bool) {
+        guard isOpen, !closeRequested else { throw .disconnected("the connection is closed") }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(raw, message, &serial) != 0 else { throw .noMemory() }
+        return (serial, dbus_connection_has_messages_to_send(raw) != 0)
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: - The owner thread
+
+    private struct Pump {
+        var incoming: [OpaquePointer] = []
+        var expired: [PendingCall] = []
+        var wantsWrite = false
+        var timeoutMilliseconds: Int32 = -1
+    }
+
+    private func runOwnerLoop() {
+        var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var disconnected = false
+        while !disconnected, let pump = pumpOnce() {
+            for raw in pump.incoming {
+                if route(raw) { disconnected = true }
+            }
+            for call in pump.expired {
+                call.continuation.resume(throwing: DBusError.noReply("no reply within the timeout"))
+            }
+            if disconnected { break }
+            fds[0].events = Int16(POLLIN) | (pump.wantsWrite ? Int16(POLLOUT) : 0)
+            fds[0].revents = 0
+            fds[1].revents = 0
+            _ = poll(&fds, 2, pump.timeoutMilliseconds)
+            if fds[1].revents != 0 {
+                var counter: UInt64 = 0
+                _ = read(wakeFD, &counter, 8)
+            }
+        }
+        shutDown()
+    }
+
+    /// One round of I/O under the lock: read and write what the socket allows, take every
+    /// complete message, expire calls past their deadline. nil once a close was requested.
+    private func pumpOnce() -> Pump? {
+        lock.withLock {
+            guard !closeRequested else { return nil }
+            var pump = Pump()
+            _ = dbus_connection_read_write(raw, 0)
+            while let message = dbus_connection_pop_message(raw) { pump.incoming.append(message) }
+            let now = monotonicNanoseconds()
+            if now >= earliestDeadline { pump.expired = removeExpiredCalls(now: now) }
+            pump.wantsWrite = dbus_connection_has_messages_to_send(raw) != 0
+            if earliestDeadline != .max {
+                let remaining = (earliestDeadline - min(now, earliestDeadline) + 999_999) / 1_000_000
+                pump.timeoutMilliseconds = Int32(min(remaining, UInt64(Int32.max)))
+            }
+            return pump
+        }
+    }
+
+    private func removeExpiredCalls(now: UInt64) -> [PendingCall] {
+        var expired: [PendingCall] = []
+        var earliest = UInt64.max
+        for (serial, call) in pendingCalls {
+            if call.deadline <= now {
+                expired.append(call)
+                pendingCalls[serial] = nil
+            } else {
+                earliest = min(earliest, call.deadline)
+            }
+        }
+        earliestDeadline = earliest
+        return expired
+    }
+
+    /// Hands one message to whoever waits for it. Returns true when the bus went away.
+    private func route(_ raw: OpaquePointer) -> Bool {
+        let decoded = Message(decoding: raw)
+        dbus_message_unref(raw)
+        guard let message = decoded else { return false }
+        switch message.kind {
+        case .methodReturn, .error:
+            let call = lock.withLock { pendingCalls.removeValue(forKey: message.replySerial) }
+            if let error = message.error {
+                call?.continuation.resume(throwing: error)
+            } else {
+                call?.continuation.resume(returning: message.body)
+            }
+        case .signal:
+            if message.isLocalDisconnect { return true }
+            deliverSignal(message)
+        case .methodCall:
+            handleMethodCall(message)
+        }
+        return false
+    }
+
+    private func shutDown() {
+        let (calls, streams, waiters) = lock.withLock {
+            isOpen = false
+            closeRequested = true
+            dbus_connection_flush(raw)
+            dbus_connection_close(raw)
+            dbus_connection_unref(raw)
+            defer {
+                pendingCalls = [:]
+                closeWaiters = []
+            }
+            return (Array(pendingCalls.values), subscriptions.removeAll(), closeWaiters)
+        }
+        Glibc.close(wakeFD)
+        for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
+        for stream in streams { stream.finish() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: - Replies to incoming calls
+
+    func reply(to call: Message, with result: Result<[DBusValue], any Error>) {
+        guard !call.noReplyExpected else { return }
+        let message: OpaquePointer?
+        switch result {
+        case .success(let values):
+            do {
+                message = try OutgoingMessage.methodReturn(to: call, body: values)
+            } catch {
+                message = OutgoingMessage.error(to: call, .failed("the reply could not be built: \(error.message)"))
+            }
+        case .failure(let error as DBusError):
+            message = OutgoingMessage.error(to: call, error)
+        case .failure(let error):
+            message = OutgoingMessage.error(to: call, .failed(String(describing: error)))
+        }
+        if let message { try? send(message) }
+    }
+}
+
+/// Lets a cancelled call find its pending entry. Guarded by the connection lock.
+private final class CallTicket: @unchecked Sendable {
+    var serial: UInt32?
+    var cancelled = false
+}
+
+/// libdbus needs its thread primitives before a connection is shared between threads.
+private let libdbusThreadsReady: Bool = dbus_threads_init_default() != 0
+
+extension DBusError {
+    init(libdbus error: CDBus.DBusError, fallback: String) {
+        if let name = error.name {
+            self.init(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? fallback)
+        } else {
+            self.init(name: DBusError.prefix + "Failed", message: fallback)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CDBus
+
+/// A message received from the bus, decoded into Swift values.
+public struct Message: Sendable {
+    public enum Kind: Int32, Sendable {
+        case methodCall = 1, methodReturn = 2, error = 3, signal = 4
+    }
+
+    public let kind: Kind
+    public let serial: UInt32
+    public let replySerial: UInt32
+    public let sender: String?
+    public let destination: String?
+    public let path: ObjectPath?
+    public let interface: String?
+    public let member: String?
+    public let errorName: String?
+    public let noReplyExpected: Bool
+    public let body: [DBusValue]
+
+    public var signature: Signature { body.signature }
+
+    /// For an error reply: the error it carries (the message is its first string argument).
+    public var error: DBusError? {
+        guard kind == .error else { return nil }
+        return DBusError(name: errorName ?? DBusError.prefix + "Failed", message: body.first?.string ?? "")
+    }
+
+    init?(decoding raw: OpaquePointer) {
+        guard let kind = Kind(rawValue: dbus_message_get_type(raw)) else { return nil }
+        self.kind = kind
+        serial = dbus_message_get_serial(raw)
+        replySerial = dbus_message_get_reply_serial(raw)
+        sender = dbus_message_get_sender(raw).map { String(cString: $0) }
+        destination = dbus_message_get_destination(raw).map { String(cString: $0) }
+        path = dbus_message_get_path(raw).map { ObjectPath(unchecked: String(cString: $0)) }
+        interface = dbus_message_get_interface(raw).map { String(cString: $0) }
+        member = dbus_message_get_member(raw).map { String(cString: $0) }
+        errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
+        noReplyExpected = dbus_message_get_no_reply(raw) != 0
+        body = Marshal.readBody(of: raw)
+    }
+
+    static let localPath = "/org/freedesktop/DBus/Local"
+    static let localInterface = "org.freedesktop.DBus.Local"
+
+    var isLocalDisconnect: Bool {
+        kind == .signal && interface == Message.localInterface && member == "Disconnected"
+    }
+}
+
+/// Builders of outgoing libdbus messages. Every name is validated first: libdbus treats a bad
+/// name as a programming error.
+enum OutgoingMessage {
+    static func methodCall(destination: String?, path: ObjectPath, interface: String?, member: String,
+                           body: [DBusValue]) throws(DBusError) -> OpaquePointer {
+        if let destination, !DBusNames.isValidBusName(destination) { throw .invalidArgs("invalid bus name \"\(destination)\"") }
+        if let interface, !DBusNames.isValidInterfaceName(interface) { throw .invalidArgs("invalid interface name \"\(interface)\"") }
+        guard DBusNames.isValidMemberName(member) else { throw .invalidArgs("invalid member name \"\(member)\"") }
+        guard let message = dbus_message_new_method_call(destination, path.rawValue, interface, member) else { throw .noMemory() }
+        return try withBody(message, body)
+    }
+
+    static func signal(path: ObjectPath, interface: String, member: String, destination: String? = nil,
+                       body: [DBusValue]) throws(DBusError) -> OpaquePointer {
+        guard DBusNames.isValidInterfaceName(interface) else { throw .invalidArgs("invalid interface name \"\(interface)\"") }
+        guard DBusNames.isValidMemberName(member) else { throw .invalidArgs("invalid member name \"\(member)\"") }
+        guard let message = dbus_message_new_signal(path.rawValue, interface, member) else { throw .noMemory() }
+        if let destination {
+            guard DBusNames.isValidBusName(destination) else { dbus_message_unref(message); throw .invalidArgs("invalid bus name \"\(destination)\"") }
+            dbus_message_set_destination(message, destination)
+        }
+        return try withBody(message, body)
+    }
+
+    static func methodReturn(to call: Message, body: [DBusValue]) throws(DBusError) -> OpaquePointer {
+        guard let message = dbus_message_new(Message.Kind.methodReturn.rawValue) else { throw .noMemory() }
+        address(message, replyingTo: call)
+        return try withBody(message, body)
+    }
+
+    static func error(to call: Message, _ error: DBusError) -> OpaquePointer? {
+        let name = DBusNames.isValidErrorName(error.name) ? error.name : DBusError.prefix + "Failed"
+        guard let message = dbus_message_new(Message.Kind.error.rawValue) else { return nil }
+        address(message, replyingTo: call)
+        dbus_message_set_error_name(message, name)
+        let text = error.message.utf8.contains(0) ? String(error.message.split(separator: "\0").joined()) : error.message
+        return try? withBody(message, [.string(text)])
+    }
+
+    private static func address(_ message: OpaquePointer, replyingTo call: Message) {
+        dbus_message_set_reply_serial(message, call.serial)
+        dbus_message_set_no_reply(message, 1)
+        if let sender = call.sender { dbus_message_set_destination(message, sender) }
+    }
+
+    private static func withBody(_ message: OpaquePointer, _ body: [DBusValue]) throws(DBusError) -> OpaquePointer {
+        do {
+            for value in body { try value.validate() }
+            try Marshal.append(body, to: message)
+            return message
+        } catch {
+            dbus_message_unref(message)
+            throw error
+        }
+    }
+}

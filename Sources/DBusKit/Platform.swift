@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain mutex. Connection state is touched by the owner thread and by callers on any thread.
+final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+private final class ThreadBody {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Starts a detached OS thread: a connection's owner blocks in poll(), which must never
+/// happen on the Swift cooperative pool.
+func startThread(_ body: @escaping @Sendable () -> Void) {
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(&thread, nil, { context in
+        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+        return nil
+    }, context)
+    precondition(result == 0, "pthread_create failed: \(result)")
+    pthread_detach(thread)
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+}

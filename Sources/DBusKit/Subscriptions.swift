@@ -1,0 +1,147 @@
+import CDBus
+
+/// A match rule for signals, rendered with values quoted and escaped as the D-Bus
+/// specification says (a `'` inside a value becomes `'\''`).
+public struct MatchRule: Hashable, Sendable {
+    public var sender: String?
+    public var path: ObjectPath?
+    public var interface: String?
+    public var member: String?
+    /// `argN` string matches, by argument index (0…63).
+    public var arguments: [Int: String]
+
+    public init(sender: String? = nil, path: ObjectPath? = nil, interface: String? = nil,
+                member: String? = nil, arguments: [Int: String] = [:]) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+    }
+
+    /// The rule as `AddMatch` takes it.
+    public var text: String {
+        var parts = ["type='signal'"]
+        if let sender { parts.append("sender=" + Self.quoted(sender)) }
+        if let path { parts.append("path=" + Self.quoted(path.rawValue)) }
+        if let interface { parts.append("interface=" + Self.quoted(interface)) }
+        if let member { parts.append("member=" + Self.quoted(member)) }
+        for (index, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            parts.append("arg\(index)=" + Self.quoted(value))
+        }
+        return parts.joined(separator: ",")
+    }
+
+    static func quoted(_ value: String) -> String {
+        "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    func validate() throws(DBusError) {
+        if let sender, !DBusNames.isValidBusName(sender) { throw .invalidArgs("invalid sender \"\(sender)\"") }
+        if let interface, !DBusNames.isValidInterfaceName(interface) { throw .invalidArgs("invalid interface \"\(interface)\"") }
+        if let member, !DBusNames.isValidMemberName(member) { throw .invalidArgs("invalid member \"\(member)\"") }
+        if arguments.keys.contains(where: { !(0...63).contains($0) }) { throw .invalidArgs("argN index must be 0…63") }
+        if arguments.values.contains(where: { $0.utf8.contains(0) }) { throw .invalidArgs("argN value contains a NUL byte") }
+        if text.utf8.count > 1024 { throw .invalidArgs("match rule longer than 1024 bytes") }
+    }
+
+    /// Whether a received signal is one this rule asked for. The bus already filtered, but
+    /// one connection receives the union of its rules. A well-known sender name cannot be
+    /// compared locally (messages carry the unique name), so only unique names are.
+    func matches(_ message: Message) -> Bool {
+        if let sender, sender.hasPrefix(":") || sender == "org.freedesktop.DBus", message.sender != sender { return false }
+        if let path, message.path != path { return false }
+        if let interface, message.interface != interface { return false }
+        if let member, message.member != member { return false }
+        for (index, value) in arguments {
+            guard index < message.body.count, message.body[index].string == value else { return false }
+        }
+        return true
+    }
+}
+
+/// Subscribers and installed match rules of one connection. Guarded by the connection lock.
+struct SubscriptionRegistry {
+    struct Subscriber {
+        let rule: MatchRule
+        let continuation: AsyncStream<Message>.Continuation
+    }
+
+    private var subscribers: [UInt64: Subscriber] = [:]
+    private var nextID: UInt64 = 0
+    /// Subscribers per rule; the rule is on the bus while this is above zero.
+    private(set) var ruleUsers: [String: Int] = [:]
+    /// The `AddMatch` in flight or done for each rule, so later subscribers wait for it too.
+    var ruleInstalls: [String: Task<Void, any Error>] = [:]
+
+    /// Adds a subscriber; true when it is the rule's first, so the rule must be added.
+    mutating func add(_ rule: MatchRule, _ continuation: AsyncStream<Message>.Continuation) -> (id: UInt64, isFirst: Bool) {
+        nextID += 1
+        subscribers[nextID] = Subscriber(rule: rule, continuation: continuation)
+        ruleUsers[rule.text, default: 0] += 1
+        return (nextID, ruleUsers[rule.text] == 1)
+    }
+
+    /// Removes a subscriber; true when it was the rule's last, so the rule must be removed.
+    mutating func remove(_ id: UInt64) -> MatchRule? {
+        guard let subscriber = subscribers.removeValue(forKey: id) else { return nil }
+        let text = subscriber.rule.text
+        ruleUsers[text, default: 1] -= 1
+        guard ruleUsers[text] == 0 else { return nil }
+        ruleUsers[text] = nil
+        ruleInstalls[text] = nil
+        return subscriber.rule
+    }
+
+    func receivers(of message: Message) -> [AsyncStream<Message>.Continuation] {
+        subscribers.values.filter { $0.rule.matches(message) }.map(\.continuation)
+    }
+
+    mutating func removeAll() -> [AsyncStream<Message>.Continuation] {
+        defer { subscribers = [:]; ruleUsers = [:]; ruleInstalls = [:] }
+        return subscribers.values.map(\.continuation)
+    }
+}
+
+extension Connection {
+    /// Subscribes to signals matching `rule`. Returns once the bus has installed the rule, so
+    /// no signal sent afterwards is missed. The rule stays on the bus while at least one
+    /// subscriber of this connection iterates; ending the last one removes it.
+    public func signals(matching rule: MatchRule) async throws -> AsyncStream<Message> {
+        try rule.validate()
+        let (stream, continuation) = AsyncStream<Message>.makeStream()
+        let (id, install) = lock.withLock { () -> (UInt64, Task<Void, any Error>) in
+            let (id, isFirst) = subscriptions.add(rule, continuation)
+            if isFirst {
+                subscriptions.ruleInstalls[rule.text] = Task { try await self.busCall("AddMatch", [.string(rule.text)]) }
+            }
+            return (id, subscriptions.ruleInstalls[rule.text]!)
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        do {
+            try await install.value
+        } catch {
+            continuation.finish()
+            throw error
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UInt64) {
+        guard let rule = lock.withLock({ subscriptions.remove(id) }) else { return }
+        // Sent without waiting: the bus handles this connection's messages in order, so a
+        // later AddMatch of the same rule lands after this removal.
+        if let message = try? OutgoingMessage.methodCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "RemoveMatch", body: [.string(rule.text)]) {
+            dbus_message_set_no_reply(message, 1)
+            try? send(message)
+        }
+    }
+
+    func deliverSignal(_ message: Message) {
+        for receiver in lock.withLock({ subscriptions.receivers(of: message) }) {
+            receiver.yield(message)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The device's notification center: a real `dbus-daemon` listening on a socket inside a run
+/// folder, started from `Bus/device.conf`, stopped by its PID.
+public struct BusDaemon: Sendable {
+    public let process: ChildProcess
+    /// The address clients connect to (`unix:path=…,guid=…`).
+    public let address: String
+
+    /// Starts the daemon and waits until it listens (it prints its address once the socket
+    /// is bound). A missing executable, a bad config or no answer within `timeout` throws a
+    /// `LaunchError` that quotes the daemon's own message; nothing is left running then.
+    public static func start(
+        in directory: String, config: String? = nil, detached: Bool = false, timeout: Duration = .seconds(10)
+    ) throws(LaunchError) -> BusDaemon {
+        let executable = ProcessInfo.processInfo.environment["SDLAB_DBUS_DAEMON"] ?? "dbus-daemon"
+        guard ChildProcess.resolveExecutable(executable) != nil else {
+            throw LaunchError("\(executable) not found: install it with `apt-get install dbus-daemon`")
+        }
+        let configFile: String
+        if let config { configFile = config } else { configFile = try DevicePaths.busConfig() }
+        guard FileManager.default.isReadableFile(atPath: configFile) else {
+            throw LaunchError("cannot read the bus config \(configFile)")
+        }
+        let log = directory + "/dbus-daemon.log"
+        let (process, stdout) = try ChildProcess.spawn(
+            executable,
+            ["--config-file=\(configFile)", "--address=unix:path=\(directory)/bus",
+             "--nofork", "--nopidfile", "--print-address=1"],
+            stdout: .pipe, stderr: .file(log), newSession: detached)
+        let reader = LineReader(fd: stdout!)
+        guard let address = reader.readLine(timeout: timeout), address.hasPrefix("unix:") else {
+            process.stop(grace: .seconds(1))
+            let said = (try? String(contentsOfFile: log, encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            throw LaunchError("dbus-daemon did not start with \(configFile)"
+                + (said.isEmpty ? " within \(timeout)" : ": \(said)"))
+        }
+        return BusDaemon(process: process, address: address)
+    }
+
+    public func stop() {
+        process.stop(grace: .seconds(5))
+    }
+}
+
+/// Where the device finds its files.
+public enum DevicePaths {
+    /// `Bus/device.conf`: `$SDLAB_BUS_CONFIG` when set, else the first `Bus/device.conf` in
+    /// the folders above the running executable (a build inside the checkout) or above the
+    /// current directory.
+    public static func busConfig() throws(LaunchError) -> String {
+        if let configured = ProcessInfo.processInfo.environment["SDLAB_BUS_CONFIG"] { return configured }
+        let starts = [URL(fileURLWithPath: executablePath()).deletingLastPathComponent(),
+                      URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        for start in starts {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("Bus/device.conf").path
+                if FileManager.default.fileExists(atPath: candidate) { return candidate }
+                folder.deleteLastPathComponent()
+            }
+        }
+        throw LaunchError("cannot find Bus/device.conf above \(executablePath()); set SDLAB_BUS_CONFIG")
+    }
+
+    /// The running executable's real path.
+    public static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Makes a new private (0700) folder under `$TMPDIR` or /tmp.
+    public static func makeTemporaryDirectory(prefix: String) throws(LaunchError) -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw LaunchError("cannot create a folder in \(base): \(errnoText())")
+        }
+        return String(cString: made)
+    }
+
+    /// Creates `path` (and its parents) private to the user, or checks that it is a folder.
+    public static func prepareDirectory(_ path: String) throws(LaunchError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw LaunchError("cannot create \(path): \(error.localizedDescription)")
+        }
+    }
+}
+
+extension BusDaemon {
+    /// Runs `body` with a daemon of its own in a new temporary folder; stops the daemon and
+    /// removes the folder afterwards, whatever `body` does.
+    public static func withTemporary<T>(
+        prefix: String = "sdlab-bus", _ body: (BusDaemon, String) async throws -> T
+    ) async throws -> T {
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: prefix)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemon = try start(in: directory)
+        defer { daemon.stop() }
+        return try await body(daemon, directory)
+    }
+}

@@ -1,0 +1,197 @@
+import CSystem
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a process of the device could not be started: the command line reports these with
+/// exit code 3 (environment failure).
+public struct LaunchError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A process started with posix_spawn and ended by its PID: never by name.
+public struct ChildProcess: Sendable, Hashable {
+    public let pid: pid_t
+
+    public init(pid: pid_t) { self.pid = pid }
+
+    public enum Output: Sendable {
+        case inherit
+        case null
+        /// Appended to the file, created 0600.
+        case file(String)
+        /// A pipe whose read end `spawn` returns.
+        case pipe
+    }
+
+    public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exit code \(code)"
+            case .signaled(let signal): "signal \(signal)"
+            }
+        }
+    }
+
+    /// Starts `executable` (a path, or a name looked up in PATH) with default signal
+    /// dispositions and an empty signal mask, whatever the parent ignores. With
+    /// `newSession` the child leads a session of its own, so a terminal's Ctrl-C or hang-up
+    /// does not reach it. Returns the read end of stdout when it is `.pipe`.
+    public static func spawn(
+        _ executable: String, _ arguments: [String], stdout: Output = .inherit, stderr: Output = .inherit,
+        environment: [String: String]? = nil, newSession: Bool = false
+    ) throws(LaunchError) -> (process: ChildProcess, stdoutPipe: Int32?) {
+        guard let path = resolveExecutable(executable) else {
+            throw LaunchError("\(executable) not found (PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? ""))")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        var allSignals = sigset_t(), noSignals = sigset_t()
+        sigfillset(&allSignals)
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, sdlab_spawn_setsigdef_flag() | (newSession ? sdlab_spawn_setsid_flag() : 0))
+
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var pipeEnds: [Int32] = [-1, -1]
+        for (fd, output) in [(Int32(1), stdout), (Int32(2), stderr)] {
+            switch output {
+            case .inherit: break
+            case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
+            case .file(let file):
+                posix_spawn_file_actions_addopen(&actions, fd, file, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            case .pipe:
+                guard pipe(&pipeEnds) == 0 else { throw LaunchError("pipe: \(errnoText())") }
+                for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+                posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], fd)
+            }
+        }
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, path, &actions, &attributes, argv, env)
+        if pipeEnds[1] >= 0 { Glibc.close(pipeEnds[1]) }
+        guard result == 0 else {
+            if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
+            throw LaunchError("cannot start \(path): \(String(cString: strerror(result)))")
+        }
+        return (ChildProcess(pid: pid), pipeEnds[0] >= 0 ? pipeEnds[0] : nil)
+    }
+
+    /// The executable's path: as given when it contains a slash, else the first match in PATH.
+    public static func resolveExecutable(_ name: String) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
+    }
+
+    public func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    public var isRunning: Bool { kill(pid, 0) == 0 && !isZombie }
+
+    private var isZombie: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+    }
+
+    /// Waits, at most `timeout`, until the process has exited, child or not (pidfd_open).
+    /// Reaps it when it is our child. True once it is gone.
+    @discardableResult
+    public func waitForExit(timeout: Duration) -> Bool {
+        let pidfd = sdlab_pidfd_open(pid)
+        if pidfd >= 0 {
+            defer { Glibc.close(pidfd) }
+            var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            let deadline = ContinuousClock.now + timeout
+            while entry.revents == 0 {
+                guard let milliseconds = pollMilliseconds(until: deadline) else { return false }
+                if poll(&entry, 1, milliseconds) < 0, errno != EINTR { break }
+            }
+        }
+        _ = reap()
+        return pidfd >= 0 || !isRunning
+    }
+
+    /// The exit status of our child, when it has ended; nil while it runs or if not ours.
+    public func reap() -> ExitStatus? {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        let signal = status & 0x7f
+        return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
+    }
+
+    /// SIGTERM, then SIGKILL if it is still there after `grace`.
+    public func stop(grace: Duration = .seconds(5)) {
+        signal(SIGTERM)
+        if !waitForExit(timeout: grace) {
+            signal(SIGKILL)
+            waitForExit(timeout: .seconds(5))
+        }
+    }
+}
+
+func errnoText() -> String { String(cString: strerror(errno)) }
+
+/// The poll() timeout left until `deadline`, rounded up; nil once it has passed.
+func pollMilliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
+    let left = ContinuousClock.now.duration(to: deadline)
+    guard left > .zero else { return nil }
+    return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+}
+
+/// Reads lines from a pipe with a deadline, for readiness handshakes with children.
+public final class LineReader {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(fd: Int32) { self.fd = fd }
+    deinit { Glibc.close(fd) }
+
+    /// The next line, nil at end of file (the writer exited) or after the deadline.
+    public func readLine(timeout: Duration) -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            guard let milliseconds = pollMilliseconds(until: deadline) else { return nil }
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+}
+
+/// Runs blocking work (waiting for a process, reading a pipe) on a thread of its own, so the
+/// Swift cooperative pool never blocks.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
+    }
+}
