@@ -27,10 +27,12 @@ let package = Package(
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
         // The hub process: the SharedDevice session served on the bus.
         .target(name: "Hub", dependencies: ["DBusKit", "SharedDevice"]),
+        // Starts and drives devices: bus, hub, apps.
+        .target(name: "Runner", dependencies: ["DBusKit", "Hub", "DeviceProcesses"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice",
+                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "Runner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -134,6 +134,18 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
+    /// Returns once the connection has closed: by `close()` or because the bus went away.
+    public func closed() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let alreadyClosed = lock.withLock {
+                guard isOpen else { return true }
+                closeWaiters.append(continuation)
+                return false
+            }
+            if alreadyClosed { continuation.resume() }
+        }
+    }
+
     /// Whether the connection is still usable.
     public var isConnected: Bool { lock.withLock { isOpen && !closeRequested } }
 

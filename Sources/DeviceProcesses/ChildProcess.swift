@@ -112,17 +112,17 @@ public struct ChildProcess: Sendable, Hashable {
         return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
     }
 
-    /// Waits, at most `timeout`, until the process has exited, child or not (pidfd_open).
-    /// Reaps it when it is our child. True once it is gone.
+    /// Waits, at most `timeout` (nil: for as long as it runs), until the process has exited,
+    /// child or not (pidfd_open). Reaps it when it is our child. True once it is gone.
     @discardableResult
-    public func waitForExit(timeout: Duration) -> Bool {
+    public func waitForExit(timeout: Duration?) -> Bool {
         let pidfd = sdlab_pidfd_open(pid)
         if pidfd >= 0 {
             defer { Glibc.close(pidfd) }
             var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-            let deadline = ContinuousClock.now + timeout
+            let deadline = timeout.map { ContinuousClock.now + $0 }
             while entry.revents == 0 {
-                guard let milliseconds = pollMilliseconds(until: deadline) else { return false }
+                guard let milliseconds = deadline.map(pollMilliseconds(until:)) ?? -1 else { return false }
                 if poll(&entry, 1, milliseconds) < 0, errno != EINTR { break }
             }
         }
@@ -154,11 +154,13 @@ func errnoText() -> String { String(cString: strerror(errno)) }
 func pollMilliseconds(until deadline: ContinuousClock.Instant) -> Int32? {
     let left = ContinuousClock.now.duration(to: deadline)
     guard left > .zero else { return nil }
-    return Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+    let seconds = min(left.components.seconds, Int64(Int32.max / 1000))
+    return Int32(seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
 }
 
-/// Reads lines from a pipe with a deadline, for readiness handshakes with children.
-public final class LineReader {
+/// Reads lines from a pipe with a deadline, for readiness handshakes with children. Used by
+/// one thread at a time (it may be handed to the thread that waits).
+public final class LineReader: @unchecked Sendable {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -194,4 +196,14 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T
     await withCheckedContinuation { continuation in
         Thread.detachNewThread { continuation.resume(returning: body()) }
     }
+}
+
+/// The result of whichever of `racers` finishes first. The others are cancelled and not
+/// waited for: a racer blocked off the pool (waiting for a process) ends when its process does.
+public func firstOf<T: Sendable>(_ racers: [@Sendable () async -> T]) async -> T {
+    let (stream, continuation) = AsyncStream<T>.makeStream()
+    let tasks = racers.map { racer in Task { continuation.yield(await racer()) } }
+    defer { tasks.forEach { $0.cancel() } }
+    for await first in stream { return first }
+    preconditionFailure("the race stream never finishes")
 }

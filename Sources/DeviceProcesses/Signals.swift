@@ -1,0 +1,84 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Termination requests for a long-running process (SIGTERM, SIGINT, SIGHUP): the process
+/// stops cleanly instead of dying in the middle of a write.
+///
+/// A plain handler writes the signal number to a pipe (the one thing a handler may safely
+/// do) and a watcher thread hands it to whoever awaits. This works whatever the signal mask
+/// of the runtime's threads and whatever disposition the process inherited.
+public enum TerminationSignals {
+    public static let watched: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    /// Returns the first termination signal delivered from now on. Cancellable.
+    public static func next() async -> Int32 {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        let id = SignalWatcher.shared.subscribe(continuation)
+        continuation.onTermination = { _ in SignalWatcher.shared.unsubscribe(id) }
+        for await number in stream { return number }
+        return 0
+    }
+}
+
+/// The pipe the signal handler writes to; made before any handler is installed.
+private let signalPipe: (read: Int32, write: Int32) = {
+    var ends: [Int32] = [-1, -1]
+    precondition(pipe(&ends) == 0, "cannot create the signal pipe")
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    return (ends[0], ends[1])
+}()
+
+private final class SignalWatcher: @unchecked Sendable {
+    static let shared = SignalWatcher()
+
+    private let lock = NSLock()
+    private var subscribers: [Int: AsyncStream<Int32>.Continuation] = [:]
+    private var nextID = 0
+    /// Signals that came while nobody waited: the next waiter gets them.
+    private var unclaimed: [Int32] = []
+
+    private init() {
+        _ = signalPipe  // the pipe exists before the first handler can run
+        for number in TerminationSignals.watched {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipe.write, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+        }
+        Thread.detachNewThread { [self] in watch() }
+    }
+
+    private func watch() {
+        var byte: UInt8 = 0
+        while true {
+            let count = read(signalPipe.read, &byte, 1)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { return }
+            let receivers = lock.withLock {
+                if subscribers.isEmpty { unclaimed.append(Int32(byte)) }
+                return Array(subscribers.values)
+            }
+            for receiver in receivers { receiver.yield(Int32(byte)) }
+        }
+    }
+
+    func subscribe(_ continuation: AsyncStream<Int32>.Continuation) -> Int {
+        lock.withLock {
+            nextID += 1
+            subscribers[nextID] = continuation
+            unclaimed.forEach { continuation.yield($0) }
+            unclaimed = []
+            return nextID
+        }
+    }
+
+    func unsubscribe(_ id: Int) {
+        _ = lock.withLock { subscribers.removeValue(forKey: id) }
+    }
+}

@@ -1,0 +1,39 @@
+import DBusKit
+import SharedDevice
+
+/// Names and paths of the device's D-Bus contract (SPEC §4), shared by every process.
+public enum DeviceBus {
+    public static let hubName = "dev.sdlab.Hub"
+    public static let hubPath: ObjectPath = "/dev/sdlab/Hub"
+    /// Posts are `Posted(name)` signals from this path, whoever sends them.
+    public static let notifyPath: ObjectPath = "/dev/sdlab/Notify"
+    public static let hubInterface = "dev.sdlab.Hub1"
+    public static let notifyInterface = "dev.sdlab.Notify1"
+
+    /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.
+    public static func posts(of name: String) -> MatchRule {
+        MatchRule(path: notifyPath, interface: notifyInterface, member: "Posted", arguments: [0: name])
+    }
+}
+
+extension DeviceError {
+    /// The error as the bus carries it.
+    public var dbusError: DBusError { DBusError(name: name, message: message) }
+
+    var message: String {
+        switch self {
+        case .notStagingUser: "only a staging user can enroll the device"
+        case .badCredentials: "bad user name or password"
+        case .alreadyEnrolled: "the device is already enrolled"
+        case .offline: "the console cannot be reached"
+        case .notEnrolled: "the device is not enrolled"
+        case .alreadyCheckedOut: "the device is already checked out"
+        case .locked: "the device is locked"
+        case .notCheckedOut: "the device is not checked out"
+        case .notShared: "the device is not shared"
+        case .alreadySignedIn: "an account is already signed in"
+        case .noCurrentAccount: "no account is signed in"
+        case .accountMismatch: "that account is not the signed-in one"
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+
+/// A started device: its bus and its hub, each recorded by PID in the run folder so that
+/// `device down` (another process) can stop them.
+public struct RunningDevice: Sendable {
+    public let directory: String
+    public let bus: BusDaemon
+    public let hub: ChildProcess
+
+    private static let busPIDFile = "dbus-daemon.pid"
+    private static let hubPIDFile = "hub.pid"
+
+    /// Starts the bus, then the hub, and returns once the hub answers `GetSession`. On any
+    /// failure whatever was started is stopped again and a `LaunchError` says why.
+    public static func start(in directory: String, detached: Bool,
+                             sdlab: String = DevicePaths.executablePath()) async throws -> RunningDevice {
+        try DevicePaths.prepareDirectory(directory)
+        if !runningProcesses(in: directory).isEmpty {
+            throw LaunchError("a device is already running in \(directory): `sdlab device down --dir \(directory)` stops it")
+        }
+        let bus = try await offPool { () -> Result<BusDaemon, LaunchError> in
+            Result { () throws(LaunchError) in try BusDaemon.start(in: directory, detached: detached) }
+        }.get()
+        record(bus.process, as: busPIDFile, in: directory)
+        do {
+            let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, detached: detached)
+            return RunningDevice(directory: directory, bus: bus, hub: hub)
+        } catch {
+            bus.stop()
+            removeRecords(in: directory)
+            throw error
+        }
+    }
+
+    private static func startHub(sdlab: String, bus: BusDaemon, directory: String, detached: Bool) async throws -> ChildProcess {
+        let log = directory + "/hub.log"
+        let (hub, stdout) = try ChildProcess.spawn(sdlab, ["hub", "--bus", bus.address],
+                                                   stdout: .pipe, stderr: .file(log), newSession: detached)
+        record(hub, as: hubPIDFile, in: directory)
+        let reader = LineReader(fd: stdout!)
+        let line = await offPool { reader.readLine(timeout: .seconds(15)) }
+        guard line == "ready" else {
+            hub.stop(grace: .seconds(2))
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw LaunchError("the hub did not start: \(said.isEmpty ? "no answer within 15 s" : said)")
+        }
+        try await confirmAnswers(bus.address)
+        return hub
+    }
+
+    /// One real call through the bus, so "up" means "answers".
+    private static func confirmAnswers(_ address: String) async throws {
+        let connection = try await Connection.connect(to: address)
+        defer { Task { await connection.close() } }
+        do {
+            _ = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                                          interface: DeviceBus.hubInterface, member: "GetSession",
+                                          timeout: .seconds(5))
+        } catch {
+            throw LaunchError("the hub does not answer: \(error)")
+        }
+    }
+
+    /// Returns why the device ended: a termination signal to this process, or the hub or the
+    /// bus exiting by itself.
+    public func waitForEnd() async -> String {
+        await firstOf([
+            { "signal \(await TerminationSignals.next())" },
+            { [hub] in
+                _ = await offPool { hub.waitForExit(timeout: nil) }
+                return "the hub exited"
+            },
+            { [bus] in
+                _ = await offPool { bus.process.waitForExit(timeout: nil) }
+                return "the bus exited"
+            },
+        ])
+    }
+
+    /// Stops the hub, then the bus.
+    public func stop() {
+        hub.stop()
+        bus.stop()
+        Self.removeRecords(in: directory)
+    }
+
+    /// Stops what a run folder records, hub first; returns what was running.
+    public static func stopRecorded(in directory: String) -> [String] {
+        let running = runningProcesses(in: directory)
+        for (_, process) in running { process.stop() }
+        removeRecords(in: directory)
+        return running.map(\.name)
+    }
+
+    // MARK: - PID records
+
+    private static func record(_ process: ChildProcess, as file: String, in directory: String) {
+        _ = FileManager.default.createFile(atPath: directory + "/" + file, contents: Data("\(process.pid)\n".utf8),
+                                       attributes: [.posixPermissions: 0o600])
+    }
+
+    private static func removeRecords(in directory: String) {
+        for file in [hubPIDFile, busPIDFile, "bus"] { try? FileManager.default.removeItem(atPath: directory + "/" + file) }
+    }
+
+    /// The recorded processes still running, hub first. A PID counts only while its command
+    /// line names this folder: a stale record never stops an unrelated process.
+    private static func runningProcesses(in directory: String) -> [(name: String, process: ChildProcess)] {
+        [("the hub", hubPIDFile), ("the bus", busPIDFile)].compactMap { name, file in
+            guard let text = try? String(contentsOfFile: directory + "/" + file, encoding: .utf8),
+                  let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                  let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                  String(decoding: commandLine, as: UTF8.self).contains(directory + "/bus") else { return nil }
+            return (name, ChildProcess(pid: pid))
+        }
+    }
+}

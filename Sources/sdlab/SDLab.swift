@@ -1,0 +1,38 @@
+import Foundation
+import ArgumentParser
+
+@main
+struct SDLab: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sdlab",
+        abstract: "Simulate a shared mobile device on a real D-Bus bus.",
+        discussion: """
+            A private dbus-daemon stands in for the device's notification center, a hub process \
+            for the identity broker and the management Hub, and one process per managed app.
+            """,
+        subcommands: [DeviceCommand.self, NotifyCommand.self, HubCommand.self]
+    )
+
+    /// As ArgumentParser's, but a usage error exits 2 (SPEC §5) instead of 64.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            note(fullMessage(for: error))
+            exit(withError: ExitCode(ExitCodes.usage))
+        }
+    }
+}
+
+/// Exit codes of SPEC §5.
+enum ExitCodes {
+    static let failed: Int32 = 1
+    static let usage: Int32 = 2
+    static let environment: Int32 = 3
+}
