@@ -36,13 +36,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Not a test: DBusKit timed against the C floor in ../shared/bench/dbus-baseline.
         .executableTarget(
             name: "DBusKitBenchmark",
-            dependencies: ["DBusKit", "DeviceProcesses"]
+            dependencies: [
+                "DBusKit", "DeviceProcesses",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
-        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses"]),
+        // Helpers the test targets share: running commands and the built sdlab.
+        .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

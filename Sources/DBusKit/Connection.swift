@@ -156,10 +156,11 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func register(_ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
-                          deadline: UInt64, ticket: CallTicket) throws(DBusError) {
+                          deadline: UInt64, ticket: CallTicket) throws {
         defer { dbus_message_unref(message) }
-        let needsWake = try lock.withLock { () throws(DBusError) -> Bool in
-            if ticket.cancelled { throw DBusError(name: "org.freedesktop.DBus.Error.Cancelled", message: "cancelled") }
+        let needsWake = try lock.withLock { () throws -> Bool in
+            // Cancelled before it was sent: the same error as when cancelled while waiting.
+            if ticket.cancelled { throw CancellationError() }
             let (serial, unwritten) = try sendLocked(message)
             pendingCalls[serial] = PendingCall(continuation: continuation, deadline: deadline)
             ticket.serial = serial
@@ -179,9 +180,14 @@ public final class Connection: @unchecked Sendable {
         return (serial, dbus_connection_has_messages_to_send(raw) != 0)
     }
 
+    /// Under the lock, so that it never writes to the eventfd after `shutDown` closed it: its
+    /// number may belong to another file by then.
     private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        lock.withLock {
+            guard isOpen else { return }
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
     }
 
     // MARK: - The owner thread
@@ -280,13 +286,13 @@ public final class Connection: @unchecked Sendable {
             dbus_connection_flush(raw)
             dbus_connection_close(raw)
             dbus_connection_unref(raw)
+            Glibc.close(wakeFD)
             defer {
                 pendingCalls = [:]
                 closeWaiters = []
             }
             return (Array(pendingCalls.values), subscriptions.removeAll(), closeWaiters)
         }
-        Glibc.close(wakeFD)
         for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
         for stream in streams { stream.finish() }
         for waiter in waiters { waiter.resume() }

@@ -96,6 +96,7 @@ enum OutgoingMessage {
 
     private static func withBody(_ message: OpaquePointer, _ body: [DBusValue]) throws(DBusError) -> OpaquePointer {
         do {
+            _ = try Signature(body.signature.rawValue)  // at most 255 bytes for the whole body
             for value in body { try value.validate() }
             try Marshal.append(body, to: message)
             return message

@@ -48,9 +48,12 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
 }
 
 extension Duration {
+    /// Saturates at about 292 years, so that a clock reading plus this cannot wrap either.
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
+        let limit = UInt64(Int64.max)
+        guard UInt64(seconds) < limit / 1_000_000_000 else { return limit }
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 }

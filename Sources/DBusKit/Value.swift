@@ -53,34 +53,53 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// Checks what the wire format needs beyond the Swift type: strings without NUL, array
-    /// elements of the declared type, dictionary keys of a basic type, no empty struct.
+    /// elements of the declared type, dictionary keys of a basic type, no empty struct, element
+    /// and value types of one complete type each, a valid signature (at most 255 bytes and 32
+    /// nested arrays or structs), at most 64 nested containers counting variants.
     public func validate() throws(DBusError) {
+        _ = try Signature(signature.rawValue)
+        try validate(depth: 0)
+    }
+
+    /// `depth`: the containers around this value, as libdbus counts them when it checks a body.
+    private func validate(depth: Int) throws(DBusError) {
+        guard depth <= 64 else { throw .invalidArgs("value nested more than 64 containers deep") }
         switch self {
         case .string(let text):
             if text.utf8.contains(0) { throw .invalidArgs("string contains a NUL byte") }
         case .array(let element, let items):
+            guard element.completeTypes.count == 1 else {
+                throw .invalidArgs("array element type \"\(element)\" is not one complete type")
+            }
+            // libdbus does not descend into arrays of fixed-size values, and neither need we.
+            let fixed = element.rawValue.utf8.count == 1 && "ybnqiuxtdh".utf8.contains(element.rawValue.utf8.first!)
             for item in items {
                 guard item.signature == element else {
                     throw .invalidArgs("array of \(element) holds a \(item.signature)")
                 }
-                try item.validate()
+                if !fixed { try item.validate(depth: depth + 1) }
             }
         case .dictionary(let key, let value, let entries):
             guard key.rawValue.utf8.count == 1, TypeCode.basic.contains(key.rawValue.utf8.first!) else {
                 throw .invalidArgs("dictionary key type \(key) is not basic")
             }
+            guard value.completeTypes.count == 1 else {
+                throw .invalidArgs("dictionary value type \"\(value)\" is not one complete type")
+            }
             for entry in entries {
                 guard entry.key.signature == key, entry.value.signature == value else {
                     throw .invalidArgs("dictionary {\(key)\(value)} holds {\(entry.key.signature)\(entry.value.signature)}")
                 }
-                try entry.key.validate()
-                try entry.value.validate()
+                try entry.key.validate(depth: depth + 2)
+                try entry.value.validate(depth: depth + 2)
             }
         case .structure(let fields):
             if fields.isEmpty { throw .invalidArgs("empty struct") }
-            for field in fields { try field.validate() }
+            for field in fields { try field.validate(depth: depth + 1) }
         case .variant(let inner):
-            try inner.validate()
+            // A variant carries its value's type as a signature of its own.
+            _ = try Signature(inner.signature.rawValue)
+            try inner.validate(depth: depth + 1)
         default:
             break
         }

@@ -113,21 +113,32 @@ public struct ChildProcess: Sendable, Hashable {
     }
 
     /// Waits, at most `timeout` (nil: for as long as it runs), until the process has exited,
-    /// child or not (pidfd_open). Reaps it when it is our child. True once it is gone.
+    /// child or not. Reaps it when it is our child. True once it is gone.
     @discardableResult
     public func waitForExit(timeout: Duration?) -> Bool {
-        let pidfd = sdlab_pidfd_open(pid)
-        if pidfd >= 0 {
-            defer { Glibc.close(pidfd) }
-            var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-            let deadline = timeout.map { ContinuousClock.now + $0 }
-            while entry.revents == 0 {
-                guard let milliseconds = deadline.map(pollMilliseconds(until:)) ?? -1 else { return false }
-                if poll(&entry, 1, milliseconds) < 0, errno != EINTR { break }
-            }
-        }
+        let gone = pollExit(timeout: timeout)
         _ = reap()
-        return pidfd >= 0 || !isRunning
+        return gone
+    }
+
+    /// For our own child: waits at most `timeout` and returns how it ended; nil while it runs.
+    public func exitStatus(timeout: Duration?) -> ExitStatus? {
+        _ = pollExit(timeout: timeout)
+        return reap()
+    }
+
+    /// pidfd_open polls readable once the process has ended, for any process.
+    private func pollExit(timeout: Duration?) -> Bool {
+        let pidfd = sdlab_pidfd_open(pid)
+        guard pidfd >= 0 else { return !isRunning }
+        defer { Glibc.close(pidfd) }
+        var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while entry.revents == 0 {
+            guard let milliseconds = deadline.map(pollMilliseconds(until:)) ?? -1 else { return false }
+            if poll(&entry, 1, milliseconds) < 0, errno != EINTR { break }
+        }
+        return true
     }
 
     /// The exit status of our child, when it has ended; nil while it runs or if not ours.

@@ -1,0 +1,51 @@
+import DeviceProcesses
+import Foundation
+import Testing
+import TestSupport
+
+/// A device started with the real `sdlab device up --detach` in a private folder, always
+/// brought down with `sdlab device down` (and its processes stopped by PID if that fails).
+struct DetachedDevice {
+    let directory: String
+    let address: String
+
+    var hubPID: Int32? { pid("hub.pid") }
+    var busPID: Int32? { pid("dbus-daemon.pid") }
+
+    /// Tools started with this environment find the device as `device up` tells users to.
+    var environment: [String: String] { TestSupport.environment(with: ["DBUS_SESSION_BUS_ADDRESS": address]) }
+
+    private func pid(_ file: String) -> Int32? {
+        (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8))
+            .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    static func with<T>(_ body: (DetachedDevice) async throws -> T) async throws -> T {
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let up = try await run(sdlabPath, ["device", "up", "--detach", "--dir", directory])
+        try #require(up.status == 0, "device up failed: \(up.stderr)")
+        let address = try #require(value(of: "DBUS_SESSION_BUS_ADDRESS", in: up.stdout), "\(up.stdout)")
+        #expect(value(of: "SDLAB_DEVICE_DIR", in: up.stdout) == directory)
+        let device = DetachedDevice(directory: directory, address: address)
+        let started = [device.hubPID, device.busPID].compactMap { $0 }
+        defer {
+            for pid in started where kill(pid, 0) == 0 { ChildProcess(pid: pid).stop(grace: .seconds(2)) }
+        }
+        let result = try await body(device)
+        let down = try await run(sdlabPath, ["device", "down", "--dir", directory])
+        #expect(down.status == 0, "\(down.stderr)")
+        return result
+    }
+
+    static func value(of key: String, in output: String) -> String? {
+        output.split(separator: "\n").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+}
+
+/// Whether a process is gone (or only a zombie nobody reaped: it runs no more).
+func isGone(_ pid: Int32) -> Bool {
+    guard kill(pid, 0) == 0 else { return true }
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
+}
