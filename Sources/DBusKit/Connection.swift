@@ -30,6 +30,9 @@ public final class Connection: @unchecked Sendable {
     private var earliestDeadline = UInt64.max
     var objects = ObjectRegistry()
     var subscriptions = SubscriptionRegistry()
+    /// Jobs of tasks that prefer this connection as their executor.
+    private var jobs: [UnownedJob] = []
+    private var ownerThread: pthread_t?
 
     private struct PendingCall {
         let continuation: CheckedContinuation<[DBusValue], any Error>
@@ -200,6 +203,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func runOwnerLoop() {
+        lock.withLock { ownerThread = pthread_self() }
         var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         var disconnected = false
@@ -211,6 +215,7 @@ public final class Connection: @unchecked Sendable {
                 call.continuation.resume(throwing: DBusError.noReply("no reply within the timeout"))
             }
             if disconnected { break }
+            runJobs()
             fds[0].events = Int16(POLLIN) | (pump.wantsWrite ? Int16(POLLOUT) : 0)
             fds[0].revents = 0
             fds[1].revents = 0
@@ -293,9 +298,26 @@ public final class Connection: @unchecked Sendable {
             }
             return (Array(pendingCalls.values), subscriptions.removeAll(), closeWaiters)
         }
+        // Whatever still prefers this executor runs on the global one from now on.
+        let leftover = lock.withLock { defer { jobs = [] }; return jobs }
+        for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
         for stream in streams { stream.finish() }
         for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: - The connection as a task executor
+
+    /// Runs the jobs enqueued so far, and those they enqueue, on the owner thread.
+    private func runJobs() {
+        while true {
+            let batch: [UnownedJob] = lock.withLock {
+                defer { jobs = [] }
+                return jobs
+            }
+            if batch.isEmpty { return }
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
     }
 
     // MARK: - Replies to incoming calls
@@ -316,6 +338,24 @@ public final class Connection: @unchecked Sendable {
             message = OutgoingMessage.error(to: call, .failed(String(describing: error)))
         }
         if let message { try? send(message) }
+    }
+}
+
+/// A task that prefers this connection as its executor (`withTaskExecutorPreference`) runs on
+/// the connection's owner thread: a reply or signal then resumes it there directly, without a
+/// hop to the cooperative pool. Such code must not block, like a synchronous method handler.
+extension Connection: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = lock.withLock {
+            guard isOpen else { return false }
+            jobs.append(job)
+            if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return true }
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }
 

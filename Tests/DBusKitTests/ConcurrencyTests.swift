@@ -2,6 +2,9 @@ import DBusKit
 import DeviceProcesses
 import Testing
 import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Many calls in flight on one connection: every reply reaches the call it answers.
 @Suite struct ConcurrencyTests {
@@ -59,6 +62,42 @@ import TestSupport
                 }
                 try await group.waitForAll()
             }
+        }
+    }
+}
+
+/// A task that prefers a connection as its executor runs on that connection's thread.
+@Suite struct ExecutorTests {
+    @Test(.timeLimit(.minutes(1)))
+    func callsAndSignalsResumeOnTheConnectionThread() async throws {
+        try await withConnections(2) { _, connections in
+            let (client, server) = (connections[0], connections[1])
+            try server.export([echoInterface("s")], at: testPath)
+            let threads = try await withTaskExecutorPreference(client) { () async throws -> [UInt] in
+                var threads: [UInt] = [UInt(pthread_self())]
+                for index in 0..<50 {
+                    let reply = try await client.call(destination: server.uniqueName, path: testPath,
+                                                      interface: testInterface, member: "Echo", [.string("\(index)")])
+                    #expect(reply == [.string("\(index)")])
+                    threads.append(UInt(pthread_self()))
+                }
+                return threads
+            }
+            #expect(Set(threads).count == 1, "ran on \(Set(threads).count) threads")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func workPreferringAClosedConnectionStillRuns() async throws {
+        try await withConnections(1) { daemon, connections in
+            let connection = try await Connection.connect(to: daemon.address)
+            await connection.close()
+            let value = await withTaskExecutorPreference(connection) { () async -> Int in
+                await Task.yield()
+                return 42
+            }
+            #expect(value == 42)
+            _ = connections
         }
     }
 }
