@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what SharedDeviceLab needs on Debian, only where it is missing: libdbus (headers
+# for the CDBus module), the real dbus-daemon, the D-Bus command-line tools the tests drive
+# (dbus-send, dbus-monitor, gdbus) and python3-dbus for foreign-client tests.
+set -euo pipefail
+packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
