@@ -54,12 +54,13 @@ public struct RunningDevice: Sendable {
     /// One real call through the bus, so "up" means "answers".
     private static func confirmAnswers(_ address: String) async throws {
         let connection = try await Connection.connect(to: address)
-        defer { Task { await connection.close() } }
         do {
             _ = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
                                           interface: DeviceBus.hubInterface, member: "GetSession",
                                           timeout: .seconds(5))
+            await connection.close()
         } catch {
+            await connection.close()
             throw LaunchError("the hub does not answer: \(error)")
         }
     }
