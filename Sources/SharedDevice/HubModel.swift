@@ -1,0 +1,172 @@
+/// The hub's decisions (SPEC §2.1, §2.2): enrollment, the one session and its generation,
+/// the console connection, the lock, and the broker's one account. Pure: the caller checks
+/// passwords (an unknown user and a bad password both arrive as `nil`) and carries out the
+/// returned posts.
+public struct HubModel: Equatable, Sendable, Codable {
+    /// Scenario `device` settings.
+    public struct Policy: Equatable, Sendable, Codable {
+        public var shared: Bool
+        /// The broker also posts on a global sign-in (`broadcast_on: [sign-out, sign-in]`).
+        public var broadcastOnSignIn: Bool
+        public var passcodeRequired: Bool
+
+        public init(shared: Bool = true, broadcastOnSignIn: Bool = false, passcodeRequired: Bool = false) {
+            self.shared = shared
+            self.broadcastOnSignIn = broadcastOnSignIn
+            self.passcodeRequired = passcodeRequired
+        }
+    }
+
+    /// What the hub must do after a change: set the notify state, then post.
+    public enum Effect: Equatable, Sendable {
+        case post(name: String, state: UInt64)
+    }
+
+    public private(set) var session = Session.unenrolled
+    public private(set) var staging: DirectoryUser.Staging?
+    /// Single-user staging: the user the device went to for good.
+    public private(set) var assignedUser: String?
+    public private(set) var online: Bool
+    public private(set) var locked = false
+    public private(set) var notify = NotifyCenter()
+    public let policy: Policy
+
+    public init(policy: Policy = Policy(), online: Bool = true) {
+        self.policy = policy
+        self.online = online
+    }
+
+    /// Shared device mode: enrolled by a multi-user staging user on a device set up as shared.
+    public var isShared: Bool { policy.shared && staging == .multiUser }
+    public var deviceMode: String { isShared ? "shared" : "personal" }
+
+    // MARK: - Hub1
+
+    public mutating func enroll(as user: DirectoryUser?) throws(DeviceError) {
+        guard let user else { throw .badCredentials }
+        guard user.role == .staging else { throw .notStagingUser }
+        guard session.state == .unenrolled else { throw .alreadyEnrolled }
+        staging = user.staging
+        session.state = .checkedIn
+    }
+
+    /// Check-out (a Hub log-in), the same event as a global sign-in.
+    public mutating func checkOut(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {
+        guard online else { throw .offline }
+        guard let user else { throw .badCredentials }
+        guard session.state != .unenrolled else { throw .notEnrolled }
+        guard session.state != .checkedOut else { throw .alreadyCheckedOut }
+        return begin(user)
+    }
+
+    /// Check-in (a Hub log-out), the same event as a global sign-out.
+    public mutating func checkIn() throws(DeviceError) -> [Effect] {
+        guard !locked else { throw .locked }
+        guard session.state == .checkedOut else { throw .notCheckedOut }
+        guard isShared else { throw .notShared }
+        return end(posting: true)
+    }
+
+    public mutating func setOnline(_ reachable: Bool) { online = reachable }
+
+    public mutating func lock() { locked = true }
+
+    /// Where the foreground goes after an unlock in an app.
+    public enum ForegroundAfterUnlock: String, Equatable, Sendable {
+        /// Online: the app stays in front.
+        case app
+        /// Offline and checked out: to the Hub, then back to the app.
+        case hubThenApp = "hub-then-app"
+        /// Offline and checked in: to the Hub, and it stays there.
+        case hub
+    }
+
+    /// Unlocking needs the credentials of the checked-out user (any user when checked in).
+    public mutating func unlock(as user: DirectoryUser?) throws(DeviceError) -> ForegroundAfterUnlock {
+        guard let user, session.state != .checkedOut || session.user == user.name else { throw .badCredentials }
+        locked = false
+        if online { return .app }
+        return session.state == .checkedOut ? .hubThenApp : .hub
+    }
+
+    /// Enterprise wipe from the console: the session ends as at a check-in and the device
+    /// returns to unenrolled.
+    public mutating func enterpriseWipe() throws(DeviceError) -> [Effect] {
+        guard session.state != .unenrolled else { throw .notEnrolled }
+        let effects = session.state == .checkedOut ? end(posting: true) : []
+        session = Session(state: .unenrolled, user: nil, generation: session.generation)
+        staging = nil
+        assignedUser = nil
+        locked = false
+        return effects
+    }
+
+    // MARK: - Broker1
+
+    /// The broker's home account id for a user.
+    public static func homeAccountID(of user: String) -> String { "\(user).sdlab-tenant" }
+
+    public var currentAccount: String? { session.state == .checkedOut ? session.user : nil }
+
+    /// Global sign-in from an app: the same event as a check-out.
+    public mutating func signIn(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {
+        guard currentAccount == nil else { throw .alreadySignedIn }
+        guard let user else { throw .badCredentials }
+        guard online else { throw .offline }
+        guard session.state != .unenrolled else { throw .notEnrolled }
+        return begin(user)
+    }
+
+    /// Global sign-out from an app: the same event as a check-in.
+    public mutating func signOut(homeAccountID: String) throws(DeviceError) -> [Effect] {
+        try requireAccount(homeAccountID)
+        guard isShared else { throw .notShared }
+        return end(posting: true)
+    }
+
+    /// The account removed outside any app: the session ends with no post.
+    public mutating func removeAccount() throws(DeviceError) {
+        guard currentAccount != nil else { throw .noCurrentAccount }
+        _ = end(posting: false)
+    }
+
+    /// A token bound to the current session's generation: a request for an account that
+    /// has signed out (or been replaced) fails instead of returning a stale token.
+    public func acquireTokenSilent(homeAccountID: String) throws(DeviceError) -> (token: String, generation: UInt64) {
+        try requireAccount(homeAccountID)
+        return ("sdlab-token.\(currentAccount ?? "").\(session.generation)", session.generation)
+    }
+
+    /// Whether a token still belongs to the current session.
+    public func isCurrent(tokenGeneration: UInt64) -> Bool {
+        currentAccount != nil && tokenGeneration == session.generation
+    }
+
+    // MARK: - Notify1 state
+
+    public mutating func setNotifyState(of name: String, to value: UInt64) { notify.setState(of: name, to: value) }
+
+    // MARK: - Session changes
+
+    private func requireAccount(_ homeAccountID: String) throws(DeviceError) {
+        guard let account = currentAccount else { throw .noCurrentAccount }
+        guard Self.homeAccountID(of: account).lowercased() == homeAccountID.lowercased() else { throw .accountMismatch }
+    }
+
+    private mutating func begin(_ user: DirectoryUser) -> [Effect] {
+        if staging == .singleUser, assignedUser == nil { assignedUser = user.name }
+        session = Session(state: .checkedOut, user: user.name, generation: session.generation + 1)
+        return policy.broadcastOnSignIn ? [announce()] : []
+    }
+
+    private mutating func end(posting: Bool) -> [Effect] {
+        session = Session(state: .checkedIn, user: nil, generation: session.generation + 1)
+        return posting ? [announce()] : []
+    }
+
+    /// The broker sets the state to the new generation, then posts (SPEC §2.2).
+    private mutating func announce() -> Effect {
+        notify.setState(of: NotifyCenter.accountChanged, to: session.generation)
+        return .post(name: NotifyCenter.accountChanged, state: session.generation)
+    }
+}

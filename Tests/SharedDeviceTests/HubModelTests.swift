@@ -1,0 +1,226 @@
+import Foundation
+import SharedDevice
+import Testing
+
+/// SPEC §2.1 and §2.2, rule by rule.
+@Suite struct HubModelTests {
+    static let stage = DirectoryUser(name: "stage", role: .staging)
+    static let single = DirectoryUser(name: "solo-stage", role: .staging, staging: .singleUser)
+    static let cou1 = DirectoryUser(name: "cou1")
+    static let cou2 = DirectoryUser(name: "cou2")
+    static let changed = NotifyCenter.accountChanged
+
+    /// A shared device, enrolled, checked in.
+    static func enrolled(_ policy: HubModel.Policy = .init()) throws -> HubModel {
+        var hub = HubModel(policy: policy)
+        try hub.enroll(as: stage)
+        return hub
+    }
+
+    static func checkedOut(_ user: DirectoryUser = cou1, _ policy: HubModel.Policy = .init()) throws -> HubModel {
+        var hub = try enrolled(policy)
+        _ = try hub.checkOut(as: user)
+        return hub
+    }
+
+    // MARK: enrollment
+
+    @Test func enrollingByAStagingUserChecksTheDeviceIn() throws {
+        var hub = HubModel()
+        #expect(hub.session == .unenrolled)
+        try hub.enroll(as: Self.stage)
+        #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 0))
+        #expect(hub.isShared && hub.deviceMode == "shared")
+    }
+
+    @Test(arguments: [
+        (nil as DirectoryUser?, DeviceError.badCredentials),
+        (cou1, .notStagingUser),
+    ])
+    func enrollmentIsRefused(user: DirectoryUser?, error: DeviceError) {
+        var hub = HubModel()
+        #expect(throws: error) { try hub.enroll(as: user) }
+        #expect(hub.session == .unenrolled)
+    }
+
+    @Test func enrollingTwiceIsRefused() throws {
+        var hub = try Self.enrolled()
+        #expect(throws: DeviceError.alreadyEnrolled) { try hub.enroll(as: Self.stage) }
+    }
+
+    // MARK: check-out and check-in
+
+    @Test func checkOutStartsASessionAndCheckInEndsItWithAPost() throws {
+        var hub = try Self.enrolled()
+        #expect(try hub.checkOut(as: Self.cou1) == [])
+        #expect(hub.session == Session(state: .checkedOut, user: "cou1", generation: 1))
+        #expect(try hub.checkIn() == [.post(name: Self.changed, state: 2)])
+        #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 2))
+        #expect(hub.notify.state(of: Self.changed) == 2)
+    }
+
+    @Test func anyUserMayCheckOutTheStagingUserToo() throws {
+        var hub = try Self.enrolled()
+        _ = try hub.checkOut(as: Self.stage)
+        #expect(hub.session.user == "stage")
+    }
+
+    @Test func signInAlsoPostsWhenBroadcastOnSignIn() throws {
+        var hub = try Self.enrolled(.init(broadcastOnSignIn: true))
+        #expect(try hub.checkOut(as: Self.cou1) == [.post(name: Self.changed, state: 1)])
+        #expect(hub.notify.state(of: Self.changed) == 1)
+    }
+
+    /// The first failing rule, in the order the contract lists them.
+    @Test(arguments: [
+        ("offline", nil as DirectoryUser?, DeviceError.offline),
+        ("offline", cou1, .offline),
+        ("unenrolled", nil, .badCredentials),
+        ("unenrolled", cou1, .notEnrolled),
+        ("checked-out", cou2, .alreadyCheckedOut),
+        ("checked-out", nil, .badCredentials),
+    ])
+    func checkOutIsRefused(situation: String, user: DirectoryUser?, error: DeviceError) throws {
+        var hub: HubModel
+        switch situation {
+        case "offline":
+            hub = try Self.enrolled()
+            hub.setOnline(false)
+        case "unenrolled": hub = HubModel()
+        default: hub = try Self.checkedOut()
+        }
+        let before = hub
+        #expect(throws: error) { try hub.checkOut(as: user) }
+        #expect(hub == before)
+    }
+
+    @Test func checkInIsRefusedWhileLockedUntilUnlocked() throws {
+        var hub = try Self.checkedOut()
+        hub.lock()
+        #expect(throws: DeviceError.locked) { try hub.checkIn() }
+        #expect(hub.session.state == .checkedOut)
+        #expect(throws: DeviceError.badCredentials) { try hub.unlock(as: Self.cou2) }
+        #expect(try hub.unlock(as: Self.cou1) == .app)
+        _ = try hub.checkIn()
+        #expect(hub.session.state == .checkedIn)
+    }
+
+    @Test func checkInWhenNotCheckedOutIsRefused() throws {
+        var hub = try Self.enrolled()
+        #expect(throws: DeviceError.notCheckedOut) { try hub.checkIn() }
+    }
+
+    @Test func singleUserStagingAssignsTheDeviceForGood() throws {
+        var hub = HubModel()
+        try hub.enroll(as: Self.single)
+        #expect(!hub.isShared && hub.deviceMode == "personal")
+        _ = try hub.checkOut(as: Self.cou1)
+        #expect(hub.assignedUser == "cou1")
+        #expect(throws: DeviceError.notShared) { try hub.checkIn() }
+        #expect(throws: DeviceError.notShared) { try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1")) }
+        #expect(hub.session.user == "cou1")
+    }
+
+    @Test func aDeviceSetUpAsNotSharedIsPersonal() throws {
+        let hub = try Self.enrolled(.init(shared: false))
+        #expect(hub.deviceMode == "personal")
+    }
+
+    // MARK: offline unlock
+
+    @Test(arguments: [
+        (true, true, HubModel.ForegroundAfterUnlock.app),
+        (false, true, .hubThenApp),
+        (false, false, .hub),
+    ])
+    func unlockSwitchesToTheHubWhenOffline(online: Bool, checkedOut: Bool, expected: HubModel.ForegroundAfterUnlock) throws {
+        var hub = checkedOut ? try Self.checkedOut() : try Self.enrolled()
+        hub.setOnline(online)
+        hub.lock()
+        #expect(try hub.unlock(as: Self.cou1) == expected)
+        #expect(!hub.locked)
+    }
+
+    // MARK: enterprise wipe
+
+    @Test func enterpriseWipeEndsTheSessionAndUnenrolls() throws {
+        var hub = try Self.checkedOut()
+        #expect(try hub.enterpriseWipe() == [.post(name: Self.changed, state: 2)])
+        #expect(hub.session == Session(state: .unenrolled, user: nil, generation: 2))
+        #expect(hub.staging == nil)
+        #expect(throws: DeviceError.notEnrolled) { try hub.enterpriseWipe() }
+        try hub.enroll(as: Self.stage)
+        _ = try hub.checkOut(as: Self.cou2)
+        #expect(hub.session.generation == 3)
+    }
+
+    // MARK: broker
+
+    @Test func globalSignInAndSignOutAreCheckOutAndCheckIn() throws {
+        var hub = try Self.enrolled()
+        #expect(try hub.signIn(as: Self.cou1) == [])
+        #expect(hub.currentAccount == "cou1")
+        #expect(throws: DeviceError.alreadySignedIn) { try hub.signIn(as: Self.cou2) }
+        #expect(throws: DeviceError.accountMismatch) { try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou2")) }
+        #expect(try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "COU1")) == [.post(name: Self.changed, state: 2)])
+        #expect(throws: DeviceError.noCurrentAccount) { try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1")) }
+    }
+
+    @Test(arguments: [
+        ("checked-out", nil as DirectoryUser?, DeviceError.alreadySignedIn),
+        ("checked-in", nil, .badCredentials),
+        ("offline", cou1, .offline),
+        ("unenrolled", cou1, .notEnrolled),
+    ])
+    func signInIsRefused(situation: String, user: DirectoryUser?, error: DeviceError) throws {
+        var hub: HubModel
+        switch situation {
+        case "checked-out": hub = try Self.checkedOut()
+        case "checked-in": hub = try Self.enrolled()
+        case "offline":
+            hub = try Self.enrolled()
+            hub.setOnline(false)
+        default: hub = HubModel()
+        }
+        #expect(throws: error) { try hub.signIn(as: user) }
+    }
+
+    @Test func removeAccountEndsTheSessionWithoutAPost() throws {
+        var hub = try Self.checkedOut()
+        try hub.removeAccount()
+        #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 2))
+        #expect(hub.notify.state(of: Self.changed) == 0)
+        #expect(throws: DeviceError.noCurrentAccount) { try hub.removeAccount() }
+    }
+
+    @Test func tokensAreBoundToTheSessionGeneration() throws {
+        var hub = try Self.checkedOut()
+        let id = HubModel.homeAccountID(of: "cou1")
+        let token = try hub.acquireTokenSilent(homeAccountID: id)
+        #expect(token.generation == 1 && hub.isCurrent(tokenGeneration: token.generation))
+        _ = try hub.signOut(homeAccountID: id)
+        #expect(!hub.isCurrent(tokenGeneration: token.generation))
+        // A request that raced the sign-out fails, never returning a token of the ended session.
+        #expect(throws: DeviceError.noCurrentAccount) { try hub.acquireTokenSilent(homeAccountID: id) }
+        _ = try hub.signIn(as: Self.cou2)
+        #expect(throws: DeviceError.accountMismatch) { try hub.acquireTokenSilent(homeAccountID: id) }
+    }
+
+    @Test func theGenerationOnlyGrows() throws {
+        var hub = try Self.enrolled()
+        var seen: [UInt64] = [hub.session.generation]
+        for user in [Self.cou1, Self.cou2, Self.stage] {
+            _ = try hub.checkOut(as: user)
+            seen.append(hub.session.generation)
+            _ = try hub.checkIn()
+            seen.append(hub.session.generation)
+        }
+        #expect(seen == Array(0...6))
+    }
+
+    @Test func theStateSurvivesEncoding() throws {
+        let hub = try Self.checkedOut()
+        let decoded = try JSONDecoder().decode(HubModel.self, from: JSONEncoder().encode(hub))
+        #expect(decoded == hub)
+    }
+}
