@@ -183,14 +183,16 @@ public final class Connection: @unchecked Sendable {
         return (serial, dbus_connection_has_messages_to_send(raw) != 0)
     }
 
-    /// Under the lock, so that it never writes to the eventfd after `shutDown` closed it: its
-    /// number may belong to another file by then.
     private func wake() {
-        lock.withLock {
-            guard isOpen else { return }
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
-        }
+        lock.withLock { wakeLocked() }
+    }
+
+    /// Makes the owner's poll() return. Called with the lock held, so that it never writes to
+    /// the eventfd after `shutDown` closed it: its number may belong to another file by then.
+    private func wakeLocked() {
+        guard isOpen else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: - The owner thread
@@ -350,9 +352,8 @@ extension Connection: TaskExecutor {
         let accepted = lock.withLock {
             guard isOpen else { return false }
             jobs.append(job)
-            if let ownerThread, pthread_equal(ownerThread, pthread_self()) != 0 { return true }
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
+            let onOwnerThread = ownerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            if !onOwnerThread { wakeLocked() }
             return true
         }
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }

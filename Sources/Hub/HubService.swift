@@ -2,16 +2,10 @@ import DBusKit
 import SharedDevice
 import Synchronization
 
-/// What the hub keeps: the session and the notification center's states.
-struct HubState: Sendable {
-    var session = Session.unenrolled
-    var notify = NotifyCenter()
-}
-
 /// The hub's object on the bus: every decision is the domain's, this only translates
 /// between D-Bus values and `SharedDevice`.
 final class HubService: Sendable {
-    private let state = Mutex(HubState())
+    private let state = Mutex(HubModel())
 
     var interfaces: [DBusInterface] { [hub1, notify1] }
 
@@ -33,7 +27,7 @@ final class HubService: Sendable {
             .init("SetState", in: [.init("name", "s"), .init("state", "t")]) { [self] call in
                 let name = try Self.notifyName(call.arguments[0])
                 let value = call.arguments[1].uint64!
-                state.withLock { $0.notify.setState(of: name, to: value) }
+                state.withLock { $0.setNotifyState(of: name, to: value) }
                 return []
             },
             .init("GetState", in: [.init("name", "s")], out: [.init("state", "t")]) { [self] call in

@@ -8,12 +8,10 @@ public struct HubModel: Equatable, Sendable, Codable {
         public var shared: Bool
         /// The broker also posts on a global sign-in (`broadcast_on: [sign-out, sign-in]`).
         public var broadcastOnSignIn: Bool
-        public var passcodeRequired: Bool
 
-        public init(shared: Bool = true, broadcastOnSignIn: Bool = false, passcodeRequired: Bool = false) {
+        public init(shared: Bool = true, broadcastOnSignIn: Bool = false) {
             self.shared = shared
             self.broadcastOnSignIn = broadcastOnSignIn
-            self.passcodeRequired = passcodeRequired
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBusKit
+import DeviceProcesses
 import Hub
 
 struct NotifyCommand: AsyncParsableCommand {
@@ -57,19 +58,16 @@ struct NotifyCommand: AsyncParsableCommand {
         }
 
         private func firstPost(_ posts: AsyncStream<Message>, within timeout: Duration) async -> Bool {
-            await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
+            await firstOf([
+                {
                     for await _ in posts { return true }
                     return false
-                }
-                group.addTask {
+                },
+                {
                     try? await Task.sleep(for: timeout)
                     return false
-                }
-                let first = await group.next() ?? false
-                group.cancelAll()
-                return first
-            }
+                },
+            ])
         }
     }
 

@@ -96,9 +96,7 @@ import TestSupport
         let up = try LineProducer(sdlabPath, ["device", "up", "--dir", directory])
         defer { up.stop() }
         try await up.waitForLine(containing: "SDLAB_DEVICE_DIR=")
-        let pids = ["hub.pid", "dbus-daemon.pid"].compactMap {
-            (try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        }
+        let pids = ["hub.pid", "dbus-daemon.pid"].compactMap { recordedPID($0, in: directory) }
         #expect(pids.count == 2)
         up.process.signal(SIGINT)
         #expect(await up.exitStatus(within: .seconds(20)) == .exited(0))

@@ -9,16 +9,11 @@ struct DetachedDevice {
     let directory: String
     let address: String
 
-    var hubPID: Int32? { pid("hub.pid") }
-    var busPID: Int32? { pid("dbus-daemon.pid") }
+    var hubPID: Int32? { recordedPID("hub.pid", in: directory) }
+    var busPID: Int32? { recordedPID("dbus-daemon.pid", in: directory) }
 
     /// Tools started with this environment find the device as `device up` tells users to.
     var environment: [String: String] { TestSupport.environment(with: ["DBUS_SESSION_BUS_ADDRESS": address]) }
-
-    private func pid(_ file: String) -> Int32? {
-        (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8))
-            .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    }
 
     static func with<T>(_ body: (DetachedDevice) async throws -> T) async throws -> T {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
@@ -43,9 +38,11 @@ struct DetachedDevice {
     }
 }
 
-/// Whether a process is gone (or only a zombie nobody reaped: it runs no more).
-func isGone(_ pid: Int32) -> Bool {
-    guard kill(pid, 0) == 0 else { return true }
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
+/// A PID that `device up` recorded in its run folder.
+func recordedPID(_ file: String, in directory: String) -> Int32? {
+    (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8))
+        .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
+
+/// Whether a process runs no more (a zombie nobody reaped counts as gone).
+func isGone(_ pid: Int32) -> Bool { !ChildProcess(pid: pid).isRunning }
