@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -25,8 +26,13 @@ let package = Package(
         .target(name: "SharedDevice"),
         // Child processes and the private dbus-daemon, shared by the product and the tests.
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
-        // The hub process: the SharedDevice session served on the bus.
-        .target(name: "Hub", dependencies: ["DBusKit", "SharedDevice"]),
+        // The hub process: the SharedDevice session served on the bus, its credentials and
+        // its state file.
+        .target(name: "Hub", dependencies: [
+            "DBusKit", "SharedDevice",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: ["DBusKit", "Hub", "DeviceProcesses"]),
         .executableTarget(
@@ -48,7 +54,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "TestSupport"]),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

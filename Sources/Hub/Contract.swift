@@ -8,6 +8,7 @@ public enum DeviceBus {
     /// Posts are `Posted(name)` signals from this path, whoever sends them.
     public static let notifyPath: ObjectPath = "/dev/sdlab/Notify"
     public static let hubInterface = "dev.sdlab.Hub1"
+    public static let brokerInterface = "dev.sdlab.Broker1"
     public static let notifyInterface = "dev.sdlab.Notify1"
 
     /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.

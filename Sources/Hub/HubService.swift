@@ -1,38 +1,179 @@
 import DBusKit
+import Foundation
 import SharedDevice
 import Synchronization
 
-/// The hub's object on the bus: every decision is the domain's, this only translates
-/// between D-Bus values and `SharedDevice`.
-final class HubService: Sendable {
-    private let state = Mutex(HubModel())
+/// The hub's state and the one way to change it: a change counts once it is saved, so a
+/// caller that got a reply never loses it to a crash.
+final class HubCore: Sendable {
+    let directory: ConsoleDirectory
+    private let model: Mutex<HubModel>
+    private let store: StateFile?
 
-    var interfaces: [DBusInterface] { [hub1, notify1] }
+    init(_ state: HubState, store: StateFile?) {
+        directory = state.directory
+        model = Mutex(state.model)
+        self.store = store
+    }
+
+    func read<T: Sendable>(_ body: (HubModel) throws(DeviceError) -> T) throws(DBusError) -> T {
+        do {
+            return try model.withLock { (current) throws(DeviceError) -> T in try body(current) }
+        } catch {
+            throw error.dbusError
+        }
+    }
+
+    func change<T: Sendable>(_ body: (inout HubModel) throws(DeviceError) -> T) throws(DBusError) -> T {
+        try model.withLock { (current) throws(DBusError) -> T in
+            var next = current
+            let result: T
+            do throws(DeviceError) { result = try body(&next) } catch { throw error.dbusError }
+            if next != current {
+                do {
+                    try store?.save(HubState(directory: directory, model: next))
+                } catch {
+                    throw DBusError.failed("\(error)")
+                }
+                current = next
+            }
+            return result
+        }
+    }
+}
+
+/// The hub's object on the bus: every decision is the domain's, this only translates
+/// between D-Bus values and `SharedDevice`. Methods that hash a password or save the state
+/// run as tasks, never on the connection's own thread.
+final class HubService: Sendable {
+    private let core: HubCore
+
+    init(_ core: HubCore) { self.core = core }
+
+    var interfaces: [DBusInterface] { [hub1, broker1, notify1] }
+
+    // MARK: dev.sdlab.Hub1
 
     private var hub1: DBusInterface {
         DBusInterface(DeviceBus.hubInterface, methods: [
-            .init("GetSession", out: [.init("session", "(sst)")]) { [self] _ in
-                let session = state.withLock { $0.session }
-                return [.structure([.string(session.state.rawValue), .string(session.user ?? ""),
-                                    .uint64(session.generation)])]
+            .init("Enroll", in: credentials) { [core] call async throws in
+                let user = Self.authenticate(call, core)
+                try core.change { (hub) throws(DeviceError) in try hub.enroll(as: user) }
+                return []
+            },
+            .init("CheckOut", in: credentials, out: [.init("userIdentifier", "s")]) { [core] call async throws in
+                let user = Self.authenticate(call, core)
+                try Self.post(core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
+                return [.string(user?.userIdentifier ?? "")]
+            },
+            .init("CheckIn") { [core] call async throws in
+                try Self.post(core.change { (hub) throws(DeviceError) in try hub.checkIn() }, on: call.connection)
+                return []
+            },
+            .init("GetSession", out: [.init("session", "(sst)")]) { [core] _ in
+                let session = try core.read { $0.session }
+                return [.structure([.string(session.state.rawValue), .string(session.user ?? ""), .uint64(session.generation)])]
+            },
+            .init("GetUserInfo", out: [.init("info", "a{sv}")]) { [core] _ in
+                [Self.userInfo(try core.read { (hub) throws(DeviceError) in try hub.userInfo() })]
+            },
+            .init("SetOnline", in: [.init("online", "b")]) { [core] call async throws in
+                let online = call.arguments[0].bool!
+                try core.change { $0.setOnline(online) }
+                return []
+            },
+            .init("Lock") { [core] _ async throws in
+                try core.change { $0.lock() }
+                return []
+            },
+            .init("Unlock", in: credentials) { [core] call async throws in
+                let user = Self.authenticate(call, core)
+                _ = try core.change { (hub) throws(DeviceError) in try hub.unlock(as: user) }
+                return []
+            },
+            .init("EnterpriseWipe") { [core] call async throws in
+                try Self.post(core.change { (hub) throws(DeviceError) in try hub.enterpriseWipe() }, on: call.connection)
+                return []
             },
         ], properties: [
-            .init("State", "s") { [self] in .string(state.withLock { $0.session.state.rawValue }) },
-            .init("Generation", "t") { [self] in .uint64(state.withLock { $0.session.generation }) },
+            property("State", "s") { .string($0.session.state.rawValue) },
+            property("Shared", "b") { .bool($0.isShared) },
+            property("Online", "b") { .bool($0.online) },
+            property("Locked", "b") { .bool($0.locked) },
+            property("Generation", "t") { .uint64($0.session.generation) },
+            property("Foreground", "s") { .string($0.foreground.rawValue) },
         ])
     }
 
-    private var notify1: DBusInterface {
-        DBusInterface(DeviceBus.notifyInterface, methods: [
-            .init("SetState", in: [.init("name", "s"), .init("state", "t")]) { [self] call in
-                let name = try Self.notifyName(call.arguments[0])
-                let value = call.arguments[1].uint64!
-                state.withLock { $0.setNotifyState(of: name, to: value) }
+    private var credentials: [DBusInterface.Argument] { [.init("user", "s"), .init("password", "s")] }
+
+    private func property(_ name: String, _ type: Signature, _ value: @escaping @Sendable (HubModel) -> DBusValue) -> DBusInterface.Property {
+        .init(name, type) { [core] in (try? core.read(value)) ?? .string("") }
+    }
+
+    private static func userInfo(_ user: DirectoryUser) -> DBusValue {
+        .vardict([
+            "userName": .string(user.name), "groupID": .string(user.groupID), "email": .string(user.email),
+            "firstName": .string(user.firstName), "lastName": .string(user.lastName),
+            "domain": .string(user.domain), "userIdentifier": .string(user.userIdentifier),
+        ])
+    }
+
+    // MARK: dev.sdlab.Broker1
+
+    private var broker1: DBusInterface {
+        DBusInterface(DeviceBus.brokerInterface, methods: [
+            .init("GetDeviceInformation", out: [.init("information", "a{sv}")]) { [core] _ in
+                let hub = try core.read { $0 }
+                return [.vardict([
+                    "deviceMode": .string(hub.deviceMode), "generation": .uint64(hub.session.generation),
+                    "passcodePolicy": .bool(hub.policy.passcode), "passcodeSet": .bool(hub.passcodeSet),
+                ])]
+            },
+            .init("GetAccounts", out: [.init("accounts", "aa{sv}")]) { [core] _ in
+                let accounts = try core.read { $0.currentAccount }.map { [Self.account($0)] } ?? []
+                return [.array(element: "a{sv}", accounts)]
+            },
+            .init("SignIn", in: credentials + [.init("client", "s")], out: [.init("account", "a{sv}")]) { [core] call async throws in
+                let user = Self.authenticate(call, core)
+                try Self.post(core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
+                return [Self.account(user?.name ?? "")]
+            },
+            .init("SignOut", in: [.init("homeAccountId", "s"), .init("client", "s")]) { [core] call async throws in
+                let id = call.arguments[0].string!
+                try Self.post(core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) }, on: call.connection)
                 return []
             },
-            .init("GetState", in: [.init("name", "s")], out: [.init("state", "t")]) { [self] call in
+            .init("AcquireTokenSilent", in: [.init("homeAccountId", "s"), .init("client", "s")],
+                  out: [.init("token", "(st)")]) { [core] call in
+                let id = call.arguments[0].string!
+                let token = try core.read { (hub) throws(DeviceError) in try hub.acquireTokenSilent(homeAccountID: id) }
+                return [.structure([.string(token.token), .uint64(Self.tokenExpiry())])]
+            },
+        ])
+    }
+
+    private static func account(_ user: String) -> DBusValue {
+        .vardict(["homeAccountId": .string(HubModel.homeAccountID(of: user)), "username": .string(user),
+                  "environment": .string(HubModel.environment)])
+    }
+
+    /// An hour from now, in seconds since the epoch, as a token's expiry is written.
+    private static func tokenExpiry() -> UInt64 { UInt64(Date().timeIntervalSince1970) + 3600 }
+
+    // MARK: dev.sdlab.Notify1
+
+    private var notify1: DBusInterface {
+        DBusInterface(DeviceBus.notifyInterface, methods: [
+            .init("SetState", in: [.init("name", "s"), .init("state", "t")]) { [core] call async throws in
                 let name = try Self.notifyName(call.arguments[0])
-                return [.uint64(state.withLock { $0.notify.state(of: name) })]
+                let value = call.arguments[1].uint64!
+                try core.change { $0.setNotifyState(of: name, to: value) }
+                return []
+            },
+            .init("GetState", in: [.init("name", "s")], out: [.init("state", "t")]) { [core] call in
+                let name = try Self.notifyName(call.arguments[0])
+                return [.uint64(try core.read { $0.notify.state(of: name) })]
             },
         ], signals: [
             .init("Posted", [.init("name", "s")]),
@@ -44,5 +185,20 @@ final class HubService: Sendable {
             throw DBusError.invalidArgs("a notification name is 1 to 255 bytes without NUL")
         }
         return name
+    }
+
+    // MARK: -
+
+    /// The directory's user for the call's first two arguments, or nil for any mismatch.
+    private static func authenticate(_ call: DBusInterface.Call, _ core: HubCore) -> DirectoryUser? {
+        core.directory.authenticate(call.arguments[0].string!, call.arguments[1].string!)
+    }
+
+    /// Carries out the posts a change asks for; the notify state is already set and saved.
+    private static func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
+        for case .post(let name, _) in effects {
+            try connection.emitSignal(path: DeviceBus.notifyPath, interface: DeviceBus.notifyInterface,
+                                      member: "Posted", [.string(name)])
+        }
     }
 }

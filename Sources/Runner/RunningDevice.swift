@@ -12,10 +12,14 @@ public struct RunningDevice: Sendable {
 
     private static let busPIDFile = "dbus-daemon.pid"
     private static let hubPIDFile = "hub.pid"
+    private static let hubSetupFile = "hub-setup.json"
+    /// The hub's saved state: a device started again in the same folder carries on from it.
+    public static let hubStateFile = "hub-state.json"
 
     /// Starts the bus, then the hub, and returns once the hub answers `GetSession`. On any
-    /// failure whatever was started is stopped again and a `LaunchError` says why.
-    public static func start(in directory: String, detached: Bool,
+    /// failure whatever was started is stopped again and a `LaunchError` says why. `setup`
+    /// (default: the default users) applies only when the folder holds no saved state.
+    public static func start(in directory: String, detached: Bool, setup: HubSetup? = nil,
                              sdlab: String = DevicePaths.executablePath()) async throws -> RunningDevice {
         try DevicePaths.prepareDirectory(directory)
         if !runningProcesses(in: directory).isEmpty {
@@ -26,7 +30,7 @@ public struct RunningDevice: Sendable {
         }.get()
         record(bus.process, as: busPIDFile, in: directory)
         do {
-            let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, detached: detached)
+            let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, setup: setup, detached: detached)
             return RunningDevice(directory: directory, bus: bus, hub: hub)
         } catch {
             bus.stop()
@@ -35,9 +39,19 @@ public struct RunningDevice: Sendable {
         }
     }
 
-    private static func startHub(sdlab: String, bus: BusDaemon, directory: String, detached: Bool) async throws -> ChildProcess {
+    private static func startHub(sdlab: String, bus: BusDaemon, directory: String, setup: HubSetup?,
+                                 detached: Bool) async throws -> ChildProcess {
         let log = directory + "/hub.log"
-        let (hub, stdout) = try ChildProcess.spawn(sdlab, ["hub", "--bus", bus.address],
+        var arguments = ["hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile]
+        if let setup {
+            do {
+                try setup.write(to: directory + "/" + hubSetupFile)
+            } catch {
+                throw LaunchError("cannot write the hub's setup: \(error)")
+            }
+            arguments += ["--setup", directory + "/" + hubSetupFile]
+        }
+        let (hub, stdout) = try ChildProcess.spawn(sdlab, arguments,
                                                    stdout: .pipe, stderr: .file(log), newSession: detached)
         record(hub, as: hubPIDFile, in: directory)
         let reader = LineReader(fd: stdout!)

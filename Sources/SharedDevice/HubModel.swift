@@ -8,10 +8,13 @@ public struct HubModel: Equatable, Sendable, Codable {
         public var shared: Bool
         /// The broker also posts on a global sign-in (`broadcast_on: [sign-out, sign-in]`).
         public var broadcastOnSignIn: Bool
+        /// The app-level passcode policy: a check-out must set a passcode.
+        public var passcode: Bool
 
-        public init(shared: Bool = true, broadcastOnSignIn: Bool = false) {
+        public init(shared: Bool = true, broadcastOnSignIn: Bool = false, passcode: Bool = false) {
             self.shared = shared
             self.broadcastOnSignIn = broadcastOnSignIn
+            self.passcode = passcode
         }
     }
 
@@ -21,6 +24,12 @@ public struct HubModel: Equatable, Sendable, Codable {
     }
 
     public private(set) var session = Session.unenrolled
+    /// The checked-out user's directory entry (what `GetUserInfo` answers).
+    public private(set) var checkedOutUser: DirectoryUser?
+    /// Under the passcode policy, whether the session's user has set the app passcode.
+    public private(set) var passcodeSet = false
+    /// Which side is in front after the last unlock: the app, or the Hub app.
+    public private(set) var foreground = Foreground.app
     public private(set) var staging: DirectoryUser.Staging?
     /// Single-user staging: the user the device went to for good.
     public private(set) var assignedUser: String?
@@ -69,6 +78,12 @@ public struct HubModel: Equatable, Sendable, Codable {
 
     public mutating func lock() { locked = true }
 
+    public enum Foreground: String, Equatable, Sendable, Codable {
+        case app
+        /// The Hub app.
+        case hub
+    }
+
     /// Where the foreground goes after an unlock in an app.
     public enum ForegroundAfterUnlock: String, Equatable, Sendable {
         /// Online: the app stays in front.
@@ -83,8 +98,15 @@ public struct HubModel: Equatable, Sendable, Codable {
     public mutating func unlock(as user: DirectoryUser?) throws(DeviceError) -> ForegroundAfterUnlock {
         guard let user, session.state != .checkedOut || session.user == user.name else { throw .badCredentials }
         locked = false
-        if online { return .app }
-        return session.state == .checkedOut ? .hubThenApp : .hub
+        let switched: ForegroundAfterUnlock = online ? .app : session.state == .checkedOut ? .hubThenApp : .hub
+        foreground = switched == .hub ? .hub : .app
+        return switched
+    }
+
+    /// The console's entry for the checked-out user.
+    public func userInfo() throws(DeviceError) -> DirectoryUser {
+        guard let checkedOutUser else { throw .notCheckedOut }
+        return checkedOutUser
     }
 
     /// Enterprise wipe from the console: the session ends as at a check-in and the device
@@ -103,6 +125,8 @@ public struct HubModel: Equatable, Sendable, Codable {
 
     /// The broker's home account id for a user.
     public static func homeAccountID(of user: String) -> String { "\(user).sdlab-tenant" }
+    /// The cloud environment the broker's accounts live in.
+    public static let environment = "login.sdlab.test"
 
     public var currentAccount: String? { session.state == .checkedOut ? session.user : nil }
 
@@ -154,11 +178,15 @@ public struct HubModel: Equatable, Sendable, Codable {
     private mutating func begin(_ user: DirectoryUser) -> [Effect] {
         if staging == .singleUser, assignedUser == nil { assignedUser = user.name }
         session = Session(state: .checkedOut, user: user.name, generation: session.generation + 1)
+        checkedOutUser = user
+        passcodeSet = policy.passcode
         return policy.broadcastOnSignIn ? [announce()] : []
     }
 
     private mutating func end(posting: Bool) -> [Effect] {
         session = Session(state: .checkedIn, user: nil, generation: session.generation + 1)
+        checkedOutUser = nil
+        passcodeSet = false
         return posting ? [announce()] : []
     }
 

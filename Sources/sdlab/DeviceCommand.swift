@@ -17,7 +17,8 @@ struct DeviceCommand: AsyncParsableCommand {
             abstract: "Start a device: a private dbus-daemon and the hub.",
             discussion: """
                 Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
-                and SDLAB_DEVICE_DIR=… on stdout. Without --detach it runs until Ctrl-C, then stops \
+                and SDLAB_DEVICE_DIR=… on stdout. The hub saves its state in the run folder: a device \
+                started again with the same --dir carries on where it was. Without --detach it runs until Ctrl-C, then stops \
                 everything; with --detach it returns once the hub answers, and `sdlab device down` \
                 stops it. Exit code 3 when the device cannot start (no dbus-daemon, a bad bus config).
                 """
@@ -40,6 +41,9 @@ struct DeviceCommand: AsyncParsableCommand {
             let device: RunningDevice
             do {
                 let directory = try dir ?? DevicePaths.makeTemporaryDirectory(prefix: "sdlab-device")
+                if FileManager.default.fileExists(atPath: directory + "/" + RunningDevice.hubStateFile) {
+                    note("carrying on from the device state saved in \(directory)")
+                }
                 do {
                     device = try await RunningDevice.start(in: directory, detached: detach)
                 } catch {

@@ -8,17 +8,34 @@ struct HubCommand: AsyncParsableCommand {
         abstract: "Run the hub process (started by `device up` and `run`).",
         discussion: """
             Serves dev.sdlab.Hub on the device bus: the broker, the Hub and the console's user \
-            directory. Prints `ready` on stdout once it answers calls; stops cleanly on SIGTERM \
-            or SIGINT, or when the bus goes away.
+            directory. With --state it saves every change to that file and, when the file \
+            exists, carries on from it (a restart after a crash); a file it cannot trust is \
+            refused (exit 3). A new device takes its policy and users from --setup (JSON \
+            written by the runner, passwords hashed), else the defaults: `stage` as staging \
+            user, `cou1`, `cou2`, each password equal to the name. Prints `ready` on stdout \
+            once it answers calls; stops cleanly on SIGTERM or SIGINT, or when the bus goes away.
             """
     )
 
     @OptionGroup var busOptions: BusOptions
 
+    @Option(help: "The state file: read at start if it exists, rewritten atomically on every change.")
+    var state: String?
+
+    @Option(help: "A new device's policy and users (JSON, passwords hashed).")
+    var setup: String?
+
     func run() async throws {
+        let store = state.map(StateFile.init(path:))
+        let initial: HubState
+        do {
+            initial = try HubProcess.loadState(from: store) { try setup.map(HubSetup.read(from:)) ?? HubSetup() }
+        } catch {
+            throw failure("\(error)", code: ExitCodes.environment)
+        }
         let connection = try await busOptions.connect()
         do {
-            try await HubProcess.serve(on: connection)
+            try await HubProcess.serve(initial, savingTo: store, on: connection)
         } catch {
             await connection.close()
             throw failure("the hub cannot serve: \(error)", code: ExitCodes.environment)

@@ -139,6 +139,26 @@ import Testing
         hub.lock()
         #expect(try hub.unlock(as: Self.cou1) == expected)
         #expect(!hub.locked)
+        #expect(hub.foreground == (expected == .hub ? .hub : .app))
+    }
+
+    // MARK: passcode policy and user information
+
+    @Test(arguments: [false, true])
+    func checkOutSetsAPasscodeUnderThePolicy(policy: Bool) throws {
+        var hub = try Self.checkedOut(Self.cou1, .init(passcode: policy))
+        #expect(hub.passcodeSet == policy)
+        _ = try hub.checkIn()
+        #expect(!hub.passcodeSet)
+    }
+
+    @Test func userInfoIsTheCheckedOutUsersDirectoryEntry() throws {
+        var hub = try Self.enrolled()
+        #expect(throws: DeviceError.notCheckedOut) { try hub.userInfo() }
+        _ = try hub.checkOut(as: Self.cou2)
+        #expect(try hub.userInfo() == Self.cou2)
+        try hub.removeAccount()
+        #expect(throws: DeviceError.notCheckedOut) { try hub.userInfo() }
     }
 
     // MARK: enterprise wipe
