@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what SharedDeviceLab needs on Debian, only where it is missing: libdbus (headers
 # for the CDBus module), the real dbus-daemon, the D-Bus command-line tools the tests drive
-# (dbus-send, dbus-monitor, gdbus) and python3-dbus for foreign-client tests.
+# (dbus-send, dbus-monitor, gdbus) and python3-dbus with python3-gi for foreign-client tests.
 set -euo pipefail
-packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus pkg-config)
+packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -65,7 +65,10 @@ public struct ConsoleDirectory: Codable, Equatable, Sendable {
     /// The user if the name and password match, else nil, whichever was wrong: an unknown
     /// name costs the same hash as a known one, so timing does not tell them apart either.
     public func authenticate(_ name: String, _ password: String) -> DirectoryUser? {
-        guard name.utf8.count <= Self.maxLength, password.utf8.count <= Self.maxLength else { return nil }
+        // Long ones are refused unhashed; NUL cannot come over D-Bus, and scrypt's C interface
+        // would stop at it.
+        guard name.utf8.count <= Self.maxLength, password.utf8.count <= Self.maxLength,
+              !password.utf8.contains(0) else { return nil }
         guard let account = accounts.first(where: { $0.user.name == name }) else {
             _ = Self.decoy.verifies(password)
             return nil
@@ -73,7 +76,6 @@ public struct ConsoleDirectory: Codable, Equatable, Sendable {
         return account.password.verifies(password) ? account.user : nil
     }
 
-    /// Longer names or passwords are refused unhashed as bad credentials.
     public static let maxLength = 1024
     private static let decoy = PasswordHash(hashing: "")
 }

@@ -144,6 +144,11 @@ final class HubService: Sendable {
                 try Self.post(core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) }, on: call.connection)
                 return []
             },
+            // The account removed outside any app (a settings page): the session ends, no post.
+            .init("RemoveAccount") { [core] _ async throws in
+                try core.change { (hub) throws(DeviceError) in try hub.removeAccount() }
+                return []
+            },
             .init("AcquireTokenSilent", in: [.init("homeAccountId", "s"), .init("client", "s")],
                   out: [.init("token", "(st)")]) { [core] call in
                 let id = call.arguments[0].string!

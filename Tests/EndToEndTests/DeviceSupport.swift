@@ -1,4 +1,6 @@
+import DBusKit
 import DeviceProcesses
+import Hub
 import Foundation
 import Testing
 import TestSupport
@@ -46,3 +48,31 @@ func recordedPID(_ file: String, in directory: String) -> Int32? {
 
 /// Whether a process runs no more (a zombie nobody reaped counts as gone).
 func isGone(_ pid: Int32) -> Bool { !ChildProcess(pid: pid).isRunning }
+
+/// A connection of the test's own to a device's bus, closed after `body`.
+func withBus<T>(_ address: String, _ body: (Connection) async throws -> T) async throws -> T {
+    let connection = try await Connection.connect(to: address)
+    do {
+        let result = try await body(connection)
+        await connection.close()
+        return result
+    } catch {
+        await connection.close()
+        throw error
+    }
+}
+
+extension Connection {
+    /// Calls a member of the hub object.
+    @discardableResult
+    func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
+                       member: member, arguments, timeout: .seconds(10))
+    }
+
+    /// The hub's session as (state, user, generation).
+    func session() async throws -> (state: String, user: String, generation: UInt64) {
+        let fields = try await hub(DeviceBus.hubInterface, "GetSession").first?.fields ?? []
+        return (fields[0].string ?? "", fields[1].string ?? "", fields[2].uint64 ?? 0)
+    }
+}

@@ -1,0 +1,157 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import SharedDevice
+import Testing
+import TestSupport
+
+/// The hub process across crashes, restarts and SIGTERM, and the speed of its first post.
+@Suite(.serialized) struct HubLifecycleTests {
+    static let hub1 = DeviceBus.hubInterface
+    static let changed = NotifyCenter.accountChanged
+
+    /// A second hub on the device's bus and state file, as a restart after a crash starts it.
+    static func restartHub(_ device: DetachedDevice) async throws -> LineProducer {
+        let hub = try LineProducer(sdlabPath, ["hub", "--bus", device.address, "--state",
+                                               device.directory + "/hub-state.json"],
+                                   log: device.directory + "/restarted-hub.log")
+        try await hub.waitForLine(containing: "ready")
+        return hub
+    }
+
+    static func kill9(_ pid: Int32) async throws {
+        #expect(kill(pid, SIGKILL) == 0)
+        try await eventually("hub \(pid) gone after SIGKILL") { isGone(pid) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSessionSurvivesAHubCrashAndRestart() async throws {
+        try await DetachedDevice.with { device in
+            try await withBus(device.address) { bus in
+                try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"])
+                try await bus.hub(Self.hub1, "CheckOut", ["cou1", "cou1"])
+                try await bus.hub(Self.hub1, "Lock")
+            }
+            try await Self.kill9(try #require(device.hubPID))
+            let restarted = try await Self.restartHub(device)
+            defer { restarted.stop() }
+            try await withBus(device.address) { bus in
+                #expect(try await bus.session() == ("checked-out", "cou1", 1))
+                let locked = try await bus.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                                                interface: "org.freedesktop.DBus.Properties", member: "Get",
+                                                [.string(Self.hub1), "Locked"])
+                #expect(locked == [.variant(.bool(true))])
+                // The users came back with the state: the same password still unlocks.
+                try await bus.hub(Self.hub1, "Unlock", ["cou1", "cou1"])
+                let posts = try await bus.signals(matching: DeviceBus.posts(of: Self.changed))
+                try await bus.hub(Self.hub1, "CheckIn")
+                _ = try await next(posts)
+                #expect(try await bus.session() == ("checked-in", "", 2))
+            }
+        }
+    }
+
+    /// SIGKILL in the middle of a stream of changes leaves a state file that loads, holding
+    /// at least every change the hub acknowledged.
+    @Test(.timeLimit(.minutes(1)))
+    func aKillDuringChangesLosesNothingAcknowledged() async throws {
+        try await DetachedDevice.with { device in
+            let hubPID = try #require(device.hubPID)
+            let acknowledged = try await withBus(device.address) { bus in
+                try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"])
+                var acknowledged: UInt64 = 0
+                for round in 0..<1000 {
+                    do {
+                        try await bus.hub(Self.hub1, round % 2 == 0 ? "CheckOut" : "CheckIn",
+                                          round % 2 == 0 ? ["cou2", "cou2"] : [])
+                        acknowledged = UInt64(round + 1)
+                    } catch {
+                        break  // the hub died under us
+                    }
+                    if round == 20 { kill(hubPID, SIGKILL) }
+                }
+                return acknowledged
+            }
+            #expect(acknowledged >= 20 && acknowledged < 1000)
+            try await eventually("hub gone after SIGKILL") { isGone(hubPID) }
+            let restarted = try await Self.restartHub(device)
+            defer { restarted.stop() }
+            let generation = try await withBus(device.address) { try await $0.session().generation }
+            #expect(generation >= acknowledged && generation <= acknowledged + 1, "acknowledged \(acknowledged)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func sigtermStopsTheHubCleanlyWithItsStateSaved() async throws {
+        try await DetachedDevice.with { device in
+            try await withBus(device.address) { bus in try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"]) }
+            let first = try ChildProcess(pid: #require(device.hubPID))
+            #expect(kill(first.pid, SIGTERM) == 0)
+            try await eventually("hub gone after SIGTERM") { isGone(first.pid) }
+            let restarted = try await Self.restartHub(device)
+            #expect(kill(restarted.process.pid, SIGTERM) == 0)
+            #expect(await restarted.exitStatus(within: .seconds(10)) == .exited(0))
+            let saved = try StateFile(path: device.directory + "/hub-state.json").load()
+            #expect(saved?.model.session.state == .checkedIn)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStateFileItCannotTrustStopsTheHubWithTheReason() async throws {
+        try await DetachedDevice.with { device in
+            let state = device.directory + "/hub-state.json"
+            try await Self.kill9(try #require(device.hubPID))
+            try Data("{\"format\": \"someone-else\"}".utf8).write(to: URL(fileURLWithPath: state))
+            let refused = try await run(sdlabPath, ["hub", "--bus", device.address, "--state", state])
+            #expect(refused.status == 3)
+            #expect(refused.stderr.contains("refusing the hub state file \(state): it is not a hub state file"), "\(refused.stderr)")
+            #expect(try String(contentsOfFile: state, encoding: .utf8) == "{\"format\": \"someone-else\"}")
+        }
+    }
+
+    /// The broker's first post reaches a subscriber quickly, with the notify state already set.
+    @Test(.timeLimit(.minutes(1)))
+    func theFirstPostReachesASubscriberWithinABound() async throws {
+        try await DetachedDevice.with { device in
+            try await withBus(device.address) { bus in
+                try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"])
+                try await bus.hub(Self.hub1, "CheckOut", ["cou1", "cou1"])
+                let posts = try await bus.signals(matching: DeviceBus.posts(of: Self.changed))
+                let start = ContinuousClock.now
+                async let checkIn: Void = { _ = try await bus.hub(Self.hub1, "CheckIn") }()
+                let post = try await next(posts, within: .seconds(1))
+                let latency = ContinuousClock.now - start
+                try await checkIn
+                #expect(post.body == [.string(Self.changed)] && post.path == DeviceBus.notifyPath)
+                let state = try await bus.hub(DeviceBus.notifyInterface, "GetState", [.string(Self.changed)])
+                #expect(state == [.uint64(2)])
+                // Generous for shared CI machines; typical is well under 10 ms (see the README).
+                #expect(latency < .milliseconds(500), "first post after \(latency)")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func removeAccountEndsTheSessionWithoutAPost() async throws {
+        try await DetachedDevice.with { device in
+            try await withBus(device.address) { bus in
+                try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"])
+                try await bus.hub(Self.hub1, "CheckOut", ["cou1", "cou1"])
+                let posts = try await bus.signals(matching: DeviceBus.posts(of: Self.changed))
+                try await bus.hub(DeviceBus.brokerInterface, "RemoveAccount")
+                #expect(try await bus.session() == ("checked-in", "", 2))
+                await #expect(throws: DeviceError.noCurrentAccount.dbusError) {
+                    try await bus.hub(DeviceBus.brokerInterface, "RemoveAccount")
+                }
+                // No announcement: the state was never set, and the first post that arrives is a
+                // marker sent after the reply (a post of the hub's would have come before it).
+                let state = try await bus.hub(DeviceBus.notifyInterface, "GetState", [.string(Self.changed)])
+                #expect(state == [.uint64(0)])
+                try bus.emitSignal(path: DeviceBus.notifyPath, interface: DeviceBus.notifyInterface,
+                                   member: "Posted", [.string(Self.changed)])
+                #expect(try await next(posts).sender == bus.uniqueName)
+            }
+        }
+    }
+}
