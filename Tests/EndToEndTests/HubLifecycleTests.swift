@@ -2,6 +2,7 @@ import DBusKit
 import DeviceProcesses
 import Foundation
 import Hub
+import Runner
 import SharedDevice
 import Testing
 import TestSupport
@@ -152,6 +153,36 @@ import TestSupport
                                    member: "Posted", [.string(Self.changed)])
                 #expect(try await next(posts).sender == bus.uniqueName)
             }
+        }
+    }
+}
+
+/// SPEC §2.1: no password in clear in anything the device writes.
+@Suite(.serialized) struct CredentialHygieneTests {
+    @Test(.timeLimit(.minutes(1)))
+    func noPasswordReachesAnyFileOfTheRunFolder() async throws {
+        let secrets = ["Stage-Secret-51d3", "Worker-Secret-9a7e", "Wrong-Guess-0c44"]
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let setup = HubSetup(directory: ConsoleDirectory([
+            (DirectoryUser(name: "stage", role: .staging), secrets[0]), (DirectoryUser(name: "ana"), secrets[1]),
+        ]))
+        let device = try await RunningDevice.start(in: directory, detached: true, setup: setup, sdlab: sdlabPath)
+        defer { device.stop() }
+        try await withBus(device.bus.address) { bus in
+            try await bus.hub(DeviceBus.hubInterface, "Enroll", ["stage", .string(secrets[0])])
+            await #expect(throws: DeviceError.badCredentials.dbusError) {
+                try await bus.hub(DeviceBus.hubInterface, "CheckOut", ["ana", .string(secrets[2])])
+            }
+            try await bus.hub(DeviceBus.brokerInterface, "SignIn", ["ana", .string(secrets[1]), "mail"])
+            try await bus.hub(DeviceBus.hubInterface, "Lock")
+            try await bus.hub(DeviceBus.hubInterface, "Unlock", ["ana", .string(secrets[1])])
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0 != "bus" }
+        #expect(files.contains("hub-state.json") && files.contains("hub-setup.json"), "\(files)")
+        for file in files {
+            let content = try String(decoding: Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)), as: UTF8.self)
+            for secret in secrets { #expect(!content.contains(secret), "\(secret) in \(file)") }
         }
     }
 }
