@@ -12,10 +12,10 @@ public struct PasswordHash: Codable, Equatable, Sendable {
     public var salt: Data
     public var hash: Data
 
-    /// scrypt with N = 2^13, r = 8, p = 1: 8 MiB and a few milliseconds per check, slow
+    /// scrypt with N = 2^12, r = 8, p = 1: 4 MiB and a few milliseconds per check, slow
     /// enough for an attacker of the state file, quick enough for a storm of check-outs.
     public init(hashing password: String) {
-        rounds = 1 << 13
+        rounds = 1 << 12
         blockSize = 8
         parallelism = 1
         salt = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })

@@ -16,7 +16,8 @@ struct DeviceCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start a device: a private dbus-daemon and the hub.",
             discussion: """
-                Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
+                The hub's console has the default users: `stage` (multi-user staging), `cou1` and \
+                `cou2`, each password equal to the name. Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
                 and SDLAB_DEVICE_DIR=… on stdout. The hub saves its state in the run folder: a device \
                 started again with the same --dir carries on where it was. Without --detach it runs until Ctrl-C, then stops \
                 everything; with --detach it returns once the hub answers, and `sdlab device down` \
