@@ -1,0 +1,76 @@
+import SharedDevice
+import Testing
+
+/// SPEC §2.4 and §2.5, every example.
+@Suite struct MSALClientTests {
+    static let a = BrokerAccount(user: "cou1")
+    static let b = BrokerAccount(user: "cou2")
+    static let c = BrokerAccount(user: "stage")
+
+    /// Each step: what the broker answers at the check; the expected (current, previous).
+    @Test(arguments: [
+        ("first call", [[a]], "current-account(cou1,none)"),
+        ("no change", [[a], [a]], "current-account(cou1,cou1)"),
+        ("after a switch", [[a], [b]], "current-account(cou2,cou1)"),
+        ("after sign-out", [[a], []], "current-account(none,cou1)"),
+        ("after sign-out, again", [[a], [], []], "current-account(none,none)"),
+        // A→B→C while away: the app only ever sees A, then C.
+        ("A→B→C while away", [[a], [c]], "current-account(stage,cou1)"),
+        // A→none→A while away is invisible.
+        ("A→none→A while away", [[a], [a]], "current-account(cou1,cou1)"),
+    ] as [(String, [[BrokerAccount]], String)])
+    func getCurrentAccountReturnsCurrentAndPrevious(story: String, answers: [[BrokerAccount]], last: String) throws {
+        var client = MSALClient()
+        var result: MSALClient.CurrentAccount?
+        for answer in answers { result = try client.getCurrentAccount(.success(answer)) }
+        #expect(result?.callback == last, "\(story)")
+        #expect(client.lastSeen == answers.last?.first)
+    }
+
+    @Test func aChangeOfUserIsCaseInsensitiveOnTheHomeAccountID() throws {
+        var client = MSALClient(lastSeen: BrokerAccount(homeAccountID: Self.a.homeAccountID.uppercased(), username: "cou1"))
+        #expect(try !client.getCurrentAccount(.success([Self.a])).userChanged)
+        #expect(try client.getCurrentAccount(.success([Self.b])).userChanged)
+        #expect(try client.getCurrentAccount(.success([])).userChanged)
+        #expect(try !client.getCurrentAccount(.success([])).userChanged)
+    }
+
+    @Test(arguments: [
+        (Result<[BrokerAccount], MSALError>.failure(.broker("dev.sdlab.Error.Offline")), MSALError.broker("dev.sdlab.Error.Offline")),
+        (.success([a, b]), .ambiguousAccount),
+    ])
+    func anErrorWritesNothing(answer: Result<[BrokerAccount], MSALError>, error: MSALError) throws {
+        var client = MSALClient(lastSeen: Self.a)
+        #expect(throws: error) { try client.getCurrentAccount(answer) }
+        #expect(client.lastSeen == Self.a)
+        var android = AndroidMSALClient(stored: .account(Self.a))
+        #expect(throws: error) { try android.getCurrentAccount(answer) }
+        #expect(android.stored == .account(Self.a))
+    }
+
+    // MARK: Android
+
+    @Test(arguments: [
+        (AndroidMSALClient.Stored.none, [] as [BrokerAccount], ["account-loaded(none)"]),
+        (.none, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),
+        (.account(a), [a], ["account-loaded(cou1)"]),
+        (.account(BrokerAccount(homeAccountID: a.homeAccountID.uppercased(), username: "cou1")), [a], ["account-loaded(cou1)"]),
+        (.account(a), [b], ["account-changed(cou1,cou2)", "account-loaded(cou2)"]),
+        (.account(a), [], ["account-changed(cou1,none)", "account-loaded(none)"]),
+        (.corrupt, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),
+        (.corrupt, [], ["account-changed(none,none)", "account-loaded(none)"]),
+    ])
+    func androidCallsBack(stored: AndroidMSALClient.Stored, answer: [BrokerAccount], expected: [String]) throws {
+        var client = AndroidMSALClient(stored: stored)
+        #expect(try client.getCurrentAccount(.success(answer)).map(\.description) == expected)
+        #expect(client.stored == (answer.first.map { .account($0) } ?? .none))
+    }
+
+    @Test func androidOwnSignInAndSignOutAreRemembered() throws {
+        var client = AndroidMSALClient()
+        client.signedInHere(as: Self.a)
+        #expect(try client.getCurrentAccount(.success([Self.a])).map(\.description) == ["account-loaded(cou1)"])
+        client.signedOutHere()
+        #expect(try client.getCurrentAccount(.success([])).map(\.description) == ["account-loaded(none)"])
+    }
+}
