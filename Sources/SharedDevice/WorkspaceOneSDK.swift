@@ -1,0 +1,87 @@
+/// The Workspace ONE SDK inside an app (SPEC §2.6). It hears no broadcast: it detects
+/// session changes only at a cold start and at a return to the foreground, by comparing the
+/// hub's session with the last one it saw.
+public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
+    public enum Opportunity: String, Sendable {
+        case coldStart = "cold-start"
+        case returnToForeground = "foreground"
+    }
+
+    public enum Callback: Equatable, Sendable, CustomStringConvertible {
+        /// controllerDidWipeCurrentUserData
+        case wipe
+        /// controllerDidDetectUserChange
+        case userChanged
+        /// controllerDidFinishInitialCheck, with its error if any.
+        case initialCheck(error: String?)
+
+        public var description: String {
+            switch self {
+            case .wipe: "wipe"
+            case .userChanged: "user-changed"
+            case .initialCheck(nil): "initial-check"
+            case .initialCheck(let error?): "initial-check(\(error))"
+            }
+        }
+    }
+
+    public enum Effect: Equatable, Sendable {
+        /// Delete the SDK's data-encryption keys (always before `wipe`).
+        case deleteDataKeys
+        case callback(Callback)
+        /// Block the UI until the app is terminated and launched again.
+        case block
+    }
+
+    public static let notCheckedOutError = "sharedDeviceNotCheckedOut"
+
+    /// The last session the SDK saw; persisted in the app's container, so it outlives the process.
+    public private(set) var lastSession: Session?
+    /// Initialisation succeeded in this process (the user's identity is available).
+    public private(set) var initialised = false
+    /// The UI is blocked until the next launch.
+    public private(set) var blocked = false
+
+    public init(lastSession: Session? = nil) { self.lastSession = lastSession }
+
+    private enum CodingKeys: String, CodingKey { case lastSession }
+
+    /// At an opportunity, given the session the Hub answered (none when it did not answer:
+    /// then nothing changes).
+    public mutating func detect(_ opportunity: Opportunity, hub: Session?) -> [Effect] {
+        if opportunity == .coldStart {
+            initialised = false
+            blocked = false
+        } else if !initialised || blocked {
+            return []
+        }
+        guard let hub else { return [] }
+        var effects: [Effect] = []
+        if let stored = lastSession {
+            if Self.ended(stored, by: hub) { effects += [.deleteDataKeys, .callback(.wipe)] }
+            if hub.state == .checkedOut, !Self.isSameSession(stored, hub) { effects.append(.callback(.userChanged)) }
+        }
+        lastSession = hub
+        let checkedOut = hub.state == .checkedOut
+        if opportunity == .coldStart {
+            effects.append(.callback(.initialCheck(error: checkedOut ? nil : Self.notCheckedOutError)))
+            initialised = checkedOut
+        }
+        if !checkedOut {
+            blocked = true
+            effects.append(.block)
+        }
+        return effects
+    }
+
+    /// A checked-out session has ended once the hub holds another generation or is no longer
+    /// checked out; an enterprise wipe ends an enrolled device's state even when checked in.
+    private static func ended(_ stored: Session, by hub: Session) -> Bool {
+        if stored.state == .checkedOut { return !isSameSession(stored, hub) }
+        return stored.state != .unenrolled && hub.state == .unenrolled
+    }
+
+    private static func isSameSession(_ a: Session, _ b: Session) -> Bool {
+        a.state == .checkedOut && b.state == .checkedOut && a.generation == b.generation
+    }
+}
