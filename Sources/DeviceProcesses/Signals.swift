@@ -12,7 +12,12 @@ import Glibc
 public enum TerminationSignals {
     public static let watched: [Int32] = [SIGTERM, SIGINT, SIGHUP]
 
-    /// Returns the first termination signal delivered from now on. Cancellable.
+    /// Catches the signals from now on, before anyone awaits them: a process that says it is
+    /// ready must call this first, or a signal sent right after "ready" kills it outright.
+    public static func install() { _ = SignalWatcher.shared }
+
+    /// Returns the first termination signal delivered from now on (or caught since `install`
+    /// while nobody waited). Cancellable.
     public static func next() async -> Int32 {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         let id = SignalWatcher.shared.subscribe(continuation)

@@ -39,6 +39,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw failure("--scenario \(scenario): scenario files are not read yet; the device starts with the default users",
                               code: ExitCodes.usage)
             }
+            if !detach { TerminationSignals.install() }  // Ctrl-C while starting stops it once up
             let device: RunningDevice
             do {
                 let directory = try dir ?? DevicePaths.makeTemporaryDirectory(prefix: "sdlab-device")

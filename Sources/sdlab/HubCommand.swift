@@ -26,6 +26,7 @@ struct HubCommand: AsyncParsableCommand {
     var setup: String?
 
     func run() async throws {
+        TerminationSignals.install()
         let store = state.map(StateFile.init(path:))
         let initial: HubState
         do {

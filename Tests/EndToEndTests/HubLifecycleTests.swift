@@ -86,7 +86,7 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func sigtermStopsTheHubCleanlyWithItsStateSaved() async throws {
         try await DetachedDevice.with { device in
-            try await withBus(device.address) { bus in try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"]) }
+            try await withBus(device.address) { bus in _ = try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"]) }
             let first = try ChildProcess(pid: #require(device.hubPID))
             #expect(kill(first.pid, SIGTERM) == 0)
             try await eventually("hub gone after SIGTERM") { isGone(first.pid) }
