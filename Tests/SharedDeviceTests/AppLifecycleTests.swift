@@ -1,0 +1,59 @@
+import SharedDevice
+import Testing
+
+/// SPEC §2.7, transition by transition.
+@Suite struct AppLifecycleTests {
+    typealias A = AppLifecycle.Action
+    typealias E = AppLifecycle.Effect
+
+    /// Runs actions from not-running and returns the final state and the last action's effects.
+    static func after(_ actions: [A], backgroundMode: Bool) throws -> (AppLifecycle.State, [E]) {
+        var app = AppLifecycle(backgroundMode: backgroundMode)
+        var effects: [E] = []
+        for action in actions { effects = try app.apply(action) }
+        return (app.state, effects)
+    }
+
+    @Test(arguments: [
+        ([A.launch], true, AppLifecycle.State.foreground, [E.spawn]),
+        ([.launch, .launch], true, .foreground, []),
+        ([.launch, .background], true, .background, [.toldBackground]),
+        ([.launch, .background], false, .suspended, [.toldBackground, .stop]),
+        ([.launch, .background, .foreground], true, .foreground, [.toldForeground]),
+        ([.launch, .background, .foreground], false, .foreground, [.continue, .toldForeground]),
+        ([.launch, .suspend], true, .suspended, [.stop]),
+        ([.launch, .suspend, .resume], true, .background, [.continue]),
+        ([.launch, .background, .resume], false, .background, [.continue]),
+        ([.launch, .terminate], true, .notRunning, [.terminate]),
+        ([.launch, .suspend, .terminate], true, .notRunning, [.terminate, .continue]),
+        ([.launch, .suspend, .crash], true, .notRunning, [.kill]),
+        ([.launch, .crash, .launch], true, .foreground, [.spawn]),
+        ([.terminate], true, .notRunning, []),
+        ([.launch, .foreground], true, .foreground, []),
+    ])
+    func transitions(actions: [A], backgroundMode: Bool, state: AppLifecycle.State, effects: [E]) throws {
+        let (final, last) = try Self.after(actions, backgroundMode: backgroundMode)
+        #expect(final == state)
+        #expect(last == effects)
+    }
+
+    @Test(arguments: [A.foreground, .background, .suspend, .resume])
+    func anAppThatIsNotRunningCannotBeMoved(action: A) {
+        var app = AppLifecycle(backgroundMode: true)
+        #expect(throws: AppLifecycle.Refusal.notRunning(action)) { try app.apply(action) }
+    }
+
+    @Test func oneAppIsInTheForegroundAtATime() throws {
+        var fleet = AppFleet(["mail": AppLifecycle(backgroundMode: true), "notes": AppLifecycle(backgroundMode: false)])
+        _ = try fleet.apply(.launch, to: "notes")
+        let launch = try fleet.apply(.launch, to: "mail")
+        #expect(launch.map { "\($0.app) \($0.effect)" } == ["notes toldBackground", "notes stop", "mail spawn"])
+        #expect(fleet.foregroundApp == "mail" && fleet.apps["notes"]?.state == .suspended)
+        let front = try fleet.apply(.foreground, to: "notes")
+        #expect(front.map { "\($0.app) \($0.effect)" } == ["mail toldBackground", "notes continue", "notes toldForeground"])
+        #expect(fleet.foregroundApp == "notes" && fleet.apps["mail"]?.state == .background)
+        // Launching a running app is a no-op: the front app stays in front.
+        #expect(try fleet.apply(.launch, to: "mail").isEmpty)
+        #expect(fleet.foregroundApp == "notes")
+    }
+}
