@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The demo: a simulated device (a private dbus-daemon and the hub), a Darwin-style post that
-# a waiting process receives, the hub's session read by a foreign D-Bus client, then the
-# device brought down again.
+# The demo: a simulated device (a private dbus-daemon and the hub) driven by a foreign D-Bus
+# client (gdbus): enrollment, a worker's check-out, then a check-in whose broker post a
+# waiting process receives; then the device brought down again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
@@ -13,14 +13,20 @@ export DBUS_SESSION_BUS_ADDRESS SDLAB_DEVICE_DIR
 trap '$sdlab device down --dir "$SDLAB_DEVICE_DIR"' EXIT
 echo "device up: $DBUS_SESSION_BUS_ADDRESS"
 
+hub() { gdbus call --session --dest dev.sdlab.Hub --object-path /dev/sdlab/Hub --method "$@"; }
 echo "the hub's session, asked by gdbus:"
-gdbus call --session --dest dev.sdlab.Hub --object-path /dev/sdlab/Hub --method dev.sdlab.Hub1.GetSession
+hub dev.sdlab.Hub1.GetSession
+echo "the staging user enrolls the device; worker cou1 checks it out:"
+hub dev.sdlab.Hub1.Enroll stage stage >/dev/null
+hub dev.sdlab.Hub1.CheckOut cou1 cou1
+hub dev.sdlab.Hub1.GetSession
 
-echo "an app waits for SHARED_MODE_CURRENT_ACCOUNT_CHANGED; the broker's state is set, then posted:"
+echo "an app waits for SHARED_MODE_CURRENT_ACCOUNT_CHANGED; cou1 checks the device in:"
 listening=$(mktemp)
 $sdlab notify wait SHARED_MODE_CURRENT_ACCOUNT_CHANGED --timeout 10s 2>"$listening" &
 waiter=$!
 for _ in $(seq 200); do grep -q "waiting for" "$listening" && break; sleep 0.05; done
-$sdlab notify set SHARED_MODE_CURRENT_ACCOUNT_CHANGED 1
-$sdlab notify post SHARED_MODE_CURRENT_ACCOUNT_CHANGED
-wait $waiter && echo "the waiting process got the post; state is $($sdlab notify get SHARED_MODE_CURRENT_ACCOUNT_CHANGED)"
+hub dev.sdlab.Hub1.CheckIn >/dev/null
+wait $waiter && echo "the waiting app got the broker's post; its state is the new generation, $($sdlab notify get SHARED_MODE_CURRENT_ACCOUNT_CHANGED)"
+echo "a second check-in is refused:"
+hub dev.sdlab.Hub1.CheckIn 2>&1 || true
