@@ -16,19 +16,13 @@ final class HubCore: Sendable {
         self.store = store
     }
 
-    func read<T: Sendable>(_ body: (HubModel) throws(DeviceError) -> T) throws(DBusError) -> T {
-        do {
-            return try model.withLock { (current) throws(DeviceError) -> T in try body(current) }
-        } catch {
-            throw error.dbusError
-        }
-    }
+    /// The state as it is now (a copy).
+    var snapshot: HubModel { model.withLock { $0 } }
 
     func change<T: Sendable>(_ body: (inout HubModel) throws(DeviceError) -> T) throws(DBusError) -> T {
         try model.withLock { (current) throws(DBusError) -> T in
             var next = current
-            let result: T
-            do throws(DeviceError) { result = try body(&next) } catch { throw error.dbusError }
+            let result = try answering { () throws(DeviceError) in try body(&next) }
             if next != current {
                 do {
                     try store?.save(HubState(directory: directory, model: next))
@@ -40,6 +34,11 @@ final class HubCore: Sendable {
             return result
         }
     }
+}
+
+/// Runs a domain decision, answering its refusal as the bus carries it.
+func answering<T>(_ body: () throws(DeviceError) -> T) throws(DBusError) -> T {
+    do throws(DeviceError) { return try body() } catch { throw error.dbusError }
 }
 
 /// The hub's object on the bus: every decision is the domain's, this only translates
@@ -71,11 +70,12 @@ final class HubService: Sendable {
                 return []
             },
             .init("GetSession", out: [.init("session", "(sst)")]) { [core] _ in
-                let session = try core.read { $0.session }
+                let session = core.snapshot.session
                 return [.structure([.string(session.state.rawValue), .string(session.user ?? ""), .uint64(session.generation)])]
             },
             .init("GetUserInfo", out: [.init("info", "a{sv}")]) { [core] _ in
-                [Self.userInfo(try core.read { (hub) throws(DeviceError) in try hub.userInfo() })]
+                let hub = core.snapshot
+                return [Self.userInfo(try answering { () throws(DeviceError) in try hub.userInfo() })]
             },
             .init("SetOnline", in: [.init("online", "b")]) { [core] call async throws in
                 let online = call.arguments[0].bool!
@@ -108,7 +108,7 @@ final class HubService: Sendable {
     private var credentials: [DBusInterface.Argument] { [.init("user", "s"), .init("password", "s")] }
 
     private func property(_ name: String, _ type: Signature, _ value: @escaping @Sendable (HubModel) -> DBusValue) -> DBusInterface.Property {
-        .init(name, type) { [core] in (try? core.read(value)) ?? .string("") }
+        .init(name, type) { [core] in value(core.snapshot) }
     }
 
     private static func userInfo(_ user: DirectoryUser) -> DBusValue {
@@ -124,14 +124,14 @@ final class HubService: Sendable {
     private var broker1: DBusInterface {
         DBusInterface(DeviceBus.brokerInterface, methods: [
             .init("GetDeviceInformation", out: [.init("information", "a{sv}")]) { [core] _ in
-                let hub = try core.read { $0 }
+                let hub = core.snapshot
                 return [.vardict([
                     "deviceMode": .string(hub.deviceMode), "generation": .uint64(hub.session.generation),
                     "passcodePolicy": .bool(hub.policy.passcode), "passcodeSet": .bool(hub.passcodeSet),
                 ])]
             },
             .init("GetAccounts", out: [.init("accounts", "aa{sv}")]) { [core] _ in
-                let accounts = try core.read { $0.currentAccount }.map { [Self.account($0)] } ?? []
+                let accounts = core.snapshot.currentAccount.map { [Self.account($0)] } ?? []
                 return [.array(element: "a{sv}", accounts)]
             },
             .init("SignIn", in: credentials + [.init("client", "s")], out: [.init("account", "a{sv}")]) { [core] call async throws in
@@ -152,7 +152,8 @@ final class HubService: Sendable {
             .init("AcquireTokenSilent", in: [.init("homeAccountId", "s"), .init("client", "s")],
                   out: [.init("token", "(st)")]) { [core] call in
                 let id = call.arguments[0].string!
-                let token = try core.read { (hub) throws(DeviceError) in try hub.acquireTokenSilent(homeAccountID: id) }
+                let hub = core.snapshot
+                let token = try answering { () throws(DeviceError) in try hub.acquireTokenSilent(homeAccountID: id) }
                 return [.structure([.string(token.token), .uint64(Self.tokenExpiry())])]
             },
         ])
@@ -178,7 +179,7 @@ final class HubService: Sendable {
             },
             .init("GetState", in: [.init("name", "s")], out: [.init("state", "t")]) { [core] call in
                 let name = try Self.notifyName(call.arguments[0])
-                return [.uint64(try core.read { $0.notify.state(of: name) })]
+                return [.uint64(core.snapshot.notify.state(of: name))]
             },
         ], signals: [
             .init("Posted", [.init("name", "s")]),
