@@ -29,9 +29,15 @@ let package = Package(
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.
         .target(name: "Hub", dependencies: [
-            "DBusKit", "SharedDevice",
+            "DBusKit", "SharedDevice", "DeviceProcesses",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
+        // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
+        // cleanup.
+        .target(name: "ManagedApp", dependencies: [
+            "DBusKit", "SharedDevice", "Hub", "DeviceProcesses",
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: ["DBusKit", "Hub", "DeviceProcesses"]),
@@ -55,6 +61,7 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
+        .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import DeviceProcesses
 import Foundation
 import SharedDevice
 
@@ -15,7 +16,7 @@ public struct HubSetup: Codable, Equatable, Sendable {
     }
 
     public func write(to path: String) throws {
-        try StateFile.writeAtomically(JSONEncoder.sorted.encode(self), to: path)
+        try AtomicFile.write(JSONEncoder.sorted.encode(self), to: path)
     }
 
     public static func read(from path: String) throws(StateFileError) -> HubSetup {

@@ -1,3 +1,4 @@
+import DeviceProcesses
 import Foundation
 import SharedDevice
 #if canImport(Glibc)
@@ -25,8 +26,7 @@ public struct StateFileError: Error, CustomStringConvertible, Equatable {
     public let description: String
 }
 
-/// The hub's state file. Each save replaces it atomically (temporary file, fsync, rename,
-/// fsync of the folder), so a SIGKILL at any moment leaves the old state or the new one.
+/// The hub's state file. Each save replaces it atomically (`AtomicFile`), so a SIGKILL at any moment leaves the old state or the new one.
 /// Loading refuses, with the reason, a file this user does not own, one others may write,
 /// a corrupt one and a foreign one: the state is never silently reset.
 public struct StateFile: Sendable {
@@ -49,7 +49,7 @@ public struct StateFile: Sendable {
 
     public func save(_ state: HubState) throws(StateFileError) {
         do {
-            try Self.writeAtomically(JSONEncoder.sorted.encode(state), to: path)
+            try AtomicFile.write(JSONEncoder.sorted.encode(state), to: path)
         } catch {
             throw StateFileError(description: "cannot save the hub state to \(path): \(error)")
         }
@@ -95,44 +95,5 @@ public struct StateFile: Sendable {
 
     private static func path(_ keys: [any CodingKey]) -> String {
         keys.isEmpty ? "top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-    }
-
-    /// Writes a private (0600) file so that readers see either the old content or the new.
-    static func writeAtomically(_ data: Data, to path: String) throws {
-        let temporary = "\(path).tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw posixError("cannot create \(temporary)") }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        let synced = written && fsync(fd) == 0
-        let failure = posixError("cannot write \(temporary)")
-        close(fd)
-        guard synced else {
-            unlink(temporary)
-            throw failure
-        }
-        guard rename(temporary, path) == 0 else {
-            let failure = posixError("cannot rename \(temporary) to \(path)")
-            unlink(temporary)
-            throw failure
-        }
-        let folder = open((path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
-                          O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
-    }
-
-    private static func posixError(_ what: String) -> StateFileError {
-        StateFileError(description: "\(what): \(String(cString: strerror(errno)))")
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file replaced atomically: a temporary file, fsync, rename, fsync of the folder, so
+/// that after a crash at any moment readers find either the old content or the new.
+public enum AtomicFile {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Writes a private (0600) file so that readers see either the old content or the new.
+    public static func write(_ data: Data, to path: String) throws {
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw posixError("cannot create \(temporary)") }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        let synced = written && fsync(fd) == 0
+        let failure = posixError("cannot write \(temporary)")
+        close(fd)
+        guard synced else {
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, path) == 0 else {
+            let failure = posixError("cannot rename \(temporary) to \(path)")
+            unlink(temporary)
+            throw failure
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let folder = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    private static func posixError(_ what: String) -> Failure {
+        Failure(description: "\(what): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,196 @@
+import Crypto
+import DeviceProcesses
+import Foundation
+import SharedDevice
+
+/// An app's container on disk (SPEC §2.8): `documents`, `preferences`, `caches` and
+/// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value
+/// carries its canary, so the leak scanner can tell whose data a readable file holds.
+///
+/// Layout: `documents/USER/KIND-N.txt` (plain) or `.sealed` (sensitive, external: AES-GCM),
+/// `preferences/USER.json`, `caches/common-USER-N.txt`, `keychain/NAME.key` (raw 256-bit keys).
+public struct Container: Sendable {
+    public let root: String
+    public let app: String
+
+    public enum Folder: String, CaseIterable, Sendable {
+        case documents, preferences, caches, keychain
+    }
+
+    /// The keys a reader holds: the data key of `sensitive` records and the current user's
+    /// `external` key.
+    public struct Keys: Sendable {
+        public var data: SymmetricKey?
+        public var external: SymmetricKey?
+
+        public init(data: SymmetricKey? = nil, external: SymmetricKey? = nil) {
+            self.data = data
+            self.external = external
+        }
+    }
+
+    /// Opens the container, creating its folders on first use.
+    public init(root: String, app: String) throws {
+        self.root = root
+        self.app = app
+        for folder in [root] + Folder.allCases.map({ root + "/" + $0.rawValue }) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    public func path(_ folder: Folder) -> String { root + "/" + folder.rawValue }
+
+    // MARK: - Keys
+
+    /// A key of the keychain folder, made on first use.
+    public func key(_ name: String) throws -> SymmetricKey {
+        if let existing = existingKey(name) { return existing }
+        let key = SymmetricKey(size: .bits256)
+        try AtomicFile.write(key.withUnsafeBytes { Data($0) }, to: keyPath(name))
+        return key
+    }
+
+    public func existingKey(_ name: String) -> SymmetricKey? {
+        guard let bytes = FileManager.default.contents(atPath: keyPath(name)), bytes.count == 32 else { return nil }
+        return SymmetricKey(data: bytes)
+    }
+
+    public func deleteKey(_ name: String) throws {
+        try removeIfPresent(keyPath(name))
+    }
+
+    private func keyPath(_ name: String) -> String { path(.keychain) + "/\(name).key" }
+
+    // MARK: - Records
+
+    /// Writes `count` records of `kind` for `user`, numbered after those already there, and
+    /// returns their canaries. `sensitive` needs `keys.data`, `external` needs `keys.external`.
+    @discardableResult
+    public func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
+        let first = (records(of: kind, user: user).map(\.number).max() ?? 0) + 1
+        let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
+        switch kind {
+        case .preferences:
+            var values = preferenceValues(of: user)
+            values += canaries.map { "\($0) preference of \(user)" }
+            let document = ["user": user, "values": values] as [String: Any]
+            try store(JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
+                      at: path(.preferences) + "/\(user).json")
+        case .common:
+            for canary in canaries { try store(Data(Self.value(canary).utf8), at: path(.caches) + "/common-\(user)-\(canary.number).txt") }
+        case .plain:
+            for canary in canaries { try store(Data(Self.value(canary).utf8), at: documentPath(canary, "txt")) }
+        case .sensitive, .external:
+            guard let key = kind == .sensitive ? keys.data : keys.external else { throw MissingKey(kind: kind) }
+            for canary in canaries {
+                try store(AES.GCM.seal(Data(Self.value(canary).utf8), using: key).combined!, at: documentPath(canary, "sealed"))
+            }
+        }
+        return canaries
+    }
+
+    public struct MissingKey: Error, CustomStringConvertible {
+        public let kind: RecordKind
+        public var description: String { "no key to write \(kind.rawValue) records with" }
+    }
+
+    public struct WriteFailure: Error, CustomStringConvertible {
+        public let file: String
+        public var description: String { "cannot write \(file)" }
+    }
+
+    /// Every record the holder of `keys` can read, as canaries, in a stable order.
+    public func readable(with keys: Keys) -> [Canary] {
+        RecordKind.allCases.flatMap { kind in
+            storedFiles(of: kind).compactMap { file in read(file, kind: kind, keys: keys) }.flatMap { $0 }
+        }.sorted { ($0.user, $0.kind.rawValue, $0.number) < ($1.user, $1.kind.rawValue, $1.number) }
+    }
+
+    /// Deletes the records of these kinds, every user's.
+    public func delete(_ kinds: Set<RecordKind>) throws {
+        for kind in kinds {
+            for file in storedFiles(of: kind) { try removeIfPresent(file) }
+        }
+        // A user's documents folder goes with the last of its records.
+        for folder in files(in: path(.documents)) where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+            try removeIfPresent(folder)
+        }
+    }
+
+    /// The value stored for a canary: the canary itself, then some payload.
+    static func value(_ canary: Canary) -> String { "\(canary) record of \(canary.user) in \(canary.app)" }
+
+    private func documentPath(_ canary: Canary, _ suffix: String) -> String {
+        let folder = path(.documents) + "/" + canary.user
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+        return folder + "/\(canary.kind.rawValue)-\(canary.number).\(suffix)"
+    }
+
+    /// The files that hold records of `kind`, every user's.
+    private func storedFiles(of kind: RecordKind) -> [String] {
+        switch kind {
+        case .preferences: return files(in: path(.preferences)).filter { $0.hasSuffix(".json") }
+        case .common: return files(in: path(.caches)).filter { ($0 as NSString).lastPathComponent.hasPrefix("common-") }
+        case .plain, .sensitive, .external:
+            let users = (try? FileManager.default.contentsOfDirectory(atPath: path(.documents))) ?? []
+            return users.flatMap { files(in: path(.documents) + "/" + $0) }
+                .filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
+        }
+    }
+
+    private func read(_ file: String, kind: RecordKind, keys: Keys) -> [Canary]? {
+        guard let bytes = FileManager.default.contents(atPath: file) else { return nil }
+        let plain: Data
+        switch kind {
+        case .sensitive, .external:
+            guard let key = kind == .sensitive ? keys.data : keys.external,
+                  let box = try? AES.GCM.SealedBox(combined: bytes),
+                  let opened = try? AES.GCM.open(box, using: key) else { return nil }
+            plain = opened
+        default:
+            plain = bytes
+        }
+        return Canary.all(in: String(decoding: plain, as: UTF8.self)[...]).filter { $0.kind == kind }
+    }
+
+    private func records(of kind: RecordKind, user: String) -> [Canary] {
+        storedFiles(of: kind).flatMap { file -> [Canary] in
+            let name = (file as NSString).lastPathComponent
+            // Numbers come from file names, so even unreadable (sealed) records count.
+            switch kind {
+            case .preferences:
+                return name == "\(user).json" ? Canary.all(in: preferenceValues(of: user).joined(separator: " ")[...]) : []
+            case .common:
+                guard name.hasPrefix("common-\(user)-"), let number = Int(name.dropFirst("common-\(user)-".count).dropLast(4)) else { return [] }
+                return [Canary(user: user, app: app, kind: kind, number: number)]
+            default:
+                guard (file as NSString).deletingLastPathComponent.hasSuffix("/" + user),
+                      let number = Int(name.dropFirst(kind.rawValue.count + 1).prefix { $0.isNumber }) else { return [] }
+                return [Canary(user: user, app: app, kind: kind, number: number)]
+            }
+        }
+    }
+
+    private func preferenceValues(of user: String) -> [String] {
+        guard let bytes = FileManager.default.contents(atPath: path(.preferences) + "/\(user).json"),
+              let document = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else { return [] }
+        return document["values"] as? [String] ?? []
+    }
+
+    private func files(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
+    }
+
+    private func store(_ data: Data, at file: String) throws {
+        guard FileManager.default.createFile(atPath: file, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw WriteFailure(file: file)
+        }
+    }
+
+    private func removeIfPresent(_ file: String) throws {
+        guard FileManager.default.fileExists(atPath: file) else { return }
+        try FileManager.default.removeItem(atPath: file)
+    }
+}
