@@ -1,0 +1,86 @@
+import DeviceProcesses
+import Foundation
+import SharedDevice
+
+/// Carries out an app's cleanup (SPEC §2.8) as the domain's plan says, journaled: the job is
+/// saved before anything is deleted and removed once it is done, so an app killed in the
+/// middle finishes the same cleanup on its next launch, before it shows anything.
+public struct Cleaner: Sendable {
+    public let container: Container
+    /// The keychain key of this app's `sensitive` records.
+    public let dataKeyName: String
+    public let hookTimeout: Duration
+
+    public init(container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10)) {
+        self.container = container
+        self.dataKeyName = dataKeyName
+        self.hookTimeout = hookTimeout
+    }
+
+    /// One cleanup: for whom, why, and how.
+    public struct Job: Codable, Equatable, Sendable {
+        public var previousUser: String?
+        public var currentUser: String?
+        /// What the app learnt: `sign-out`, `user-changed`, `wipe`, …
+        public var reason: String
+        public var policy: CleanupPolicy
+
+        public init(previousUser: String?, currentUser: String?, reason: String, policy: CleanupPolicy) {
+            self.previousUser = previousUser
+            self.currentUser = currentUser
+            self.reason = reason
+            self.policy = policy
+        }
+    }
+
+    public struct HookFailure: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    var journalPath: String { container.root + "/cleanup-journal.json" }
+
+    /// A cleanup that was started and not finished (the app died in the middle).
+    public func unfinished() -> Job? {
+        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job.self, from: $0) }
+    }
+
+    /// Runs the job to its end. A hook that fails or outlives its timeout throws
+    /// `HookFailure`; the job is finished either way (a hook is not retried forever).
+    public func run(_ job: Job) throws {
+        try AtomicFile.write(JSONEncoder().encode(job), to: journalPath)
+        let plan = job.policy.plan
+        var hookFailure: HookFailure?
+        if let command = plan.hook {
+            hookFailure = runHook(command, for: job)
+        }
+        try container.delete(plan.deletes)
+        if plan.deletesDataKey { try container.deleteKey(dataKeyName) }
+        try FileManager.default.removeItem(atPath: journalPath)
+        if let hookFailure { throw hookFailure }
+    }
+
+    /// The team's command through `/bin/sh -c`, in its own process group (so a timeout stops
+    /// whatever it started), its output appended to `hook.log` in the container.
+    private func runHook(_ command: String, for job: Job) -> HookFailure? {
+        let environment = ProcessInfo.processInfo.environment.merging([
+            "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
+            "SDLAB_PREVIOUS_USER": job.previousUser ?? "", "SDLAB_CURRENT_USER": job.currentUser ?? "",
+            "SDLAB_REASON": job.reason,
+        ]) { $1 }
+        let log = container.root + "/hook.log"
+        let hook: ChildProcess
+        do {
+            (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", command], stdout: .file(log), stderr: .file(log),
+                                               environment: environment, newSession: true)
+        } catch {
+            return HookFailure(description: "the cleanup hook could not start: \(error)")
+        }
+        guard let status = hook.exitStatus(timeout: hookTimeout) else {
+            kill(-hook.pid, SIGKILL)
+            _ = hook.exitStatus(timeout: .seconds(5))
+            return HookFailure(description: "the cleanup hook `\(command)` did not finish within \(hookTimeout)")
+        }
+        kill(-hook.pid, SIGKILL)  // anything it left behind in its group
+        return status == .exited(0) ? nil : HookFailure(description: "the cleanup hook `\(command)` failed: \(status)")
+    }
+}

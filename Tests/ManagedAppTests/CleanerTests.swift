@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import ManagedApp
+import SharedDevice
+import Testing
+
+/// SPEC §2.8: cleanups carried out, journaled, and the team's hook.
+@Suite struct CleanerTests {
+    /// A container holding two records of every kind for cou1, and a cleaner for it.
+    static func withFilledContainer(hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void) throws {
+        try ContainerTests.withContainer { container in
+            let keys = Container.Keys(data: try container.key("data"), external: SymmetricKey(size: .bits256))
+            for kind in RecordKind.allCases { try container.write(kind, count: 2, user: "cou1", keys: keys) }
+            try body(container, Cleaner(container: container, dataKeyName: "data", hookTimeout: hookTimeout), keys)
+        }
+    }
+
+    static func job(_ policy: CleanupPolicy) -> Cleaner.Job {
+        Cleaner.Job(previousUser: "cou1", currentUser: "cou2", reason: "user-changed", policy: policy)
+    }
+
+    @Test(arguments: ["wipe-all", "retain-preferences", "cache-common", "external-key", "keep-all"])
+    func aPolicyLeavesWhatItKeeps(name: String) throws {
+        let policy = try #require(CleanupPolicy(name: name))
+        try Self.withFilledContainer { container, cleaner, keys in
+            try cleaner.run(Self.job(policy))
+            let left = Set(container.readable(with: keys).map(\.kind))
+            #expect(left == Set(RecordKind.allCases).subtracting(policy.plan.deletes))
+            #expect((container.existingKey("data") == nil) == policy.plan.deletesDataKey)
+            #expect(cleaner.unfinished() == nil)
+        }
+    }
+
+    @Test func aCleanupCutShortIsFoundAndFinished() throws {
+        try Self.withFilledContainer { container, cleaner, keys in
+            // What a kill right after the journal was saved leaves behind.
+            let job = Self.job(.wipeAll)
+            try JSONEncoder().encode(job).write(to: URL(fileURLWithPath: container.root + "/cleanup-journal.json"))
+            let found = try #require(cleaner.unfinished())
+            #expect(found == job)
+            try cleaner.run(found)
+            #expect(container.readable(with: keys).isEmpty && cleaner.unfinished() == nil)
+        }
+    }
+
+    @Test func theHookGetsTheDocumentedEnvironment() throws {
+        try Self.withFilledContainer { container, cleaner, _ in
+            let command = "env | grep '^SDLAB_' | sort > \"$SDLAB_CONTAINER/hook-saw.txt\""
+            try cleaner.run(Self.job(.hook(command: command)))
+            let saw = try String(contentsOfFile: container.root + "/hook-saw.txt", encoding: .utf8)
+            #expect(saw == """
+                SDLAB_APP=mail
+                SDLAB_CONTAINER=\(container.root)
+                SDLAB_CURRENT_USER=cou2
+                SDLAB_PREVIOUS_USER=cou1
+                SDLAB_REASON=user-changed
+
+                """)
+        }
+    }
+
+    @Test func aFailingHookIsACleanupFailure() throws {
+        try Self.withFilledContainer { _, cleaner, _ in
+            let failure = #expect(throws: Cleaner.HookFailure.self) {
+                try cleaner.run(Self.job(.hook(command: "echo oops; exit 3")))
+            }
+            #expect(failure?.description == "the cleanup hook `echo oops; exit 3` failed: exit code 3")
+            #expect(cleaner.unfinished() == nil)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHangingHookIsStoppedAtItsTimeoutWithWhatItStarted() throws {
+        try Self.withFilledContainer(hookTimeout: .milliseconds(300)) { container, cleaner, _ in
+            let started = ContinuousClock.now
+            let command = "sleep 60 & echo $! > \"$SDLAB_CONTAINER/child.pid\"; sleep 60"
+            #expect(throws: Cleaner.HookFailure.self) { try cleaner.run(Self.job(.hook(command: command))) }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            let child = try #require(Int32(String(contentsOfFile: container.root + "/child.pid", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            // Killed with its group; gone, or a zombie until its parent (init) reaps it.
+            let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?
+                .split(separator: ")").last?.split(separator: " ").first
+            #expect(state == nil || state == "Z", "the hook's child \(child) still runs")
+        }
+    }
+}
