@@ -9,6 +9,7 @@ public enum DeviceBus {
     public static let notifyPath: ObjectPath = "/dev/sdlab/Notify"
     public static let hubInterface = "dev.sdlab.Hub1"
     public static let brokerInterface = "dev.sdlab.Broker1"
+    public static let keyServiceInterface = "dev.sdlab.KeyService1"
     public static let notifyInterface = "dev.sdlab.Notify1"
 
     /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.

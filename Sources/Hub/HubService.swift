@@ -1,3 +1,4 @@
+import Crypto
 import DBusKit
 import Foundation
 import SharedDevice
@@ -49,7 +50,7 @@ final class HubService: Sendable {
 
     init(_ core: HubCore) { self.core = core }
 
-    var interfaces: [DBusInterface] { [hub1, broker1, notify1] }
+    var interfaces: [DBusInterface] { [hub1, broker1, keyService1, notify1] }
 
     // MARK: dev.sdlab.Hub1
 
@@ -166,6 +167,19 @@ final class HubService: Sendable {
 
     /// An hour from now, in seconds since the epoch, as a token's expiry is written.
     private static func tokenExpiry() -> UInt64 { UInt64(Date().timeIntervalSince1970) + 3600 }
+
+    // MARK: dev.sdlab.KeyService1
+
+    private var keyService1: DBusInterface {
+        DBusInterface(DeviceBus.keyServiceInterface, methods: [
+            .init("GetUserKey", out: [.init("key", "(say)")]) { [core] _ async throws in
+                let (user, key) = try core.change { (hub) throws(DeviceError) in
+                    try hub.externalKey { SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) } }
+                }
+                return [.structure([.string(user), .array(element: "y", key.map { .byte($0) })])]
+            },
+        ])
+    }
 
     // MARK: dev.sdlab.Notify1
 

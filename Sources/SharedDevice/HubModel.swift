@@ -36,6 +36,8 @@ public struct HubModel: Equatable, Sendable, Codable {
     public private(set) var online: Bool
     public private(set) var locked = false
     public private(set) var notify = NotifyCenter()
+    /// The off-device key service: each user's key for `external` records, made on first use.
+    private var externalKeys: [String: [UInt8]] = [:]
     public let policy: Policy
 
     public init(policy: Policy = Policy(), online: Bool = true) {
@@ -162,6 +164,17 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// Whether a token still belongs to the current session.
     public func isCurrent(tokenGeneration: UInt64) -> Bool {
         currentAccount != nil && tokenGeneration == session.generation
+    }
+
+    // MARK: - KeyService1
+
+    /// The checked-out user's key for `external` records (SPEC §2.8), from the console, so
+    /// only online; `makeKey` gives a new random key the first time a user asks.
+    public mutating func externalKey(makeKey: () -> [UInt8]) throws(DeviceError) -> (user: String, key: [UInt8]) {
+        guard online else { throw .offline }
+        guard let user = currentAccount else { throw .notCheckedOut }
+        if externalKeys[user] == nil { externalKeys[user] = makeKey() }
+        return (user, externalKeys[user]!)
     }
 
     // MARK: - Notify1 state

@@ -12,7 +12,8 @@ import TestSupport
     static let busFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Bus")
 
-    static let hubInterfaces = [DeviceBus.hubInterface, DeviceBus.brokerInterface, DeviceBus.notifyInterface]
+    static let hubInterfaces = [DeviceBus.hubInterface, DeviceBus.brokerInterface, DeviceBus.keyServiceInterface,
+                                DeviceBus.notifyInterface]
 
     @Test(.timeLimit(.minutes(1)))
     func theHubObjectIntrospectsAsBusFolderDocuments() async throws {

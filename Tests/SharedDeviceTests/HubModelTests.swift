@@ -244,3 +244,22 @@ import Testing
         #expect(decoded == hub)
     }
 }
+
+/// SPEC §2.8: the off-device key service of `external` records.
+@Suite struct KeyServiceTests {
+    @Test func onlyTheCheckedOutUserGetsAKeyAndAlwaysTheSameOne() throws {
+        var hub = try HubModelTests.enrolled()
+        var made = 0
+        let make: () -> [UInt8] = { made += 1; return [UInt8(made)] }
+        #expect(throws: DeviceError.notCheckedOut) { try hub.externalKey(makeKey: make) }
+        _ = try hub.checkOut(as: HubModelTests.cou1)
+        #expect(try hub.externalKey(makeKey: make) == ("cou1", [1]))
+        #expect(try hub.externalKey(makeKey: make) == ("cou1", [1]))
+        hub.setOnline(false)
+        #expect(throws: DeviceError.offline) { try hub.externalKey(makeKey: make) }
+        hub.setOnline(true)
+        _ = try hub.checkIn()
+        _ = try hub.checkOut(as: HubModelTests.cou2)
+        #expect(try hub.externalKey(makeKey: make) == ("cou2", [2]))
+    }
+}
