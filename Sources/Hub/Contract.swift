@@ -12,6 +12,12 @@ public enum DeviceBus {
     public static let keyServiceInterface = "dev.sdlab.KeyService1"
     public static let notifyInterface = "dev.sdlab.Notify1"
 
+    /// Posts a notification (notify_post): a `Posted(name)` signal from the notify path, as
+    /// anyone may send it.
+    public static func post(_ name: String, on connection: Connection) throws(DBusError) {
+        try connection.emitSignal(path: notifyPath, interface: notifyInterface, member: "Posted", [.string(name)])
+    }
+
     /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.
     public static func posts(of name: String) -> MatchRule {
         MatchRule(path: notifyPath, interface: notifyInterface, member: "Posted", arguments: [0: name])

@@ -217,8 +217,7 @@ final class HubService: Sendable {
     /// Carries out the posts a change asks for; the notify state is already set and saved.
     private static func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
         for case .post(let name, _) in effects {
-            try connection.emitSignal(path: DeviceBus.notifyPath, interface: DeviceBus.notifyInterface,
-                                      member: "Posted", [.string(name)])
+            try DeviceBus.post(name, on: connection)
         }
     }
 }

@@ -7,8 +7,9 @@ import SharedDevice
 /// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value
 /// carries its canary, so the leak scanner can tell whose data a readable file holds.
 ///
-/// Layout: `documents/USER/KIND-N.txt` (plain) or `.sealed` (sensitive, external: AES-GCM),
-/// `preferences/USER.json`, `caches/common-USER-N.txt`, `keychain/NAME.key` (raw 256-bit keys).
+/// Layout: one file per record, `documents/USER/KIND-N.txt` (plain) or `.sealed` (sensitive,
+/// external: AES-GCM) and `caches/USER/common-N.txt`; one file per user of preferences,
+/// `preferences/USER.json`; `keychain/NAME.key` (raw 256-bit keys).
 public struct Container: Sendable {
     public let root: String
     public let app: String
@@ -68,7 +69,7 @@ public struct Container: Sendable {
     /// returns their canaries. `sensitive` needs `keys.data`, `external` needs `keys.external`.
     @discardableResult
     public func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
-        let first = (records(of: kind, user: user).map(\.number).max() ?? 0) + 1
+        let first = (numbers(of: kind, user: user).max() ?? 0) + 1
         let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
         switch kind {
         case .preferences:
@@ -77,14 +78,12 @@ public struct Container: Sendable {
             let document = ["user": user, "values": values] as [String: Any]
             try store(JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
                       at: path(.preferences) + "/\(user).json")
-        case .common:
-            for canary in canaries { try store(Data(Self.value(canary).utf8), at: path(.caches) + "/common-\(user)-\(canary.number).txt") }
-        case .plain:
-            for canary in canaries { try store(Data(Self.value(canary).utf8), at: documentPath(canary, "txt")) }
+        case .common, .plain:
+            for canary in canaries { try store(Data(Self.value(canary).utf8), at: recordPath(canary, "txt")) }
         case .sensitive, .external:
             guard let key = kind == .sensitive ? keys.data : keys.external else { throw MissingKey(kind: kind) }
             for canary in canaries {
-                try store(AES.GCM.seal(Data(Self.value(canary).utf8), using: key).combined!, at: documentPath(canary, "sealed"))
+                try store(AES.GCM.seal(Data(Self.value(canary).utf8), using: key).combined!, at: recordPath(canary, "sealed"))
             }
         }
         return canaries
@@ -112,8 +111,9 @@ public struct Container: Sendable {
         for kind in kinds {
             for file in storedFiles(of: kind) { try removeIfPresent(file) }
         }
-        // A user's documents folder goes with the last of its records.
-        for folder in files(in: path(.documents)) where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
+        // A user's folder goes with the last of its records.
+        for folder in files(in: path(.documents)) + files(in: path(.caches))
+        where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
             try removeIfPresent(folder)
         }
     }
@@ -121,23 +121,21 @@ public struct Container: Sendable {
     /// The value stored for a canary: the canary itself, then some payload.
     static func value(_ canary: Canary) -> String { "\(canary) record of \(canary.user) in \(canary.app)" }
 
-    private func documentPath(_ canary: Canary, _ suffix: String) -> String {
-        let folder = path(.documents) + "/" + canary.user
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+    /// Where records of every kind but preferences are kept.
+    private func folder(of kind: RecordKind) -> Folder { kind == .common ? .caches : .documents }
+
+    private func recordPath(_ canary: Canary, _ suffix: String) throws -> String {
+        let folder = path(folder(of: canary.kind)) + "/" + canary.user
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         return folder + "/\(canary.kind.rawValue)-\(canary.number).\(suffix)"
     }
 
     /// The files that hold records of `kind`, every user's.
     private func storedFiles(of kind: RecordKind) -> [String] {
-        switch kind {
-        case .preferences: return files(in: path(.preferences)).filter { $0.hasSuffix(".json") }
-        case .common: return files(in: path(.caches)).filter { ($0 as NSString).lastPathComponent.hasPrefix("common-") }
-        case .plain, .sensitive, .external:
-            let users = (try? FileManager.default.contentsOfDirectory(atPath: path(.documents))) ?? []
-            return users.flatMap { files(in: path(.documents) + "/" + $0) }
-                .filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
-        }
+        if kind == .preferences { return files(in: path(.preferences)).filter { $0.hasSuffix(".json") } }
+        return files(in: path(folder(of: kind))).flatMap(files(in:))
+            .filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
     }
 
     private func read(_ file: String, kind: RecordKind, keys: Keys) -> [Canary]? {
@@ -155,21 +153,16 @@ public struct Container: Sendable {
         return Canary.all(in: String(decoding: plain, as: UTF8.self)[...]).filter { $0.kind == kind }
     }
 
-    private func records(of kind: RecordKind, user: String) -> [Canary] {
-        storedFiles(of: kind).flatMap { file -> [Canary] in
+    /// The numbers of `user`'s records of `kind`, readable or not: taken from file names for
+    /// records, from the user's file for preferences.
+    private func numbers(of kind: RecordKind, user: String) -> [Int] {
+        if kind == .preferences {
+            return Canary.all(in: preferenceValues(of: user).joined(separator: " ")[...]).map(\.number)
+        }
+        return files(in: path(folder(of: kind)) + "/" + user).compactMap { file in
             let name = (file as NSString).lastPathComponent
-            // Numbers come from file names, so even unreadable (sealed) records count.
-            switch kind {
-            case .preferences:
-                return name == "\(user).json" ? Canary.all(in: preferenceValues(of: user).joined(separator: " ")[...]) : []
-            case .common:
-                guard name.hasPrefix("common-\(user)-"), let number = Int(name.dropFirst("common-\(user)-".count).dropLast(4)) else { return [] }
-                return [Canary(user: user, app: app, kind: kind, number: number)]
-            default:
-                guard (file as NSString).deletingLastPathComponent.hasSuffix("/" + user),
-                      let number = Int(name.dropFirst(kind.rawValue.count + 1).prefix { $0.isNumber }) else { return [] }
-                return [Canary(user: user, app: app, kind: kind, number: number)]
-            }
+            guard name.hasPrefix(kind.rawValue + "-") else { return nil }
+            return Int(name.dropFirst(kind.rawValue.count + 1).prefix { $0.isNumber })
         }
     }
 

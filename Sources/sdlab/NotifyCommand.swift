@@ -23,8 +23,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             do {
-                try connection.emitSignal(path: DeviceBus.notifyPath, interface: DeviceBus.notifyInterface,
-                                          member: "Posted", [.string(name)])
+                try DeviceBus.post(name, on: connection)
             } catch {
                 throw failure("cannot post \"\(name)\": \(error)", code: ExitCodes.usage)
             }

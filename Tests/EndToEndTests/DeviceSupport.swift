@@ -70,6 +70,12 @@ extension Connection {
                        member: member, arguments, timeout: .seconds(10))
     }
 
+    /// Enrolls a fresh default device (as `stage`) and checks `user` out (password = name).
+    func checkOut(_ user: String) async throws {
+        try await hub(DeviceBus.hubInterface, "Enroll", ["stage", "stage"])
+        try await hub(DeviceBus.hubInterface, "CheckOut", [.string(user), .string(user)])
+    }
+
     /// The hub's session as (state, user, generation).
     func session() async throws -> (state: String, user: String, generation: UInt64) {
         let fields = try await hub(DeviceBus.hubInterface, "GetSession").first?.fields ?? []
