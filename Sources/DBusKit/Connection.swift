@@ -287,7 +287,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func shutDown() {
-        let (calls, streams, waiters) = lock.withLock {
+        let (calls, subscriptionEnds, waiters) = lock.withLock {
             isOpen = false
             closeRequested = true
             dbus_connection_flush(raw)
@@ -304,7 +304,7 @@ public final class Connection: @unchecked Sendable {
         let leftover = lock.withLock { defer { jobs = [] }; return jobs }
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
-        for stream in streams { stream.finish() }
+        for end in subscriptionEnds { end() }
         for waiter in waiters { waiter.resume() }
     }
 

@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 
 /// A match rule for signals, rendered with values quoted and escaped as the D-Bus
 /// specification says (a `'` inside a value becomes `'\''`).
@@ -64,7 +65,9 @@ public struct MatchRule: Hashable, Sendable {
 struct SubscriptionRegistry {
     struct Subscriber {
         let rule: MatchRule
-        let continuation: AsyncStream<Message>.Continuation
+        /// Runs on the connection's owner thread, in the order messages arrive.
+        let deliver: @Sendable (Message) -> Void
+        let finish: @Sendable () -> Void
     }
 
     private var subscribers: [UInt64: Subscriber] = [:]
@@ -75,9 +78,10 @@ struct SubscriptionRegistry {
     var ruleInstalls: [String: Task<Void, any Error>] = [:]
 
     /// Adds a subscriber; true when it is the rule's first, so the rule must be added.
-    mutating func add(_ rule: MatchRule, _ continuation: AsyncStream<Message>.Continuation) -> (id: UInt64, isFirst: Bool) {
+    mutating func add(_ subscriber: Subscriber) -> (id: UInt64, isFirst: Bool) {
+        let rule = subscriber.rule
         nextID += 1
-        subscribers[nextID] = Subscriber(rule: rule, continuation: continuation)
+        subscribers[nextID] = subscriber
         ruleUsers[rule.text, default: 0] += 1
         return (nextID, ruleUsers[rule.text] == 1)
     }
@@ -93,13 +97,14 @@ struct SubscriptionRegistry {
         return subscriber.rule
     }
 
-    func receivers(of message: Message) -> [AsyncStream<Message>.Continuation] {
-        subscribers.values.filter { $0.rule.matches(message) }.map(\.continuation)
+    func receivers(of message: Message) -> [@Sendable (Message) -> Void] {
+        subscribers.values.filter { $0.rule.matches(message) }.map(\.deliver)
     }
 
-    mutating func removeAll() -> [AsyncStream<Message>.Continuation] {
+    /// Empties the registry; returns what ends each subscription.
+    mutating func removeAll() -> [@Sendable () -> Void] {
         defer { subscribers = [:]; ruleUsers = [:]; ruleInstalls = [:] }
-        return subscribers.values.map(\.continuation)
+        return subscribers.values.map(\.finish)
     }
 }
 
@@ -108,23 +113,39 @@ extension Connection {
     /// no signal sent afterwards is missed. The rule stays on the bus while at least one
     /// subscriber of this connection iterates; ending the last one removes it.
     public func signals(matching rule: MatchRule) async throws -> AsyncStream<Message> {
-        try rule.validate()
         let (stream, continuation) = AsyncStream<Message>.makeStream()
+        let subscription = try await subscribe(rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// Subscribes `handler` to signals matching `rule`, once the bus has installed the rule.
+    /// The handler runs on the connection's owner thread, one message at a time in the order
+    /// they arrive, so it must not block; it suits work that must keep that order (counting
+    /// or coalescing notifications). The subscription lasts until cancelled or the connection closes.
+    public func onSignal(matching rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) async throws -> SignalSubscription {
+        try await subscribe(rule, deliver: handler, finish: {})
+    }
+
+    private func subscribe(_ rule: MatchRule, deliver: @escaping @Sendable (Message) -> Void,
+                           finish: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+        try rule.validate()
         let (id, install) = lock.withLock { () -> (UInt64, Task<Void, any Error>) in
-            let (id, isFirst) = subscriptions.add(rule, continuation)
+            let (id, isFirst) = subscriptions.add(.init(rule: rule, deliver: deliver, finish: finish))
             if isFirst {
                 subscriptions.ruleInstalls[rule.text] = Task { try await self.busCall("AddMatch", [.string(rule.text)]) }
             }
             return (id, subscriptions.ruleInstalls[rule.text]!)
         }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        let subscription = SignalSubscription { [weak self] in self?.unsubscribe(id) }
         do {
             try await install.value
         } catch {
-            continuation.finish()
+            subscription.cancel()
+            finish()
             throw error
         }
-        return stream
+        return subscription
     }
 
     private func unsubscribe(_ id: UInt64) {
@@ -140,8 +161,23 @@ extension Connection {
     }
 
     func deliverSignal(_ message: Message) {
-        for receiver in lock.withLock({ subscriptions.receivers(of: message) }) {
-            receiver.yield(message)
+        for deliver in lock.withLock({ subscriptions.receivers(of: message) }) {
+            deliver(message)
         }
+    }
+}
+
+/// One subscription of `Connection.onSignal`; `cancel()` ends it (and removes the rule from
+/// the bus when it was the rule's last subscriber). Cancelling twice does nothing.
+public final class SignalSubscription: Sendable {
+    private let end: Mutex<(@Sendable () -> Void)?>
+
+    init(_ end: @escaping @Sendable () -> Void) { self.end = Mutex(end) }
+
+    public func cancel() {
+        end.withLock { end in
+            defer { end = nil }
+            return end
+        }?()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +28,15 @@ public enum TerminationSignals {
     }
 }
 
+/// SIGCONT: the process was stopped (SIGSTOP, which no process can catch) and is running
+/// again. A suspended app learns this way that it must check what it missed.
+public enum ContinueSignals {
+    /// Calls `handler` on a thread of its own after every SIGCONT from now on.
+    public static func onContinue(_ handler: @escaping @Sendable () -> Void) {
+        SignalWatcher.shared.continueHandlers.withLock { $0.append(handler) }
+    }
+}
+
 /// The pipe the signal handler writes to; made before any handler is installed.
 private let signalPipe: (read: Int32, write: Int32) = {
     var ends: [Int32] = [-1, -1]
@@ -38,6 +48,8 @@ private let signalPipe: (read: Int32, write: Int32) = {
 private final class SignalWatcher: @unchecked Sendable {
     static let shared = SignalWatcher()
 
+    let continueHandlers = Mutex<[@Sendable () -> Void]>([])
+
     private let lock = NSLock()
     private var subscribers: [Int: AsyncStream<Int32>.Continuation] = [:]
     private var nextID = 0
@@ -46,7 +58,7 @@ private final class SignalWatcher: @unchecked Sendable {
 
     private init() {
         _ = signalPipe  // the pipe exists before the first handler can run
-        for number in TerminationSignals.watched {
+        for number in TerminationSignals.watched + [SIGCONT] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -65,6 +77,10 @@ private final class SignalWatcher: @unchecked Sendable {
             let count = read(signalPipe.read, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return }
+            if Int32(byte) == SIGCONT {
+                for handler in continueHandlers.withLock({ $0 }) { handler() }
+                continue
+            }
             let receivers = lock.withLock {
                 if subscribers.isEmpty { unclaimed.append(Int32(byte)) }
                 return Array(subscribers.values)

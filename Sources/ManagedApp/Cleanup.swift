@@ -17,21 +17,7 @@ public struct Cleaner: Sendable {
         self.hookTimeout = hookTimeout
     }
 
-    /// One cleanup: for whom, why, and how.
-    public struct Job: Codable, Equatable, Sendable {
-        public var previousUser: String?
-        public var currentUser: String?
-        /// What the app learnt: `sign-out`, `user-changed`, `wipe`, …
-        public var reason: String
-        public var policy: CleanupPolicy
-
-        public init(previousUser: String?, currentUser: String?, reason: String, policy: CleanupPolicy) {
-            self.previousUser = previousUser
-            self.currentUser = currentUser
-            self.reason = reason
-            self.policy = policy
-        }
-    }
+    public typealias Job = CleanupJob
 
     public struct HookFailure: Error, Equatable, CustomStringConvertible {
         public let description: String

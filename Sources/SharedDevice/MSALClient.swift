@@ -52,6 +52,11 @@ public struct MSALClient: Codable, Equatable, Sendable {
         public var current: BrokerAccount?
         public var previous: BrokerAccount?
 
+        public init(current: BrokerAccount?, previous: BrokerAccount?) {
+            self.current = current
+            self.previous = previous
+        }
+
         /// The user changed: the app stops its work and cleans up for `previous`.
         public var userChanged: Bool { !sameAccount(current, previous) }
         /// The callback as recorded: `current-account(CURRENT,PREVIOUS)`.

@@ -1,0 +1,94 @@
+/// One cleanup: for whom, why, and by which policy (SPEC §2.8).
+public struct CleanupJob: Codable, Equatable, Sendable {
+    public var previousUser: String?
+    public var currentUser: String?
+    /// What the app learnt: `sign-out`, `user-changed`, `account-changed`, `wipe`, …
+    public var reason: String
+    public var policy: CleanupPolicy
+
+    public init(previousUser: String?, currentUser: String?, reason: String, policy: CleanupPolicy) {
+        self.previousUser = previousUser
+        self.currentUser = currentUser
+        self.reason = reason
+        self.policy = policy
+    }
+}
+
+/// A managed app's own side of an account change (SPEC §2.4–2.8): the user it acts for
+/// (whose data it shows and writes) and what it does when its SDK says the user changed.
+/// The SDK models decide *whether* the user changed; this decides what the app does about it.
+public struct AppModel: Codable, Equatable, Sendable {
+    public let policy: CleanupPolicy
+    /// The user whose data the app shows and writes; persisted, so it outlives a crash.
+    public private(set) var user: String?
+    /// The current user's kept preferences were re-applied (retain-preferences).
+    public private(set) var preferencesApplied = false
+
+    public init(policy: CleanupPolicy, user: String? = nil) {
+        self.policy = policy
+        self.user = user
+    }
+
+    /// What the app does about one change.
+    public struct Reaction: Equatable, Sendable {
+        /// The previous user's data to clean up, if there was a previous user.
+        public var cleanup: CleanupJob?
+        /// Re-apply the new user's kept preferences.
+        public var reappliesPreferences = false
+
+        /// Nothing to do.
+        public static let nothing = Reaction()
+    }
+
+    /// The app now serves `current`. `hasPreferences` says whether a user has kept preferences.
+    /// `keep-all` ignores every change (broken on purpose): it goes on as the old user.
+    public mutating func userChanged(to current: String?, reason: String,
+                                     hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+        guard policy != .keepAll, current != user else { return .nothing }
+        let previous = user
+        user = current
+        var reaction = Reaction()
+        if let previous {
+            reaction.cleanup = CleanupJob(previousUser: previous, currentUser: current, reason: reason, policy: policy)
+        }
+        reaction.reappliesPreferences = policy.plan.reappliesPreferences && current.map(hasPreferences) == true
+        preferencesApplied = reaction.reappliesPreferences
+        return reaction
+    }
+
+    /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch.
+    public mutating func heard(_ result: MSALClient.CurrentAccount,
+                               hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+        guard result.userChanged else { return .nothing }
+        return userChanged(to: result.current?.username, reason: result.current == nil ? "sign-out" : "user-changed",
+                           hasPreferences: hasPreferences)
+    }
+
+    /// Android MSAL callbacks (§2.5): `account-changed` carries the change.
+    public mutating func heard(_ callbacks: [AndroidMSALClient.Callback],
+                               hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+        for case .accountChanged(_, let current) in callbacks {
+            return userChanged(to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
+                               hasPreferences: hasPreferences)
+        }
+        return .nothing
+    }
+
+    /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session`: `wipe`
+    /// ends the user, `user-changed` and a successful `initial-check` adopt the session's user.
+    public mutating func heard(_ effects: [WorkspaceOneSDK.Effect], session: Session,
+                               hasPreferences: (String) -> Bool = { _ in false }) -> [Reaction] {
+        effects.compactMap { effect in
+            switch effect {
+            case .callback(.wipe):
+                userChanged(to: nil, reason: "wipe", hasPreferences: hasPreferences)
+            case .callback(.userChanged), .callback(.initialCheck(error: nil)):
+                userChanged(to: session.user, reason: "user-changed", hasPreferences: hasPreferences)
+            case .callback(.initialCheck(error: _?)), .block:
+                userChanged(to: nil, reason: "blocked", hasPreferences: hasPreferences)
+            case .deleteDataKeys:
+                nil
+            }
+        }.filter { $0 != .nothing }
+    }
+}

@@ -1,0 +1,87 @@
+import SharedDevice
+import Testing
+
+/// What an app does when its SDK reports a change (SPEC §2.4–2.8).
+@Suite struct AppModelTests {
+    static let a = BrokerAccount(user: "cou1"), b = BrokerAccount(user: "cou2")
+
+    @Test(arguments: [
+        // (user before, MSAL result, user after, cleanup of, reason)
+        ("cou1", MSALClient.CurrentAccount(current: b, previous: a), "cou2", "cou1", "user-changed"),
+        ("cou1", MSALClient.CurrentAccount(current: nil, previous: a), nil, "cou1", "sign-out"),
+        (nil, MSALClient.CurrentAccount(current: a, previous: nil), "cou1", nil, nil),
+        ("cou1", MSALClient.CurrentAccount(current: a, previous: a), "cou1", nil, nil),
+        (nil, MSALClient.CurrentAccount(current: nil, previous: nil), nil, nil, nil),
+    ] as [(String?, MSALClient.CurrentAccount, String?, String?, String?)])
+    func anMSALAppCleansUpForThePreviousUserWhenTheUserChanged(
+        before: String?, result: MSALClient.CurrentAccount, after: String?, cleaned: String?, reason: String?
+    ) {
+        var app = AppModel(policy: .wipeAll, user: before)
+        let reaction = app.heard(result)
+        #expect(app.user == after)
+        #expect(reaction.cleanup?.previousUser == cleaned && reaction.cleanup?.reason == reason)
+        #expect(reaction.cleanup.map { $0.currentUser == after && $0.policy == .wipeAll } ?? true)
+    }
+
+    @Test func androidCleansUpOnAccountChangedOnly() {
+        var app = AppModel(policy: .cacheCommon, user: "cou1")
+        #expect(app.heard([.accountLoaded(Self.a)]) == .nothing)
+        let reaction = app.heard([.accountChanged(prior: Self.a, current: nil), .accountLoaded(nil)])
+        #expect(reaction.cleanup == CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon))
+        #expect(app.user == nil)
+    }
+
+    /// A corrupt stored value reports `account-changed(none, current)`: the app still knows
+    /// whose data it holds, and cleans it.
+    @Test func androidWithACorruptStoredValueStillCleansTheAppsOwnUser() {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        let reaction = app.heard([.accountChanged(prior: nil, current: Self.b), .accountLoaded(Self.b)])
+        #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
+    }
+
+    @Test(arguments: [
+        // (effects, session the hub answered, user after, cleanups)
+        ([WorkspaceOneSDK.Effect.deleteDataKeys, .callback(.wipe), .callback(.userChanged)],
+         Session(state: .checkedOut, user: "cou2", generation: 3), "cou2", ["wipe"]),
+        ([.deleteDataKeys, .callback(.wipe), .block], Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
+        ([.callback(.initialCheck(error: nil))], Session(state: .checkedOut, user: "cou1", generation: 1), "cou1", []),
+        ([.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")), .block],
+         Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
+    ] as [([WorkspaceOneSDK.Effect], Session, String?, [String])])
+    func aWorkspaceOneAppFollowsItsCallbacks(effects: [WorkspaceOneSDK.Effect], session: Session, after: String?, cleanups: [String]) {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        let reactions = app.heard(effects, session: session)
+        #expect(app.user == after)
+        #expect(reactions.compactMap(\.cleanup?.reason) == cleanups)
+        #expect(reactions.compactMap(\.cleanup?.previousUser).allSatisfy { $0 == "cou1" })
+    }
+
+    @Test func aFirstWorkspaceOneLaunchAdoptsTheUserWithoutCleaning() {
+        var app = AppModel(policy: .wipeAll)
+        let reactions = app.heard([.callback(.initialCheck(error: nil))], session: Session(state: .checkedOut, user: "cou1", generation: 1))
+        #expect(reactions.allSatisfy { $0.cleanup == nil } && app.user == "cou1")
+    }
+
+    @Test func keepAllIgnoresEveryChange() {
+        var app = AppModel(policy: .keepAll, user: "cou1")
+        #expect(app.userChanged(to: "cou2", reason: "user-changed") == .nothing)
+        #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: Self.a)) == .nothing)
+        #expect(app.user == "cou1")
+    }
+
+    @Test func retainPreferencesReappliesAReturningUsersPreferences() {
+        var app = AppModel(policy: .retainPreferences, user: "cou1")
+        let toCou2 = app.userChanged(to: "cou2", reason: "user-changed") { $0 == "cou1" }
+        #expect(!toCou2.reappliesPreferences && !app.preferencesApplied)
+        let back = app.userChanged(to: "cou1", reason: "user-changed") { $0 == "cou1" }
+        #expect(back.reappliesPreferences && app.preferencesApplied && back.cleanup?.previousUser == "cou2")
+        var wipeAll = AppModel(policy: .wipeAll, user: "cou2")
+        #expect(!wipeAll.userChanged(to: "cou1", reason: "user-changed") { _ in true }.reappliesPreferences)
+    }
+
+    @Test func aHookRunsWithBothUsersAndTheReason() {
+        var app = AppModel(policy: .hook(command: "./clean.sh"), user: "cou1")
+        let job = app.userChanged(to: "cou2", reason: "user-changed").cleanup
+        #expect(job == CleanupJob(previousUser: "cou1", currentUser: "cou2", reason: "user-changed", policy: .hook(command: "./clean.sh")))
+    }
+}
