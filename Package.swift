@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "sdlab", targets: ["sdlab"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
+        // The simulated SDKs as an app calls them, and the host that runs an app as a fleet member.
+        .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,10 +35,15 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // The simulated MSAL and Workspace ONE SDKs as an app calls them, over the device bus.
+        .target(name: "SharedDeviceSDK", dependencies: [
+            "DBusKit", "SharedDevice", "Hub", "DeviceProcesses",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
         // cleanup.
         .target(name: "ManagedApp", dependencies: [
-            "DBusKit", "SharedDevice", "Hub", "DeviceProcesses",
+            "DBusKit", "SharedDevice", "SharedDeviceSDK", "Hub", "DeviceProcesses",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Starts and drives devices: bus, hub, apps.
@@ -44,7 +51,7 @@ let package = Package(
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "Runner",
+                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,7 +68,7 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
-        .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice"]),
+        .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -48,6 +48,10 @@ public final class TraceLog: Sendable {
 
     /// Appends an event stamped now (or at `time`, for an event noticed earlier than it is written).
     public func record(_ event: String, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<String, TraceValue> = [:]) {
+        record(event, at: time, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    public func record(_ event: String, at time: UInt64 = TraceLog.now(), fields: [(String, TraceValue)]) {
         var line = "{\"t\":\(time),\"proc\":\(Self.quoted(process)),\"event\":\(Self.quoted(event))"
         for (key, value) in fields {
             line += ",\(Self.quoted(key)):\(Self.json(value))"

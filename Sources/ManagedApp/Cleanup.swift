@@ -30,19 +30,26 @@ public struct Cleaner: Sendable {
         FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job.self, from: $0) }
     }
 
-    /// Runs the job to its end. A hook that fails or outlives its timeout throws
-    /// `HookFailure`; the job is finished either way (a hook is not retried forever).
-    public func run(_ job: Job) throws {
+    /// Runs the job to its end: the policy's plan, or `work` (an app's own cleanup) instead.
+    /// A hook or `work` that fails, or a hook that outlives its timeout, throws; the job is
+    /// finished either way (a failing cleanup is reported, not retried forever).
+    public func run(_ job: Job, work: CleanupWork? = nil) throws {
         try AtomicFile.write(JSONEncoder().encode(job), to: journalPath)
-        let plan = job.policy.plan
-        var hookFailure: HookFailure?
-        if let command = plan.hook {
-            hookFailure = runHook(command, for: job)
+        var failure: (any Error)?
+        if let work {
+            do { try work(job, container) } catch { failure = error }
+        } else {
+            failure = try carryOut(job.policy.plan, for: job)
         }
-        try container.delete(plan.deletes)
-        if plan.deletesDataKey { try container.deleteKey(dataKeyName) }
         try FileManager.default.removeItem(atPath: journalPath)
-        if let hookFailure { throw hookFailure }
+        if let failure { throw failure }
+    }
+
+    private func carryOut(_ plan: CleanupPolicy.Plan, for job: Job) throws -> HookFailure? {
+        let hookFailure = plan.hook.flatMap { runHook($0, for: job) }
+        try container.delete(plan.deletes)
+        if plan.deletesDataKey { try container.keychain.deleteKey(dataKeyName) }
+        return hookFailure
     }
 
     /// The team's command through `/bin/sh -c`, in its own process group (so a timeout stops

@@ -2,6 +2,7 @@ import Crypto
 import DeviceProcesses
 import Foundation
 import SharedDevice
+import SharedDeviceSDK
 
 /// An app's container on disk (SPEC §2.8): `documents`, `preferences`, `caches` and
 /// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value
@@ -9,10 +10,13 @@ import SharedDevice
 ///
 /// Layout: one file per record, `documents/USER/KIND-N.txt` (plain) or `.sealed` (sensitive,
 /// external: AES-GCM) and `caches/USER/common-N.txt`; one file per user of preferences,
-/// `preferences/USER.json`; `keychain/NAME.key` (raw 256-bit keys).
+/// `preferences/USER.json`; the keychain folder holds `NAME.key` (raw 256-bit keys) and the
+/// SDK's saved items.
 public struct Container: Sendable {
     public let root: String
     public let app: String
+    /// The container's keychain folder.
+    public let keychain: Keychain
 
     public enum Folder: String, CaseIterable, Sendable {
         case documents, preferences, caches, keychain
@@ -38,30 +42,10 @@ public struct Container: Sendable {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         }
+        keychain = try Keychain(folder: root + "/" + Folder.keychain.rawValue)
     }
 
     public func path(_ folder: Folder) -> String { root + "/" + folder.rawValue }
-
-    // MARK: - Keys
-
-    /// A key of the keychain folder, made on first use.
-    public func key(_ name: String) throws -> SymmetricKey {
-        if let existing = existingKey(name) { return existing }
-        let key = SymmetricKey(size: .bits256)
-        try AtomicFile.write(key.withUnsafeBytes { Data($0) }, to: keyPath(name))
-        return key
-    }
-
-    public func existingKey(_ name: String) -> SymmetricKey? {
-        guard let bytes = FileManager.default.contents(atPath: keyPath(name)), bytes.count == 32 else { return nil }
-        return SymmetricKey(data: bytes)
-    }
-
-    public func deleteKey(_ name: String) throws {
-        try removeIfPresent(keyPath(name))
-    }
-
-    private func keyPath(_ name: String) -> String { path(.keychain) + "/\(name).key" }
 
     // MARK: - Records
 
@@ -105,6 +89,14 @@ public struct Container: Sendable {
             storedFiles(of: kind).compactMap { file in read(file, kind: kind, keys: keys) }.flatMap { $0 }
         }.sorted { ($0.user, $0.kind.rawValue, $0.number) < ($1.user, $1.kind.rawValue, $1.number) }
     }
+
+    /// Whether `user` has kept preferences.
+    public func hasPreferences(of user: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(.preferences) + "/\(user).json")
+    }
+
+    /// Whether `user` has records of `kind`, readable or not.
+    public func hasRecords(_ kind: RecordKind, of user: String) -> Bool { !numbers(of: kind, user: user).isEmpty }
 
     /// Deletes the records of these kinds, every user's.
     public func delete(_ kinds: Set<RecordKind>) throws {

@@ -92,3 +92,13 @@ public struct AppFleet: Equatable, Sendable {
         return effects
     }
 }
+
+/// Which simulated SDK an app embeds (SPEC §2.4–2.6).
+public enum SDKKind: String, Codable, CaseIterable, Sendable {
+    case msal
+    case msalAndroid = "msal-android"
+    case ws1
+
+    /// MSAL apps listen to the broker's posts; Workspace ONE apps never do.
+    public var listensToPosts: Bool { self != .ws1 }
+}

@@ -56,10 +56,12 @@ public struct AppModel: Codable, Equatable, Sendable {
         return reaction
     }
 
-    /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch.
+    /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch. The app also
+    /// compares the result with its own user, so a change the SDK reported just before the app
+    /// died (and will not report again) is still acted on at the next launch.
     public mutating func heard(_ result: MSALClient.CurrentAccount,
                                hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
-        guard result.userChanged else { return .nothing }
+        guard result.userChanged || result.current?.username != user else { return .nothing }
         return userChanged(to: result.current?.username, reason: result.current == nil ? "sign-out" : "user-changed",
                            hasPreferences: hasPreferences)
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import ManagedApp
 import SharedDevice
+import SharedDeviceSDK
 import Testing
 
 /// SPEC §2.8: cleanups carried out, journaled, and the team's hook.
@@ -9,7 +10,7 @@ import Testing
     /// A container holding two records of every kind for cou1, and a cleaner for it.
     static func withFilledContainer(hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void) throws {
         try ContainerTests.withContainer { container in
-            let keys = Container.Keys(data: try container.key("data"), external: SymmetricKey(size: .bits256))
+            let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             for kind in RecordKind.allCases { try container.write(kind, count: 2, user: "cou1", keys: keys) }
             try body(container, Cleaner(container: container, dataKeyName: "data", hookTimeout: hookTimeout), keys)
         }
@@ -26,7 +27,7 @@ import Testing
             try cleaner.run(Self.job(policy))
             let left = Set(container.readable(with: keys).map(\.kind))
             #expect(left == Set(RecordKind.allCases).subtracting(policy.plan.deletes))
-            #expect((container.existingKey("data") == nil) == policy.plan.deletesDataKey)
+            #expect((container.keychain.existingKey("data") == nil) == policy.plan.deletesDataKey)
             #expect(cleaner.unfinished() == nil)
         }
     }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import ManagedApp
 import SharedDevice
+import SharedDeviceSDK
 import Testing
 
 /// SPEC §2.8: the container's records, their canaries and who can read them.
@@ -18,7 +19,7 @@ import Testing
 
     @Test func everyKindIsReadBackWithItsKeysOnly() throws {
         try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.key("data"), external: SymmetricKey(size: .bits256))
+            let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             var written: [Canary] = []
             for kind in RecordKind.allCases { written += try container.write(kind, count: 2, user: "cou1", keys: keys) }
             #expect(Set(container.readable(with: keys)) == Set(written))
@@ -32,7 +33,7 @@ import Testing
 
     @Test func sealedRecordsHoldNoClearCanaryAndEverythingIsPrivate() throws {
         try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.key("data"), external: SymmetricKey(size: .bits256))
+            let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             try container.write(.sensitive, count: 1, user: "cou1", keys: keys)
             try container.write(.external, count: 1, user: "cou1", keys: keys)
             try container.write(.plain, count: 1, user: "cou1", keys: keys)
@@ -51,7 +52,7 @@ import Testing
 
     @Test func numbersContinueAndUsersStayApart() throws {
         try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.key("data"))
+            let keys = Container.Keys(data: try container.keychain.key("data"))
             for kind in [RecordKind.sensitive, .plain, .preferences, .common] {
                 _ = try container.write(kind, count: 2, user: "cou1", keys: keys)
                 #expect(try container.write(kind, count: 1, user: "cou1", keys: keys).map(\.number) == [3], "\(kind)")
@@ -62,7 +63,7 @@ import Testing
 
     @Test func deletingKindsKeepsTheOthers() throws {
         try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.key("data"), external: SymmetricKey(size: .bits256))
+            let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             for kind in RecordKind.allCases { try container.write(kind, count: 1, user: "cou1", keys: keys) }
             try container.delete(Set(RecordKind.allCases).subtracting([.preferences]))
             #expect(container.readable(with: keys).map(\.kind) == [.preferences])
@@ -74,12 +75,12 @@ import Testing
 
     @Test func aDeletedKeyLeavesItsRecordsUnreadable() throws {
         try Self.withContainer { container in
-            let key = try container.key("sdk-data")
-            #expect(container.existingKey("sdk-data") == key)
+            let key = try container.keychain.key("sdk-data")
+            #expect(container.keychain.existingKey("sdk-data") == key)
             try container.write(.sensitive, count: 1, user: "cou1", keys: .init(data: key))
-            try container.deleteKey("sdk-data")
-            #expect(container.existingKey("sdk-data") == nil)
-            #expect(container.readable(with: .init(data: container.existingKey("sdk-data"))).isEmpty)
+            try container.keychain.deleteKey("sdk-data")
+            #expect(container.keychain.existingKey("sdk-data") == nil)
+            #expect(container.readable(with: .init(data: container.keychain.existingKey("sdk-data"))).isEmpty)
             #expect(throws: Container.MissingKey.self) { try container.write(.sensitive, count: 1, user: "cou1", keys: .init()) }
         }
     }

@@ -85,3 +85,13 @@ import Testing
         #expect(job == CleanupJob(previousUser: "cou1", currentUser: "cou2", reason: "user-changed", policy: .hook(command: "./clean.sh")))
     }
 }
+
+extension AppModelTests {
+    /// The SDK persisted (cou2, cou1) and the app died before it cleaned: at the next launch the
+    /// SDK says (cou2, cou2), and the app, still acting as cou1, cleans up anyway.
+    @Test func aChangeTheSDKAlreadyReportedIsStillActedOnAfterACrash() {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        let reaction = app.heard(MSALClient.CurrentAccount(current: Self.b, previous: Self.b))
+        #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
+    }
+}

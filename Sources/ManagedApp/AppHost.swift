@@ -1,0 +1,364 @@
+import Crypto
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import SharedDevice
+import SharedDeviceSDK
+import Synchronization
+
+/// What an app process is: its name, SDK, lifecycle option, cleanup and where it keeps things.
+public struct AppConfiguration: Sendable {
+    public var name: String
+    public var sdk: SDKKind
+    /// Keeps running in the background (else the runner suspends it there).
+    public var backgroundMode: Bool
+    public var policy: CleanupPolicy
+    /// The app's container folder.
+    public var container: String
+    /// The app's trace file.
+    public var trace: String?
+    public var hookTimeout: Duration
+    /// How long the SDK waits for the hub before treating it as unreachable.
+    public var hubTimeout: Duration
+
+    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
+                container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
+                hubTimeout: Duration = .seconds(5)) {
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        self.policy = policy
+        self.container = container
+        self.trace = trace
+        self.hookTimeout = hookTimeout
+        self.hubTimeout = hubTimeout
+    }
+
+    /// An app name is one element of a D-Bus name (`dev.sdlab.App.NAME`) and a file name.
+    public static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first), name.utf8.count <= 200 else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
+
+    public var busName: String { AppBus.namePrefix + name }
+}
+
+/// How the app cleans up for a job: by default its policy; an app of a team's own does it its way.
+public typealias CleanupWork = @Sendable (CleanupJob, Container) throws -> Void
+
+/// The SDK an app embeds, as the app calls it.
+enum EmbeddedSDK: Sendable {
+    case msal(MSALPublicClient)
+    case android(AndroidMSALPublicClient)
+    case ws1(WorkspaceOneController)
+}
+
+/// A running managed app: its SDK on the bus, its container, its cleanup, and the work loop
+/// that serialises checks, cleanups and the runner's requests. Every decision is the
+/// domain's (`AppModel`, the SDK models); this carries them out and writes the trace.
+public final class AppHost: Sendable {
+    public let configuration: AppConfiguration
+    let connection: Connection
+    let container: Container
+    let sdk: EmbeddedSDK
+    let inbox = Inbox()
+    private let cleaner: Cleaner
+    private let cleanupWork: CleanupWork?
+    private let trace: TraceLog?
+    private let state: Mutex<State>
+    private let statePath: String
+
+    /// What the app shows and believes right now.
+    struct State {
+        var model: AppModel
+        var foreground = true
+        var blocked = false
+        /// Every SDK callback of this process, in order.
+        var callbacks: [String] = []
+        /// The previous account of the latest MSAL result.
+        var previous: String?
+        var lastError: String?
+        /// The current user's key of `external` records: in memory only.
+        var externalKey: (user: String, key: SymmetricKey)?
+        var checks = 0
+        var cleanupFailures: [String] = []
+    }
+
+    /// The keychain key of an MSAL app's own `sensitive` records.
+    static let msalDataKeyName = "app-data"
+
+    var dataKeyName: String { configuration.sdk == .ws1 ? WorkspaceOneController.dataKeyName : Self.msalDataKeyName }
+
+    /// Opens the container and the trace and finishes a cleanup a previous run left unfinished,
+    /// before anything else. Call `start` next.
+    public init(_ configuration: AppConfiguration, connection: Connection, cleanupWork: CleanupWork? = nil) throws {
+        self.configuration = configuration
+        self.connection = connection
+        self.cleanupWork = cleanupWork
+        container = try Container(root: configuration.container, app: configuration.name)
+        trace = try configuration.trace.map { try TraceLog(path: $0, process: configuration.name) }
+        statePath = configuration.container + "/app-state.json"
+        let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
+        state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil)))
+        cleaner = Cleaner(container: container, dataKeyName: configuration.sdk == .ws1 ? WorkspaceOneController.dataKeyName : Self.msalDataKeyName,
+                          hookTimeout: configuration.hookTimeout)
+        let keychain = container.keychain
+        sdk = switch configuration.sdk {
+        case .msal: .msal(MSALPublicClient(connection: connection, clientID: configuration.name, keychain: keychain,
+                                           timeout: configuration.hubTimeout))
+        case .msalAndroid: .android(AndroidMSALPublicClient(connection: connection, clientID: configuration.name,
+                                                            keychain: keychain, timeout: configuration.hubTimeout))
+        case .ws1: .ws1(WorkspaceOneController(connection: connection, keychain: keychain, timeout: configuration.hubTimeout))
+        }
+    }
+
+    /// Finishes an interrupted cleanup, listens for posts (MSAL) and resumes, serves `App1`,
+    /// takes the app's bus name and makes the launch check. Returns once the app shows its UI.
+    public func start() async throws {
+        trace?.record("launched", ["sdk": .string(configuration.sdk.rawValue), "pid": .int(Int64(getpid())),
+                                   "background_mode": .bool(configuration.backgroundMode),
+                                   "policy": .string(configuration.policy.name)])
+        if let job = cleaner.unfinished() {
+            trace?.record("cleanup-resumed", fields: fields(of: job))
+            await carryOut(job)
+        }
+        Task { await workLoop() }
+        if configuration.sdk.listensToPosts {
+            _ = try await observePosts()
+        }
+        ContinueSignals.onContinue { [self] in
+            trace?.record("resumed")
+            if configuration.sdk.listensToPosts { inbox.requestCheck(.resume) }
+        }
+        try connection.export(AppControl(self).interfaces, at: AppBus.path)
+        guard try await connection.requestName(configuration.busName) == .primaryOwner else {
+            throw LaunchError("another process already owns \(configuration.busName)")
+        }
+        await inbox.check(.launch)
+        trace?.record("ready")
+    }
+
+    /// Each post is noted in the trace as it arrives (on the connection's thread, in order).
+    private func observePosts() async throws -> SignalSubscription {
+        let onPost: @Sendable () -> Void = { [self] in
+            trace?.record("post-received", ["name": .string(NotifyCenter.accountChanged)])
+            inbox.requestCheck(.signal)
+        }
+        return switch sdk {
+        case .msal(let msal): try await msal.observeAccountChanges(onPost)
+        case .android(let android): try await android.observeAccountChanges(onPost)
+        case .ws1: fatalError("Workspace ONE apps never listen to posts")
+        }
+    }
+
+    /// Waits until the work in hand is done (a termination lets a cleanup finish).
+    public func finishWork() async {
+        await inbox.settled()
+        trace?.record("terminated")
+    }
+
+    // MARK: - The work loop
+
+    private func workLoop() async {
+        while true {
+            switch await inbox.next() {
+            case .check(let triggers):
+                if triggers.contains(.signal) {
+                    // Posts already queued for this app arrive before the bus answers: they
+                    // join this check rather than cause one each.
+                    await connection.flush()
+                }
+                let (taken, waiters) = inbox.takeTriggers()
+                await check(because: taken.first ?? triggers[0])
+                for waiter in waiters { waiter.resume() }
+            case .job(let body):
+                await body()
+            }
+        }
+    }
+
+    private func check(because trigger: CheckTrigger) async {
+        state.withLock { $0.checks += 1 }
+        trace?.record("check-started", ["trigger": .string(trigger.rawValue)])
+        switch sdk {
+        case .msal(let msal):
+            switch await msal.getCurrentAccount() {
+            case .success(let result):
+                noteCallbacks([result.callback], trigger: trigger)
+                state.withLock { $0.previous = result.previous?.username }
+                await react([state.withLock { $0.model.heard(result, hasPreferences: hasPreferences) }])
+            case .failure(let error):
+                noteFailure(error.label, trigger: trigger)
+            }
+        case .android(let android):
+            switch await android.getCurrentAccount() {
+            case .success(let callbacks):
+                noteCallbacks(callbacks.map(\.description), trigger: trigger)
+                await react([state.withLock { $0.model.heard(callbacks, hasPreferences: hasPreferences) }])
+            case .failure(let error):
+                noteFailure(error.label, trigger: trigger)
+            }
+        case .ws1(let ws1):
+            await detect(with: ws1, because: trigger)
+        }
+        await fetchExternalKeyIfNeeded()
+        trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
+    }
+
+    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger) async {
+        let detection: WorkspaceOneController.Detection
+        do {
+            switch trigger {
+            case .launch: detection = try await ws1.start()
+            case .foreground: detection = try await ws1.applicationWillEnterForeground()
+            default: return  // not an opportunity for Workspace ONE
+            }
+        } catch {
+            noteFailure("\(error)", trigger: trigger)
+            return
+        }
+        guard let session = detection.session else {
+            noteFailure("HubUnreachable", trigger: trigger)
+            return
+        }
+        if detection.effects.contains(.deleteDataKeys) { trace?.record("sdk-keys-deleted") }
+        noteCallbacks(detection.effects.compactMap { if case .callback(let c) = $0 { c.description } else { nil } }, trigger: trigger)
+        let blocked = await ws1.isBlocked
+        if blocked, !state.withLock({ $0.blocked }) { trace?.record("blocked") }
+        let reactions = state.withLock { state in
+            state.blocked = blocked
+            return state.model.heard(detection.effects, session: session, hasPreferences: hasPreferences)
+        }
+        await react(reactions)
+    }
+
+    private func noteCallbacks(_ callbacks: [String], trigger: CheckTrigger) {
+        state.withLock {
+            $0.callbacks += callbacks
+            $0.lastError = nil
+        }
+        for callback in callbacks { trace?.record("callback", ["name": .string(callback), "trigger": .string(trigger.rawValue)]) }
+    }
+
+    private func noteFailure(_ error: String, trigger: CheckTrigger) {
+        state.withLock { $0.lastError = error }
+        trace?.record("check-failed", ["trigger": .string(trigger.rawValue), "error": .string(error)])
+    }
+
+    private var user: String? { state.withLock { $0.model.user } }
+
+    private var hasPreferences: @Sendable (String) -> Bool {
+        { [container] user in container.hasPreferences(of: user) }
+    }
+
+    // MARK: - Reacting to a change
+
+    /// Carries out what the app decided: forget the old user's key, clean up, re-apply
+    /// preferences, then save who the app acts as (last, so a crash before it repeats the cleanup).
+    func react(_ reactions: [AppModel.Reaction]) async {
+        for reaction in reactions where reaction != .nothing {
+            state.withLock { state in
+                if state.externalKey?.user != state.model.user { state.externalKey = nil }
+            }
+            if let job = reaction.cleanup { await carryOut(job) }
+            if reaction.reappliesPreferences, let user {
+                trace?.record("preferences-applied", ["user": .string(user)])
+            }
+        }
+        saveModel()
+    }
+
+    private func carryOut(_ job: CleanupJob) async {
+        trace?.record("cleanup-started", fields: fields(of: job))
+        let (cleaner, work) = (cleaner, cleanupWork)
+        let outcome = await offPool { () -> String? in
+            do {
+                try cleaner.run(job, work: work)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        if let outcome {
+            state.withLock { $0.cleanupFailures.append(outcome) }
+            trace?.record("cleanup-failed", fields: fields(of: job) + [("error", .string(outcome))])
+        } else {
+            trace?.record("cleanup-finished", fields: fields(of: job))
+        }
+    }
+
+    private func fields(of job: CleanupJob) -> [(String, TraceValue)] {
+        [("previous", .user(job.previousUser)), ("current", .user(job.currentUser)), ("reason", .string(job.reason)),
+         ("policy", .string(job.policy.name))]
+    }
+
+    private func saveModel() {
+        let user = self.user
+        do {
+            try AtomicFile.write(JSONEncoder().encode(user), to: statePath)
+        } catch {
+            trace?.record("save-failed", ["error": .string("\(error)")])
+        }
+    }
+
+    // MARK: - Keys
+
+    /// The key of `sensitive` records: the SDK's (Workspace ONE) or the app's own (MSAL).
+    func dataKey() async throws -> SymmetricKey {
+        if case .ws1(let ws1) = sdk { return try await ws1.dataKey() }
+        return try container.keychain.key(Self.msalDataKeyName)
+    }
+
+    /// The keys the app holds now, without making any.
+    var heldKeys: Container.Keys {
+        Container.Keys(data: container.keychain.existingKey(dataKeyName),
+                       external: state.withLock { $0.externalKey?.user == $0.model.user ? $0.externalKey?.key : nil })
+    }
+
+    /// The current user's key of `external` records, from the hub's key service, kept in memory.
+    func externalKey() async throws(DBusError) -> SymmetricKey {
+        if let (user, key) = state.withLock({ $0.externalKey }), user == self.user { return key }
+        let reply: [DBusValue]
+        do {
+            reply = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                                              interface: DeviceBus.keyServiceInterface, member: "GetUserKey",
+                                              timeout: configuration.hubTimeout)
+        } catch {
+            throw error as? DBusError ?? .failed("\(error)")
+        }
+        guard let fields = reply.first?.fields, fields.count == 2, let owner = fields[0].string,
+              let bytes = fields[1].items?.compactMap(\.byte), bytes.count == 32 else {
+            throw DBusError.failed("the key service answered no key")
+        }
+        guard owner == user else { throw DBusError(name: "dev.sdlab.Error.AccountMismatch", message: "the key service serves \(owner)") }
+        let key = SymmetricKey(data: bytes)
+        state.withLock { $0.externalKey = (owner, key) }
+        trace?.record("external-key-fetched", ["user": .string(owner)])
+        return key
+    }
+
+    /// After a relaunch the in-memory key is gone: fetch it again when the user has `external` records.
+    private func fetchExternalKeyIfNeeded() async {
+        guard let user, state.withLock({ $0.externalKey?.user != user }), container.hasRecords(.external, of: user) else { return }
+        _ = try? await externalKey()
+    }
+
+    // MARK: - What the runner asks for
+
+    func record<T: Sendable>(_ body: @escaping @Sendable (inout State) -> T) -> T { state.withLock { body(&$0) } }
+
+    func traceEvent(_ event: String, _ fields: KeyValuePairs<String, TraceValue> = [:]) { trace?.record(event, fields) }
+
+    /// The app's own sign-in or sign-out changed its user: clean up as the model says, then check.
+    func changedHere(to user: String?, reason: CheckTrigger) async {
+        await react([state.withLock { $0.model.userChanged(to: user, reason: reason.rawValue, hasPreferences: hasPreferences) }])
+    }
+}
+
+/// Names of the app side of the contract (SPEC §4).
+public enum AppBus {
+    public static let namePrefix = "dev.sdlab.App."
+    public static let path: ObjectPath = "/dev/sdlab/App"
+    public static let interface = "dev.sdlab.App1"
+}

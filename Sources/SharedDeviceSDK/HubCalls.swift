@@ -1,0 +1,43 @@
+import DBusKit
+import Hub
+import SharedDevice
+
+/// Calls from an app's SDK to the hub, each bounded: a hub that does not answer in time
+/// counts as unreachable, and the SDK then changes nothing.
+struct HubCalls: Sendable {
+    let connection: Connection
+    let timeout: Duration
+
+    func call(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
+        do {
+            return try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                                             interface: interface, member: member, arguments, timeout: timeout)
+        } catch let error as DBusError {
+            throw error
+        } catch {
+            throw DBusError.failed("\(error)")
+        }
+    }
+
+    /// The broker's accounts (`GetAccounts`), or why it could not be asked.
+    func accounts() async -> Result<[BrokerAccount], MSALError> {
+        do throws(DBusError) {
+            let list = try await call(DeviceBus.brokerInterface, "GetAccounts").first?.items ?? []
+            return .success(list.compactMap { item in
+                guard let fields = item.stringKeyed, let id = fields["homeAccountId"]?.variant?.string,
+                      let username = fields["username"]?.variant?.string else { return nil }
+                return BrokerAccount(homeAccountID: id, username: username)
+            })
+        } catch {
+            return .failure(.broker(String(error.shortName)))
+        }
+    }
+
+    /// The hub's session (`GetSession`), or nil when the hub did not answer.
+    func session() async -> Session? {
+        guard let fields = try? await call(DeviceBus.hubInterface, "GetSession").first?.fields, fields.count == 3,
+              let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
+              let generation = fields[2].uint64 else { return nil }
+        return Session(state: state, user: user.isEmpty ? nil : user, generation: generation)
+    }
+}

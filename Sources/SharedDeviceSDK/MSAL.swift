@@ -1,0 +1,156 @@
+import DBusKit
+import Hub
+import SharedDevice
+
+/// What the broker says about the device (`GetDeviceInformation`).
+public struct DeviceInformation: Equatable, Sendable {
+    /// `shared` or `personal`.
+    public var deviceMode: String
+    public var isSharedDevice: Bool { deviceMode == "shared" }
+}
+
+/// The MSAL calls both flavours share: global sign-in and sign-out through the broker, the
+/// device's information, and the account-change notification.
+struct Broker: Sendable {
+    let hub: HubCalls
+    let clientID: String
+
+    func signIn(_ user: String, _ password: String) async throws(DBusError) -> BrokerAccount {
+        let reply = try await hub.call(DeviceBus.brokerInterface, "SignIn", [.string(user), .string(password), .string(clientID)])
+        let fields = reply.first?.stringKeyed ?? [:]
+        guard let id = fields["homeAccountId"]?.variant?.string, let name = fields["username"]?.variant?.string else {
+            throw DBusError.failed("the broker's SignIn reply has no account")
+        }
+        return BrokerAccount(homeAccountID: id, username: name)
+    }
+
+    /// Signs the device's current account out, for every app.
+    func signOut() async throws(DBusError) {
+        guard let account = try await hub.accounts().mapError({ DBusError(name: "dev.sdlab.Error." + $0.label) }).get().first else {
+            throw DeviceError.noCurrentAccount.dbusError
+        }
+        _ = try await hub.call(DeviceBus.brokerInterface, "SignOut", [.string(account.homeAccountID), .string(clientID)])
+    }
+
+    func deviceInformation() async throws(DBusError) -> DeviceInformation {
+        let fields = try await hub.call(DeviceBus.brokerInterface, "GetDeviceInformation").first?.stringKeyed ?? [:]
+        return DeviceInformation(deviceMode: fields["deviceMode"]?.variant?.string ?? "personal")
+    }
+
+    /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
+    /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
+    /// should ask `getCurrentAccount`.
+    func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+        try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { _ in handler() }
+    }
+}
+
+/// MSAL in an iOS app in shared device mode (SPEC §2.4), as an app calls it. The last-seen
+/// account lives in the app's keychain.
+public actor MSALPublicClient {
+    private let broker: Broker
+    private let keychain: Keychain
+    private var client: MSALClient
+    static let item = "msal-last-seen-account"
+
+    public init(connection: Connection, clientID: String, keychain: Keychain, timeout: Duration = .seconds(5)) {
+        broker = Broker(hub: HubCalls(connection: connection, timeout: timeout), clientID: clientID)
+        self.keychain = keychain
+        client = MSALClient(lastSeen: keychain.item(Self.item, as: BrokerAccount?.self) ?? nil)
+    }
+
+    /// `(current, previous)`; on an error nothing is written.
+    public func getCurrentAccount() async -> Result<MSALClient.CurrentAccount, MSALError> {
+        let answer = await broker.hub.accounts()
+        var next = client
+        do throws(MSALError) {
+            let result = try next.getCurrentAccount(answer)
+            do {
+                try keychain.save(next.lastSeen, as: Self.item)
+            } catch {
+                throw .keychain("\(error)")
+            }
+            client = next
+            return .success(result)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public func signIn(user: String, password: String) async throws(DBusError) -> BrokerAccount {
+        try await broker.signIn(user, password)
+    }
+
+    public func signOut() async throws(DBusError) { try await broker.signOut() }
+
+    public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
+
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+        try await broker.observeAccountChanges(handler)
+    }
+}
+
+/// MSAL in an Android app (SPEC §2.5): `getCurrentAccount` reports callbacks, and the app's
+/// own sign-in and sign-out update the stored account.
+public actor AndroidMSALPublicClient {
+    private let broker: Broker
+    private let keychain: Keychain
+    private var client: AndroidMSALClient
+    static let item = "msal-android-current-account"
+
+    public init(connection: Connection, clientID: String, keychain: Keychain, timeout: Duration = .seconds(5)) {
+        broker = Broker(hub: HubCalls(connection: connection, timeout: timeout), clientID: clientID)
+        self.keychain = keychain
+        let stored: AndroidMSALClient.Stored = switch keychain.item(Self.item, as: BrokerAccount?.self) {
+        case .some(.some(let account)): .account(account)
+        case .some(.none): .none
+        case .none: keychain.hasItem(Self.item) ? .corrupt : .none
+        }
+        client = AndroidMSALClient(stored: stored)
+    }
+
+    /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
+    public func getCurrentAccount() async -> Result<[AndroidMSALClient.Callback], MSALError> {
+        let answer = await broker.hub.accounts()
+        var next = client
+        do throws(MSALError) {
+            let callbacks = try next.getCurrentAccount(answer)
+            try save(next)
+            return .success(callbacks)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public func signIn(user: String, password: String) async throws(DBusError) -> BrokerAccount {
+        let account = try await broker.signIn(user, password)
+        var next = client
+        next.signedInHere(as: account)
+        try? save(next)  // kept in memory even if the keychain fails; the next check saves again
+        return account
+    }
+
+    public func signOut() async throws(DBusError) {
+        try await broker.signOut()
+        var next = client
+        next.signedOutHere()
+        try? save(next)  // as for signIn
+    }
+
+    public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
+
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+        try await broker.observeAccountChanges(handler)
+    }
+
+    /// Takes `next` as the client's state and saves it.
+    private func save(_ next: AndroidMSALClient) throws(MSALError) {
+        client = next
+        let account: BrokerAccount? = if case .account(let account) = next.stored { account } else { nil }
+        do {
+            try keychain.save(account, as: Self.item)
+        } catch {
+            throw .keychain("\(error)")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Crypto
+import DBusKit
+import Hub
+import SharedDevice
+
+/// What a Workspace ONE app implements to hear from the SDK (SPEC §2.6).
+public protocol WorkspaceOneControllerDelegate: Sendable {
+    /// controllerDidWipeCurrentUserData: the session the app knew has ended. The SDK has
+    /// already deleted its data-encryption keys.
+    func controllerDidWipeCurrentUserData() async
+    /// controllerDidDetectUserChange: another session began (the user's identity is not
+    /// available yet).
+    func controllerDidDetectUserChange() async
+    /// controllerDidFinishInitialCheck, with `sharedDeviceNotCheckedOut` when the device is checked in.
+    func controllerDidFinishInitialCheck(error: String?) async
+}
+
+/// The Workspace ONE SDK inside an app: it hears no broadcast and detects session changes
+/// only when the app starts (`start`) and when it returns to the foreground. The last session
+/// it saw lives in the app's keychain.
+public actor WorkspaceOneController {
+    /// The SDK's data-encryption key in the app's keychain (for `sensitive` records).
+    public static let dataKeyName = "ws1-sdk-data"
+    static let item = "ws1-last-session"
+
+    private let hub: HubCalls
+    private let keychain: Keychain
+    private let delegate: (any WorkspaceOneControllerDelegate)?
+    private var sdk: WorkspaceOneSDK
+
+    public init(connection: Connection, keychain: Keychain, delegate: (any WorkspaceOneControllerDelegate)? = nil,
+                timeout: Duration = .seconds(5)) {
+        hub = HubCalls(connection: connection, timeout: timeout)
+        self.keychain = keychain
+        self.delegate = delegate
+        sdk = WorkspaceOneSDK(lastSession: keychain.item(Self.item, as: Session?.self) ?? nil)
+    }
+
+    /// One detection: what the SDK did, and the session the hub answered (nil: it did not,
+    /// and nothing changed).
+    public struct Detection: Sendable {
+        public var effects: [WorkspaceOneSDK.Effect]
+        public var session: Session?
+    }
+
+    /// SDK initialisation at a cold start.
+    public func start() async throws -> Detection { try await detect(.coldStart) }
+
+    /// The app returned to the foreground.
+    public func applicationWillEnterForeground() async throws -> Detection { try await detect(.returnToForeground) }
+
+    /// The UI is blocked until the app is launched again.
+    public var isBlocked: Bool { sdk.blocked }
+
+    /// The SDK's data-encryption key, made on first use.
+    public func dataKey() throws -> SymmetricKey { try keychain.key(Self.dataKeyName) }
+
+    /// isDeviceStagingEnabled: whether the device is enrolled as shared.
+    public func isDeviceStagingEnabled() async throws(DBusError) -> Bool {
+        let reply = try await hub.call("org.freedesktop.DBus.Properties", "Get",
+                                       [.string(DeviceBus.hubInterface), .string("Shared")])
+        return reply.first?.variant?.bool ?? false
+    }
+
+    /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
+    /// domain, userIdentifier); available only once initialisation succeeded.
+    public func userInformation() async throws(DBusError) -> [String: String] {
+        guard sdk.initialised, !sdk.blocked else {
+            throw DBusError(name: "dev.sdlab.Error.NotInitialised", message: "the SDK has not finished its initial check")
+        }
+        let fields = try await hub.call(DeviceBus.hubInterface, "GetUserInfo").first?.stringKeyed ?? [:]
+        return fields.compactMapValues { $0.variant?.string }
+    }
+
+    /// Deletes the keys before anything else, saves the session it saw, then tells the delegate.
+    private func detect(_ opportunity: WorkspaceOneSDK.Opportunity) async throws -> Detection {
+        let session = await hub.session()
+        var next = sdk
+        let effects = next.detect(opportunity, hub: session)
+        if effects.contains(.deleteDataKeys) { try keychain.deleteKey(Self.dataKeyName) }
+        if next.lastSession != sdk.lastSession { try keychain.save(next.lastSession, as: Self.item) }
+        sdk = next
+        for case .callback(let callback) in effects {
+            switch callback {
+            case .wipe: await delegate?.controllerDidWipeCurrentUserData()
+            case .userChanged: await delegate?.controllerDidDetectUserChange()
+            case .initialCheck(let error): await delegate?.controllerDidFinishInitialCheck(error: error)
+            }
+        }
+        return Detection(effects: effects, session: session)
+    }
+}
