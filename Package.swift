@@ -45,9 +45,13 @@ let package = Package(
         .target(name: "ManagedApp", dependencies: [
             "DBusKit", "SharedDevice", "SharedDeviceSDK", "Hub", "DeviceProcesses",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts and drives devices: bus, hub, apps.
-        .target(name: "Runner", dependencies: ["DBusKit", "Hub", "DeviceProcesses"]),
+        .target(name: "Runner", dependencies: [
+            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
@@ -69,7 +73,7 @@ let package = Package(
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

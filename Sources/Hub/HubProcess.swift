@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceProcesses
 import SharedDevice
 
 /// The hub process: serves the device contract on `dev.sdlab.Hub` until asked to stop.
@@ -19,8 +20,9 @@ public enum HubProcess {
 
     /// Exports the hub object, then takes the well-known name (in that order, so no caller
     /// ever finds the name without the object).
-    public static func serve(_ state: HubState, savingTo store: StateFile?, on connection: Connection) async throws {
-        let service = HubService(HubCore(state, store: store))
+    public static func serve(_ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
+                             on connection: Connection) async throws {
+        let service = HubService(HubCore(state, store: store, trace: trace))
         try connection.export(service.interfaces, at: DeviceBus.hubPath)
         guard try await connection.requestName(DeviceBus.hubName) == .primaryOwner else {
             throw Failure(description: "another process already owns \(DeviceBus.hubName)")

@@ -1,5 +1,6 @@
 import Crypto
 import DBusKit
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import Synchronization
@@ -8,13 +9,15 @@ import Synchronization
 /// caller that got a reply never loses it to a crash.
 final class HubCore: Sendable {
     let directory: ConsoleDirectory
+    let trace: TraceLog?
     private let model: Mutex<HubModel>
     private let store: StateFile?
 
-    init(_ state: HubState, store: StateFile?) {
+    init(_ state: HubState, store: StateFile?, trace: TraceLog?) {
         directory = state.directory
         model = Mutex(state.model)
         self.store = store
+        self.trace = trace
     }
 
     /// The state as it is now (a copy).
@@ -29,6 +32,12 @@ final class HubCore: Sendable {
                     try store?.save(HubState(directory: directory, model: next))
                 } catch {
                     throw DBusError.failed("\(error)")
+                }
+                if next.session != current.session {
+                    // t0 of the change: committed, not yet posted or answered.
+                    trace?.record("session-changed", ["state": .string(next.session.state.rawValue),
+                                                      "user": .user(next.session.user),
+                                                      "generation": .uint(next.session.generation)])
                 }
                 current = next
             }
@@ -63,11 +72,11 @@ final class HubService: Sendable {
             },
             .init("CheckOut", in: credentials, out: [.init("userIdentifier", "s")]) { [core] call async throws in
                 let user = Self.authenticate(call, core)
-                try Self.post(core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
+                try core.post(core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
                 return [.string(user?.userIdentifier ?? "")]
             },
             .init("CheckIn") { [core] call async throws in
-                try Self.post(core.change { (hub) throws(DeviceError) in try hub.checkIn() }, on: call.connection)
+                try core.post(core.change { (hub) throws(DeviceError) in try hub.checkIn() }, on: call.connection)
                 return []
             },
             .init("GetSession", out: [.init("session", "(sst)")]) { [core] _ in
@@ -93,7 +102,7 @@ final class HubService: Sendable {
                 return []
             },
             .init("EnterpriseWipe") { [core] call async throws in
-                try Self.post(core.change { (hub) throws(DeviceError) in try hub.enterpriseWipe() }, on: call.connection)
+                try core.post(core.change { (hub) throws(DeviceError) in try hub.enterpriseWipe() }, on: call.connection)
                 return []
             },
         ], properties: [
@@ -137,12 +146,12 @@ final class HubService: Sendable {
             },
             .init("SignIn", in: credentials + [.init("client", "s")], out: [.init("account", "a{sv}")]) { [core] call async throws in
                 let user = Self.authenticate(call, core)
-                try Self.post(core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
+                try core.post(core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
                 return [Self.account(user?.name ?? "")]
             },
             .init("SignOut", in: [.init("homeAccountId", "s"), .init("client", "s")]) { [core] call async throws in
                 let id = call.arguments[0].string!
-                try Self.post(core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) }, on: call.connection)
+                try core.post(core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) }, on: call.connection)
                 return []
             },
             // The account removed outside any app (a settings page): the session ends, no post.
@@ -214,10 +223,14 @@ final class HubService: Sendable {
         core.directory.authenticate(call.arguments[0].string!, call.arguments[1].string!)
     }
 
+}
+
+extension HubCore {
     /// Carries out the posts a change asks for; the notify state is already set and saved.
-    private static func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
-        for case .post(let name, _) in effects {
+    func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
+        for case .post(let name, let state) in effects {
             try DeviceBus.post(name, on: connection)
+            trace?.record("posted", ["name": .string(name), "state": .uint(state)])
         }
     }
 }

@@ -82,6 +82,8 @@ public final class AppHost: Sendable {
         /// The current user's key of `external` records: in memory only.
         var externalKey: (user: String, key: SymmetricKey)?
         var checks = 0
+        /// The account-change notification's state at the last check (MSAL).
+        var accountChangeState: UInt64?
         var cleanupFailures: [String] = []
     }
 
@@ -122,6 +124,8 @@ public final class AppHost: Sendable {
         if let job = cleaner.unfinished() {
             trace?.record("cleanup-resumed", fields: fields(of: job))
             await carryOut(job)
+            state.withLock { $0.model.finished(interrupted: job) }
+            saveModel()
         }
         Task { await workLoop() }
         if configuration.sdk.listensToPosts {
@@ -129,7 +133,7 @@ public final class AppHost: Sendable {
         }
         ContinueSignals.onContinue { [self] in
             trace?.record("resumed")
-            if configuration.sdk.listensToPosts { inbox.requestCheck(.resume) }
+            if configuration.sdk.listensToPosts { inbox.requestCheck(.poll) }
         }
         try connection.export(AppControl(self).interfaces, at: AppBus.path)
         guard try await connection.requestName(configuration.busName) == .primaryOwner else {
@@ -163,14 +167,18 @@ public final class AppHost: Sendable {
     private func workLoop() async {
         while true {
             switch await inbox.next() {
-            case .check(let triggers):
-                if triggers.contains(.signal) {
-                    // Posts already queued for this app arrive before the bus answers: they
-                    // join this check rather than cause one each.
+            case .check:
+                if configuration.sdk.listensToPosts {
+                    // Posts already queued for this app arrive before the bus answers this
+                    // round trip: they join this check rather than cause one each.
                     await connection.flush()
                 }
-                let (taken, waiters) = inbox.takeTriggers()
-                await check(because: taken.first ?? triggers[0])
+                let (triggers, waiters) = inbox.takeTriggers()
+                if triggers == [.poll], await !accountChangeStateMoved() {
+                    trace?.record("poll-unchanged")
+                } else {
+                    await check(because: triggers.first { $0 != .poll } ?? .poll)
+                }
                 for waiter in waiters { waiter.resume() }
             case .job(let body):
                 await body()
@@ -183,6 +191,7 @@ public final class AppHost: Sendable {
         trace?.record("check-started", ["trigger": .string(trigger.rawValue)])
         switch sdk {
         case .msal(let msal):
+            await noteAccountChangeState()
             switch await msal.getCurrentAccount() {
             case .success(let result):
                 noteCallbacks([result.callback], trigger: trigger)
@@ -192,6 +201,7 @@ public final class AppHost: Sendable {
                 noteFailure(error.label, trigger: trigger)
             }
         case .android(let android):
+            await noteAccountChangeState()
             switch await android.getCurrentAccount() {
             case .success(let callbacks):
                 noteCallbacks(callbacks.map(\.description), trigger: trigger)
@@ -204,6 +214,27 @@ public final class AppHost: Sendable {
         }
         await fetchExternalKeyIfNeeded()
         trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
+    }
+
+    /// The account-change state as of this check, asked before the broker so a change
+    /// committed in between is seen by the broker's answer or by a later poll.
+    private func noteAccountChangeState() async {
+        guard let state = await accountChangeState() else { return }
+        self.state.withLock { $0.accountChangeState = state }
+    }
+
+    /// notify_check: whether the account-change state moved since the last check (or cannot be read).
+    private func accountChangeStateMoved() async -> Bool {
+        guard let now = await accountChangeState() else { return true }
+        return state.withLock { $0.accountChangeState } != now
+    }
+
+    private func accountChangeState() async -> UInt64? {
+        switch sdk {
+        case .msal(let msal): await msal.accountChangeState()
+        case .android(let android): await android.accountChangeState()
+        case .ws1: nil
+        }
     }
 
     private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger) async {

@@ -2,7 +2,10 @@ import Synchronization
 
 /// Why an app checks its account: the mechanism a timing report names.
 public enum CheckTrigger: String, Sendable {
-    case launch, foreground, signal, resume
+    case launch, foreground, signal
+    /// After a resume: a check only if the account-change state moved (notify_check), since
+    /// posts sent while the app was stopped may have been dropped.
+    case poll
     /// After the app's own sign-in or sign-out.
     case signIn = "sign-in", signOut = "sign-out"
 }

@@ -42,7 +42,9 @@ public struct RunningDevice: Sendable {
     private static func startHub(sdlab: String, bus: BusDaemon, directory: String, setup: HubSetup?,
                                  detached: Bool) async throws -> ChildProcess {
         let log = directory + "/hub.log"
-        var arguments = ["hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile]
+        try RunFolder.prepare(directory)
+        var arguments = ["hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile,
+                         "--trace", RunFolder.hubTrace(in: directory)]
         if let setup {
             do {
                 try setup.write(to: directory + "/" + hubSetupFile)

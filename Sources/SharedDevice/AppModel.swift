@@ -56,6 +56,13 @@ public struct AppModel: Codable, Equatable, Sendable {
         return reaction
     }
 
+    /// A cleanup cut short by a crash was finished at the next launch: the app acts for the
+    /// job's current user, as it would have had it not died.
+    public mutating func finished(interrupted job: CleanupJob) {
+        user = job.currentUser
+        preferencesApplied = false
+    }
+
     /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch. The app also
     /// compares the result with its own user, so a change the SDK reported just before the app
     /// died (and will not report again) is still acted on at the next launch.

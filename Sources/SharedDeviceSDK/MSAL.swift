@@ -37,6 +37,13 @@ struct Broker: Sendable {
         return DeviceInformation(deviceMode: fields["deviceMode"]?.variant?.string ?? "personal")
     }
 
+    /// The notify state of `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` (notify_get_state), or nil
+    /// when the hub did not answer: compared with an earlier value it says whether the account
+    /// changed since (notify_check), even when posts were lost.
+    func notifyState() async -> UInt64? {
+        try? await hub.call(DeviceBus.notifyInterface, "GetState", [.string(NotifyCenter.accountChanged)]).first?.uint64
+    }
+
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
     /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
     /// should ask `getCurrentAccount`.
@@ -88,6 +95,9 @@ public actor MSALPublicClient {
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)
     }
+
+    /// The account-change notification's state (notify_get_state); nil when the hub did not answer.
+    public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 }
 
 /// MSAL in an Android app (SPEC §2.5): `getCurrentAccount` reports callbacks, and the app's
@@ -142,6 +152,9 @@ public actor AndroidMSALPublicClient {
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)
     }
+
+    /// The account-change notification's state (notify_get_state); nil when the hub did not answer.
+    public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 
     /// Takes `next` as the client's state and saves it.
     private func save(_ next: AndroidMSALClient) throws(MSALError) {

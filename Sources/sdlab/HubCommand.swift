@@ -25,6 +25,9 @@ struct HubCommand: AsyncParsableCommand {
     @Option(help: "A new device's policy and users (JSON, passwords hashed).")
     var setup: String?
 
+    @Option(help: "The file the hub appends its trace events to (session changes, posts).")
+    var trace: String?
+
     func run() async throws {
         TerminationSignals.install()
         let store = state.map(StateFile.init(path:))
@@ -34,13 +37,20 @@ struct HubCommand: AsyncParsableCommand {
         } catch {
             throw failure("\(error)", code: ExitCodes.environment)
         }
+        let traceLog: TraceLog?
+        do {
+            traceLog = try trace.map { try TraceLog(path: $0, process: "hub") }
+        } catch {
+            throw failure("\(error)", code: ExitCodes.environment)
+        }
         let connection = try await busOptions.connect()
         do {
-            try await HubProcess.serve(initial, savingTo: store, on: connection)
+            try await HubProcess.serve(initial, savingTo: store, trace: traceLog, on: connection)
         } catch {
             await connection.close()
             throw failure("the hub cannot serve: \(error)", code: ExitCodes.environment)
         }
+        traceLog?.record("ready", ["generation": .uint(initial.model.session.generation)])
         emitLine("ready")
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

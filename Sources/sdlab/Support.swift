@@ -45,13 +45,6 @@ struct BusOptions: ParsableArguments {
     }
 }
 
-extension Duration: @retroactive ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let parsed = Durations.parse(argument) else { return nil }
-        self = parsed
-    }
-}
-
 /// Runs a call to the hub; a D-Bus error reply becomes exit code 1 with its name.
 func callingHub<T>(_ body: () async throws -> T) async throws -> T {
     do {

@@ -95,3 +95,12 @@ extension AppModelTests {
         #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
     }
 }
+
+extension AppModelTests {
+    @Test func aCleanupFinishedAfterACrashLeavesTheAppActingForTheJobsCurrentUser() {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        app.finished(interrupted: CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll))
+        #expect(app.user == nil)
+        #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: nil)) == .nothing)
+    }
+}

@@ -1,0 +1,158 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import ManagedApp
+import SharedDevice
+
+/// Where a run folder keeps what its processes write.
+public enum RunFolder {
+    public static func container(of app: String, in directory: String) -> String { directory + "/containers/" + app }
+    public static func trace(of app: String, in directory: String) -> String { directory + "/trace/app-\(app).jsonl" }
+    public static func hubTrace(in directory: String) -> String { directory + "/trace/hub.jsonl" }
+    public static func log(of app: String, in directory: String) -> String { directory + "/logs/app-\(app).log" }
+
+    /// Creates the folders (0700).
+    public static func prepare(_ directory: String) throws(LaunchError) {
+        for folder in ["containers", "trace", "logs"] { try DevicePaths.prepareDirectory(directory + "/" + folder) }
+    }
+}
+
+/// How the runner starts an app (a scenario's `apps` entry).
+public struct AppSpec: Sendable, Equatable {
+    public var name: String
+    public var sdk: SDKKind
+    public var backgroundMode: Bool
+    public var cleanup: CleanupPolicy
+    /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
+    public var executable: String?
+
+    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
+                executable: String? = nil) {
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        self.cleanup = cleanup
+        self.executable = executable
+    }
+
+    /// The app options (`AppOptions`) for this app in a run folder.
+    func options(bus: String, directory: String) -> [String] {
+        var options = ["--bus", bus, "--name", name, "--sdk", sdk.rawValue,
+                       "--container", RunFolder.container(of: name, in: directory),
+                       "--trace", RunFolder.trace(of: name, in: directory)]
+        if backgroundMode { options.append("--background-mode") }
+        if case .hook(let command) = cleanup {
+            options += ["--hook", command]
+        } else {
+            options += ["--cleanup", cleanup.name]
+        }
+        return options
+    }
+}
+
+/// An app process the runner started: lifecycle signals go to its PID.
+public struct LaunchedApp: Sendable {
+    public let spec: AppSpec
+    public let process: ChildProcess
+
+    /// Starts the app and returns once it says `ready` (its launch check done). On failure
+    /// the process is stopped and the error carries what it said.
+    public static func launch(_ spec: AppSpec, bus: String, in directory: String,
+                              sdlab: String = DevicePaths.executablePath(),
+                              timeout: Duration = .seconds(15)) async throws(LaunchError) -> LaunchedApp {
+        try RunFolder.prepare(directory)
+        let log = RunFolder.log(of: spec.name, in: directory)
+        let (executable, arguments) = spec.executable.map { ($0, spec.options(bus: bus, directory: directory)) }
+            ?? (sdlab, ["app"] + spec.options(bus: bus, directory: directory))
+        let (process, stdout) = try ChildProcess.spawn(executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
+        let reader = LineReader(fd: stdout!)
+        let line = await offPool { reader.readLine(timeout: timeout) }
+        guard line == "ready" else {
+            process.stop(grace: .seconds(2))
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw LaunchError("the app \(spec.name) did not start: \(said.isEmpty ? "not ready within \(timeout)" : said)")
+        }
+        return LaunchedApp(spec: spec, process: process)
+    }
+
+    /// SIGSTOP: the process really stops and hears nothing until resumed.
+    public func suspend() { process.signal(SIGSTOP) }
+    /// SIGCONT.
+    public func resume() { process.signal(SIGCONT) }
+    /// SIGKILL, then reaped.
+    public func crash() {
+        process.signal(SIGKILL)
+        _ = process.waitForExit(timeout: .seconds(5))
+    }
+    /// A graceful exit: SIGTERM (and SIGCONT, should it be stopped); SIGKILL after `grace`.
+    public func terminate(grace: Duration = .seconds(10)) {
+        process.signal(SIGCONT)
+        process.stop(grace: grace)
+    }
+}
+
+/// What an app shows and believes (`dev.sdlab.App1.Snapshot`).
+public struct AppSnapshot: Sendable, Equatable {
+    public var pid: Int32
+    public var foreground: Bool
+    public var blocked: Bool
+    public var user: String?
+    public var previous: String?
+    public var callbacks: [String]
+    public var error: String?
+    public var displayed: [String]
+    public var preferencesApplied: Bool
+    public var checks: Int
+    public var cleanupFailures: [String]
+
+    init(_ value: DBusValue) {
+        let fields = value.stringKeyed ?? [:]
+        func string(_ key: String) -> String? { fields[key]?.variant?.string.flatMap { $0.isEmpty ? nil : $0 } }
+        func strings(_ key: String) -> [String] { fields[key]?.variant?.items?.compactMap(\.string) ?? [] }
+        func flag(_ key: String) -> Bool { fields[key]?.variant?.bool ?? false }
+        pid = fields["pid"]?.variant?.int32 ?? 0
+        foreground = flag("foreground")
+        blocked = flag("blocked")
+        user = string("user")
+        previous = string("previous")
+        callbacks = strings("callbacks")
+        error = string("error")
+        displayed = strings("displayed")
+        preferencesApplied = flag("preferencesApplied")
+        checks = Int(fields["checks"]?.variant?.uint32 ?? 0)
+        cleanupFailures = strings("cleanupFailures")
+    }
+}
+
+/// Calls to one app's `dev.sdlab.App1`.
+public struct AppClient: Sendable {
+    public let connection: Connection
+    public let name: String
+    public var timeout: Duration
+
+    public init(_ connection: Connection, app name: String, timeout: Duration = .seconds(30)) {
+        self.connection = connection
+        self.name = name
+        self.timeout = timeout
+    }
+
+    @discardableResult
+    public func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: AppBus.namePrefix + name, path: AppBus.path, interface: AppBus.interface,
+                                  member: member, arguments, timeout: timeout)
+    }
+
+    public func foreground() async throws { try await call("Foreground") }
+    public func background() async throws { try await call("Background") }
+    public func settle() async throws { try await call("Settle") }
+    public func signOut() async throws { try await call("SignOut") }
+    public func signIn(_ user: String, password: String) async throws { try await call("SignIn", [.string(user), .string(password)]) }
+    public func unlock(_ user: String, password: String) async throws { try await call("Unlock", [.string(user), .string(password)]) }
+
+    @discardableResult
+    public func write(_ kind: RecordKind, count: Int) async throws -> [String] {
+        try await call("Write", [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string) ?? []
+    }
+
+    public func snapshot() async throws -> AppSnapshot { AppSnapshot(try await call("Snapshot").first ?? .vardict([:])) }
+}

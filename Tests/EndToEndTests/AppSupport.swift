@@ -1,0 +1,87 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import Runner
+import SharedDevice
+import Synchronization
+import Testing
+import TestSupport
+
+/// A device of the test's own, started as the runner starts one (bus and hub), with the apps
+/// the test launches. Every process is stopped by PID afterwards, whatever the test did.
+final class AppDevice: Sendable {
+    let device: RunningDevice
+    let connection: Connection
+    private let started = Mutex<[ChildProcess]>([])
+
+    var directory: String { device.directory }
+    var address: String { device.bus.address }
+
+    private init(device: RunningDevice, connection: Connection) {
+        self.device = device
+        self.connection = connection
+    }
+
+    static func with(_ body: (AppDevice) async throws -> Void) async throws {
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-apps")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let device = try await RunningDevice.start(in: directory, detached: true, sdlab: sdlabPath)
+        let connection: Connection
+        do {
+            connection = try await Connection.connect(to: device.bus.address)
+        } catch {
+            device.stop()
+            throw error
+        }
+        let lab = AppDevice(device: device, connection: connection)
+        do {
+            try await body(lab)
+        } catch {
+            await lab.tearDown()
+            throw error
+        }
+        await lab.tearDown()
+    }
+
+    private func tearDown() async {
+        await connection.close()
+        for process in started.withLock({ $0 }) where process.isRunning {
+            process.signal(SIGKILL)
+            _ = process.waitForExit(timeout: .seconds(5))
+        }
+        device.stop()
+    }
+
+    /// Launches an app (cold start) and returns once it is ready.
+    @discardableResult
+    func launch(_ spec: AppSpec) async throws -> LaunchedApp {
+        let app = try await LaunchedApp.launch(spec, bus: address, in: directory, sdlab: sdlabPath)
+        adopt(app.process)
+        return app
+    }
+
+    /// Counts a process the test started by hand among those stopped at the end.
+    func adopt(_ process: ChildProcess) { started.withLock { $0.append(process) } }
+
+    func app(_ name: String) -> AppClient { AppClient(connection, app: name, timeout: .seconds(20)) }
+
+    func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws {
+        try await connection.hub(interface, member, arguments)
+    }
+
+    /// What the device attacker reads in one app's container.
+    func readable(in app: String) -> [Canary] {
+        LeakScanner(containersFolder: directory + "/containers").scan().filter { $0.app == app }.map(\.canary)
+    }
+
+    /// One process's trace events, as JSON objects.
+    func trace(_ file: String) throws -> [[String: Any]] {
+        let text = try String(contentsOfFile: directory + "/trace/" + file, encoding: .utf8)
+        return try text.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func events(_ file: String) throws -> [String] { try trace(file).compactMap { $0["event"] as? String } }
+}
