@@ -41,10 +41,11 @@ public struct AppModel: Codable, Equatable, Sendable {
     }
 
     /// The app now serves `current`. `hasPreferences` says whether a user has kept preferences.
-    /// `keep-all` ignores every change (broken on purpose): it goes on as the old user.
+    /// `keep-all` (broken on purpose) takes its first user and then ignores every change: it
+    /// goes on showing and writing the old user's data.
     public mutating func userChanged(to current: String?, reason: String,
                                      hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
-        guard policy != .keepAll, current != user else { return .nothing }
+        guard current != user, policy != .keepAll || user == nil else { return .nothing }
         let previous = user
         user = current
         var reaction = Reaction()

@@ -4,6 +4,8 @@ import Foundation
 import FoundationXML
 #endif
 import Hub
+import ManagedApp
+import Runner
 import Testing
 import TestSupport
 
@@ -30,6 +32,21 @@ import TestSupport
                 #expect(documented.keys.sorted() == [interface], "\(file.path) holds one interface")
                 #expect(documented[interface] == live[interface], "\(file.lastPathComponent) and the live hub differ")
             }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anAppObjectIntrospectsAsBusFolderDocuments() async throws {
+        try await AppDevice.with { lab in
+            try await lab.launch(AppSpec(name: "mail", sdk: .msal))
+            let xml = try await lab.connection.call(destination: AppBus.namePrefix + "mail", path: AppBus.path,
+                                                    interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+            let live = try InterfaceShapes.parse(try #require(xml.first?.string))
+            #expect(live.keys.filter { $0.hasPrefix("dev.sdlab.") } == [AppBus.interface])
+            let file = Self.busFolder.appendingPathComponent("\(AppBus.interface).xml")
+            let documented = try InterfaceShapes.parse(String(contentsOf: file, encoding: .utf8))
+            #expect(documented.keys.sorted() == [AppBus.interface])
+            #expect(documented[AppBus.interface] == live[AppBus.interface], "\(file.lastPathComponent) and the live app differ")
         }
     }
 

@@ -205,3 +205,52 @@ struct ManagedAppProcessTests {
         }
     }
 }
+
+extension ManagedAppProcessTests {
+    /// SPEC §2.8 on real containers: what the device attacker can still read after a check-in,
+    /// per policy. Each policy keeps exactly what its name says.
+    @Test func eachPolicyLeavesWhatItNamesAndNothingElse() async throws {
+        let kept: [(CleanupPolicy, [RecordKind])] = [
+            (.wipeAll, []), (.retainPreferences, [.preferences]), (.cacheCommon, [.common]),
+            (.externalKey, []), (.keepAll, [.sensitive, .plain, .preferences, .common]),
+        ]
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            for (index, (policy, _)) in kept.enumerated() {
+                let name = "app\(index)"
+                try await lab.launch(AppSpec(name: name, sdk: .msal, backgroundMode: true, cleanup: policy))
+                for kind in RecordKind.allCases { try await lab.app(name).write(kind, count: 1) }
+            }
+            try await lab.hub(Self.hub1, "CheckIn")
+            for (index, (policy, kinds)) in kept.enumerated() {
+                try await lab.app("app\(index)").settle()
+                let readable = lab.readable(in: "app\(index)")
+                #expect(Set(readable.map(\.kind)) == Set(kinds), "\(policy.name)")
+                #expect(readable.allSatisfy { $0.user == "cou1" })
+            }
+            let sealed = RunFolder.container(of: "app3", in: lab.directory) + "/documents/cou1/external-1.sealed"
+            #expect(FileManager.default.fileExists(atPath: sealed), "external-key keeps the ciphertext, unreadable")
+
+            try await lab.hub(Self.hub1, "CheckOut", ["cou1", "cou1"])
+            try await lab.app("app1").foreground()
+            #expect(try await lab.app("app1").snapshot().preferencesApplied, "cou1's preferences are re-applied")
+        }
+    }
+
+    @Test func theAppsOwnSignInAndSignOutReachTheBroker() async throws {
+        try await AppDevice.with { lab in
+            try await lab.hub(Self.hub1, "Enroll", ["stage", "stage"])
+            try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
+            let mail = lab.app("mail")
+            await #expect(throws: DBusError.self) { try await mail.signIn("cou1", password: "wrong") }
+            try await mail.signIn("cou1", password: "cou1")
+            #expect(try await lab.connection.session().user == "cou1")
+            try await mail.write(.plain, count: 2)
+            try await mail.signOut()
+            let snapshot = try await mail.snapshot()
+            #expect(snapshot.user == nil && lab.readable(in: "mail").isEmpty)
+            #expect(snapshot.callbacks.prefix(2) == ["current-account(none,none)", "current-account(cou1,none)"])
+            #expect(try await lab.connection.session().state == "checked-in")
+        }
+    }
+}

@@ -62,8 +62,9 @@ import Testing
         #expect(reactions.allSatisfy { $0.cleanup == nil } && app.user == "cou1")
     }
 
-    @Test func keepAllIgnoresEveryChange() {
-        var app = AppModel(policy: .keepAll, user: "cou1")
+    @Test func keepAllTakesItsFirstUserThenIgnoresEveryChange() {
+        var app = AppModel(policy: .keepAll)
+        #expect(app.userChanged(to: "cou1", reason: "user-changed") == .nothing && app.user == "cou1")
         #expect(app.userChanged(to: "cou2", reason: "user-changed") == .nothing)
         #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: Self.a)) == .nothing)
         #expect(app.user == "cou1")
