@@ -59,6 +59,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // An example of an app a team builds on SharedDeviceSDK, with a cleanup of its own.
+        .executableTarget(
+            name: "ShiftNotesExample",
+            dependencies: [
+                "ManagedApp", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Not a test: DBusKit timed against the C floor in ../shared/bench/dbus-baseline.
         .executableTarget(
             name: "DBusKitBenchmark",

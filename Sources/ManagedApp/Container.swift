@@ -98,10 +98,10 @@ public struct Container: Sendable {
     /// Whether `user` has records of `kind`, readable or not.
     public func hasRecords(_ kind: RecordKind, of user: String) -> Bool { !numbers(of: kind, user: user).isEmpty }
 
-    /// Deletes the records of these kinds, every user's.
-    public func delete(_ kinds: Set<RecordKind>) throws {
+    /// Deletes the records of these kinds: one user's, or every user's.
+    public func delete(_ kinds: Set<RecordKind>, of user: String? = nil) throws {
         for kind in kinds {
-            for file in storedFiles(of: kind) { try removeIfPresent(file) }
+            for file in storedFiles(of: kind, user: user) { try removeIfPresent(file) }
         }
         // A user's folder goes with the last of its records.
         for folder in files(in: path(.documents)) + files(in: path(.caches))
@@ -123,11 +123,13 @@ public struct Container: Sendable {
         return folder + "/\(canary.kind.rawValue)-\(canary.number).\(suffix)"
     }
 
-    /// The files that hold records of `kind`, every user's.
-    private func storedFiles(of kind: RecordKind) -> [String] {
-        if kind == .preferences { return files(in: path(.preferences)).filter { $0.hasSuffix(".json") } }
-        return files(in: path(folder(of: kind))).flatMap(files(in:))
-            .filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
+    /// The files that hold records of `kind`: one user's, or every user's.
+    private func storedFiles(of kind: RecordKind, user: String? = nil) -> [String] {
+        if kind == .preferences {
+            return files(in: path(.preferences)).filter { $0.hasSuffix(user.map { "/\($0).json" } ?? ".json") }
+        }
+        let folders = user.map { [path(folder(of: kind)) + "/" + $0] } ?? files(in: path(folder(of: kind)))
+        return folders.flatMap(files(in:)).filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
     }
 
     private func read(_ file: String, kind: RecordKind, keys: Keys) -> [Canary]? {

@@ -254,3 +254,19 @@ extension ManagedAppProcessTests {
         }
     }
 }
+
+extension ManagedAppProcessTests {
+    /// An app built on SharedDeviceSDK with its own cleanup runs as a fleet member.
+    @Test func theExampleAppRunsWithItsOwnCleanup() async throws {
+        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent("ShiftNotesExample").path
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            try await lab.launch(AppSpec(name: "notes", sdk: .msal, backgroundMode: true, executable: example))
+            for kind in RecordKind.allCases { try await lab.app("notes").write(kind, count: 2) }
+            try await lab.hub(Self.hub1, "CheckIn")
+            try await lab.app("notes").settle()
+            #expect(Set(lab.readable(in: "notes").map(\.kind)) == [.common])
+            #expect(try await lab.app("notes").snapshot().callbacks.last == "current-account(none,cou1)")
+        }
+    }
+}
