@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceProcesses
+import Synchronization
 import Testing
 import TestSupport
 
@@ -143,6 +144,36 @@ import TestSupport
             await connection.close()
             #expect(!connection.isConnected)
             await #expect(throws: StreamEnded.self) { try await next(posted) }
+        }
+    }
+}
+
+extension SignalTests {
+    /// `onSignal` handlers see every matching signal, in the order sent, before a later reply
+    /// on the same connection resumes its caller; cancelling ends the subscription.
+    @Test(.timeLimit(.minutes(1)))
+    func handlersRunInOrderBeforeALaterReply() async throws {
+        try await withConnections(2) { _, connections in
+            let (listener, emitter) = (connections[0], connections[1])
+            let seen = Mutex<[UInt32]>([])
+            let subscription = try await listener.onSignal(matching: MatchRule(interface: testInterface, member: "Counted")) { message in
+                seen.withLock { $0.append(message.body[1].uint32 ?? 0) }
+            }
+            for count in 0..<200 as Range<UInt32> {
+                try emitter.emit("Counted", of: Self.interface, from: testPath, ["n", .uint32(count)])
+            }
+            await emitter.flush()
+            // The bus delivered the signals ahead of this reply, so the handler has run for each.
+            _ = try await listener.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                        interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            #expect(seen.withLock { $0 } == Array(0..<200))
+            subscription.cancel()
+            subscription.cancel()
+            try emitter.emit("Counted", of: Self.interface, from: testPath, ["n", .uint32(999)])
+            await emitter.flush()
+            _ = try await listener.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                        interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            #expect(seen.withLock { $0.count } == 200)
         }
     }
 }
