@@ -172,10 +172,22 @@ import TestSupport
             }
             try await bus.hub(DeviceBus.brokerInterface, "SignIn", ["ana", .string(secrets[1]), "mail"])
             try await bus.hub(DeviceBus.hubInterface, "Lock")
-            try await bus.hub(DeviceBus.hubInterface, "Unlock", ["ana", .string(secrets[1])])
+            let app = try await LaunchedApp.launch(AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory,
+                                                   sdlab: sdlabPath)
+            defer { app.crash() }
+            let mail = AppClient(bus, app: "mail")
+            await #expect(throws: DBusError.self) { try await mail.unlock("ana", password: secrets[2]) }
+            try await mail.unlock("ana", password: secrets[1])
+            try await mail.signOut()
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0 != "bus" }
-        #expect(files.contains("hub-state.json") && files.contains("hub-setup.json"), "\(files)")
+        let files = (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []).filter { file in
+            var isFolder: ObjCBool = false
+            return file != "bus" && FileManager.default.fileExists(atPath: directory + "/" + file, isDirectory: &isFolder)
+                && !isFolder.boolValue
+        }
+        for expected in ["hub-state.json", "hub-setup.json", "trace/hub.jsonl", "trace/app-mail.jsonl", "logs/app-mail.log"] {
+            #expect(files.contains(expected), "\(files)")
+        }
         for file in files {
             let content = try String(decoding: Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)), as: UTF8.self)
             for secret in secrets { #expect(!content.contains(secret), "\(secret) in \(file)") }
