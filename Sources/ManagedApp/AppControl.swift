@@ -17,13 +17,13 @@ struct AppControl: Sendable {
     var interfaces: [DBusInterface] {
         [DBusInterface(AppBus.interface, methods: [
             .init("Foreground") { [host] _ async throws in
-                host.record { $0.foreground = true }
+                host.withState { $0.foreground = true }
                 host.traceEvent("foreground")
                 await host.inbox.check(.foreground)
                 return []
             },
             .init("Background") { [host] _ in
-                host.record { $0.foreground = false }
+                host.withState { $0.foreground = false }
                 host.traceEvent("background")
                 return []
             },
@@ -77,7 +77,7 @@ extension AppHost {
     static let notMSAL = DBusError(name: "dev.sdlab.Error.NotSupported", message: "only MSAL apps sign in and out")
 
     func write(_ kind: RecordKind, count: Int) async throws -> [Canary] {
-        let (user, blocked) = record { ($0.model.user, $0.blocked) }
+        let (user, blocked) = withState { ($0.model.user, $0.blocked) }
         if blocked { throw Self.blocked }
         guard let user else { throw Self.noUser }
         var keys = Container.Keys()
@@ -111,7 +111,7 @@ extension AppHost {
 
     /// What the app shows and believes: the runner's expectations read this.
     func snapshot() -> DBusValue {
-        let state = record { $0 }
+        let state = withState { $0 }
         let keys = heldKeys
         let shown = state.model.user.map { user in
             container.readable(with: keys).filter { $0.user == user && $0.kind != .common }

@@ -90,7 +90,10 @@ public final class AppHost: Sendable {
     /// The keychain key of an MSAL app's own `sensitive` records.
     static let msalDataKeyName = "app-data"
 
-    var dataKeyName: String { configuration.sdk == .ws1 ? WorkspaceOneController.dataKeyName : Self.msalDataKeyName }
+    /// The keychain key of this app's `sensitive` records.
+    static func dataKeyName(for sdk: SDKKind) -> String {
+        sdk == .ws1 ? WorkspaceOneController.dataKeyName : msalDataKeyName
+    }
 
     /// Opens the container and the trace and finishes a cleanup a previous run left unfinished,
     /// before anything else. Call `start` next.
@@ -103,7 +106,7 @@ public final class AppHost: Sendable {
         statePath = configuration.container + "/app-state.json"
         let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
         state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil)))
-        cleaner = Cleaner(container: container, dataKeyName: configuration.sdk == .ws1 ? WorkspaceOneController.dataKeyName : Self.msalDataKeyName,
+        cleaner = Cleaner(container: container, dataKeyName: Self.dataKeyName(for: configuration.sdk),
                           hookTimeout: configuration.hookTimeout)
         let keychain = container.keychain
         sdk = switch configuration.sdk {
@@ -343,7 +346,7 @@ public final class AppHost: Sendable {
 
     /// The keys the app holds now, without making any.
     var heldKeys: Container.Keys {
-        Container.Keys(data: container.keychain.existingKey(dataKeyName),
+        Container.Keys(data: container.keychain.existingKey(Self.dataKeyName(for: configuration.sdk)),
                        external: state.withLock { $0.externalKey?.user == $0.model.user ? $0.externalKey?.key : nil })
     }
 
@@ -377,7 +380,7 @@ public final class AppHost: Sendable {
 
     // MARK: - What the runner asks for
 
-    func record<T: Sendable>(_ body: @escaping @Sendable (inout State) -> T) -> T { state.withLock { body(&$0) } }
+    func withState<T: Sendable>(_ body: @escaping @Sendable (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
     func traceEvent(_ event: String, _ fields: KeyValuePairs<String, TraceValue> = [:]) { trace?.record(event, fields) }
 
