@@ -1,0 +1,39 @@
+import Foundation
+
+/// One line of a process's trace (`{"t", "proc", "event", …}`), its other fields as text.
+public struct TraceEvent: Equatable, Sendable {
+    public var t: UInt64
+    public var proc: String
+    public var event: String
+    public var fields: [String: String]
+
+    public init(t: UInt64, proc: String, event: String, fields: [String: String] = [:]) {
+        self.t = t
+        self.proc = proc
+        self.event = event
+        self.fields = fields
+    }
+
+    /// A trace line; nil for a line that is not a whole event (a process killed mid-write
+    /// leaves none, but a foreign file might).
+    public init?(line: Substring) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let t = (object["t"] as? NSNumber)?.uint64Value, let proc = object["proc"] as? String,
+              let event = object["event"] as? String else { return nil }
+        var fields: [String: String] = [:]
+        for (key, value) in object where !["t", "proc", "event"].contains(key) {
+            fields[key] = (value as? String) ?? "\(value)"
+        }
+        self.init(t: t, proc: proc, event: event, fields: fields)
+    }
+
+    /// Every event of every trace file in `folder`, merged in time order (stable for equal times).
+    public static func merged(from folder: String) -> [TraceEvent] {
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+        let events = files.flatMap { file -> [TraceEvent] in
+            guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { return [] }
+            return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
+        }
+        return events.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
+    }
+}
