@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +53,8 @@ let package = Package(
             "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // Scenario files: YAML into a validated model, every node with its file:line:col.
+        .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
@@ -79,6 +82,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"]),

@@ -1,0 +1,241 @@
+import SharedDevice
+import Yams
+
+/// The scenario's head: `name`, `device`, `users` and `apps` (SPEC §6).
+extension Reader {
+    static let topKeys = ["name", "device", "users", "apps", "steps"]
+    /// Expectation targets that stand for several apps or the hub.
+    static let reservedAppNames: Set = ["all", "msal", "ws1", "hub"]
+
+    mutating func scenario(_ root: Node?) -> Scenario? {
+        guard let root else {
+            report(at: Location(file: file, line: 1, column: 1),
+                   "empty scenario: expected a mapping with \(Self.topKeys.joined(separator: ", "))")
+            return nil
+        }
+        guard let top = mapping(root, "the scenario", allowed: Self.topKeys) else { return nil }
+        // A key left empty (`users:`) counts as absent.
+        func present(_ key: String) -> Node? { top[key].map(\.value).flatMap { Self.isNull($0) ? nil : $0 } }
+
+        let name = present("name").flatMap { text($0, "name") } ?? Self.defaultName(file)
+        let device = present("device").map { deviceSettings($0) } ?? Device()
+        let users = present("users").map { userList($0) } ?? Scenario.defaultUsers
+        for entry in users { register(entry.user) }
+        let apps = present("apps").map { appList($0) } ?? []
+        let steps = present("steps").flatMap { stepList($0) } ?? []
+        return Scenario(name: name, file: file, device: device, users: users, apps: apps, steps: steps)
+    }
+
+    /// A scenario without `name` is called after its file.
+    static func defaultName(_ file: String) -> String {
+        let base = file.split(separator: "/").last.map(String.init) ?? file
+        return base.hasSuffix(".yaml") ? String(base.dropLast(5)) : base.hasSuffix(".yml") ? String(base.dropLast(4)) : base
+    }
+
+    // MARK: - device
+
+    mutating func deviceSettings(_ node: Node) -> Device {
+        var device = Device()
+        guard let fields = mapping(node, "device", allowed: ["shared", "broadcast_on", "online", "passcode"]) else {
+            return device
+        }
+        if let value = fields["shared"].flatMap({ bool($0.value, "shared") }) { device.policy.shared = value }
+        if let value = fields["online"].flatMap({ bool($0.value, "online") }) { device.online = value }
+        if let value = fields["passcode"].flatMap({ bool($0.value, "passcode") }) { device.policy.passcode = value }
+        if let entry = fields["broadcast_on"], let onSignIn = broadcastOnSignIn(entry.value) {
+            device.policy.broadcastOnSignIn = onSignIn
+        }
+        return device
+    }
+
+    enum Broadcast: String, CaseIterable { case signOut = "sign-out", signIn = "sign-in" }
+
+    /// Whether `broadcast_on` adds sign-in; sign-out cannot be left out (the broker always posts then).
+    mutating func broadcastOnSignIn(_ node: Node) -> Bool? {
+        let items: [Node]
+        if case .sequence = node { items = list(node, "broadcast_on", of: "sign-out, sign-in") ?? [] } else { items = [node] }
+        let events = items.compactMap { choice($0, "broadcast_on", Broadcast.self) }
+        guard events.count == items.count else { return nil }
+        guard events.contains(.signOut) else {
+            report(node, "broadcast_on must include sign-out: the broker posts on every global sign-out")
+            return nil
+        }
+        return events.contains(.signIn)
+    }
+
+    // MARK: - users
+
+    mutating func userList(_ node: Node) -> [UserEntry] {
+        guard let items = list(node, "users", of: "users") else { return [] }
+        var entries: [UserEntry] = []
+        var seen: [String: Location] = [:]
+        for item in items {
+            guard let (entry, nameNode) = user(item) else { continue }
+            if let first = seen[entry.user.name] {
+                report(nameNode, "duplicate user \(entry.user.name) (first at \(first.line):\(first.column))")
+                continue
+            }
+            seen[entry.user.name] = location(nameNode)
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    static let userKeys = ["name", "password", "role", "staging", "first_name", "last_name", "email", "domain", "group_id"]
+
+    /// `- cou1` or `- {name: cou1, …}`. A mistake in another field keeps that field's default,
+    /// so the user still exists and references to it are not reported as well.
+    mutating func user(_ node: Node) -> (UserEntry, Node)? {
+        if case .scalar = node {
+            guard let name = userName(node) else { return nil }
+            return (UserEntry(user: DirectoryUser(name: name), password: name), node)
+        }
+        guard let fields = mapping(node, "a user", allowed: Self.userKeys, required: ["name"]),
+              let nameNode = fields["name"]?.value, let name = userName(nameNode) else { return nil }
+        func string(_ key: String) -> String? { fields[key].flatMap { text($0.value, key) } }
+        let role = fields["role"].flatMap { choice($0.value, "role", [DirectoryUser.Role.staging, .user]) } ?? .user
+        var staging = DirectoryUser.Staging.multiUser
+        if let entry = fields["staging"] {
+            if role != .staging {
+                report(entry.keyNode, "staging applies to a staging user only (add role: staging)")
+            } else if let value = choice(entry.value, "staging", [DirectoryUser.Staging.multiUser, .singleUser]) {
+                staging = value
+            }
+        }
+        let defaults = DirectoryUser(name: name)
+        let user = DirectoryUser(name: name, role: role, staging: staging, firstName: string("first_name"),
+                                 lastName: string("last_name") ?? "", email: string("email"),
+                                 domain: string("domain") ?? defaults.domain, groupID: string("group_id") ?? defaults.groupID)
+        return (UserEntry(user: user, password: string("password") ?? name), nameNode)
+    }
+
+    /// User names travel in canaries (`SDLAB-CANARY/USER/…`) and on the bus; `none` means no user.
+    mutating func userName(_ node: Node) -> String? {
+        let name = identifier(node, "user name", expecting: "a user name of letters, digits, '.', '_' or '-'",
+                              allowed: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) },
+                              first: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        guard name != "none" else {
+            report(node, "user name: none means no user and cannot name one")
+            return nil
+        }
+        return name
+    }
+
+    mutating func register(_ user: DirectoryUser) {
+        if users[user.name] == nil { userOrder.append(user.name) }
+        users[user.name] = user
+    }
+
+    // MARK: - apps
+
+    static let appKeys = ["name", "sdk", "background", "cleanup", "count", "executable"]
+
+    /// One `apps` entry before fleets are expanded.
+    struct Declared {
+        var name: String
+        var nameNode: Node
+        var count: (Int, Node)?
+        /// nil when another field was wrong.
+        var app: AppEntry?
+    }
+
+    mutating func appList(_ node: Node) -> [AppEntry] {
+        guard let items = list(node, "apps", of: "apps") else { return [] }
+        // Every declared name first, so a fleet's members are checked against all of them.
+        var taken: [String: Location] = [:]
+        let unique = items.compactMap { declaredApp($0) }.filter { app in
+            if let first = taken[app.name] {
+                report(app.nameNode, "duplicate app \(app.name) (first at \(first.line):\(first.column))")
+                return false
+            }
+            taken[app.name] = location(app.nameNode)
+            return true
+        }
+        return unique.flatMap { app in
+            guard let (count, countNode) = app.count else {
+                appSummary.append(app.name)
+                return add([app.name], as: app.app)
+            }
+            return fleet(app, count: count, countNode: countNode, taken: &taken)
+        }
+    }
+
+    /// `fleet1 … fleetN`, unless one of them is taken or reserved.
+    mutating func fleet(_ app: Declared, count: Int, countNode: Node, taken: inout [String: Location]) -> [AppEntry] {
+        apps[app.name] = .some(nil)  // a fleet's own name is known, but is not an app
+        let members = (1...count).map { "\(app.name)\($0)" }
+        if let clash = members.first(where: { taken[$0] != nil || Self.reservedAppNames.contains($0) }) {
+            let with = taken[clash].map { "the app \(clash) at \($0.line):\($0.column)" } ?? "the reserved name \(clash)"
+            report(countNode, "count \(count) names \(Self.range(members)), which clashes with \(with)")
+            return []
+        }
+        for member in members { taken[member] = location(app.nameNode) }
+        fleets[app.name] = members
+        appSummary.append(Self.range(members))
+        return add(members, as: app.app)
+    }
+
+    /// Makes names known to the steps, in order, and returns their entries (none for an
+    /// entry that was wrong).
+    mutating func add(_ names: [String], as app: AppEntry?) -> [AppEntry] {
+        names.compactMap { name in
+            var entry = app
+            entry?.name = name
+            appOrder.append(name)
+            apps[name] = .some(entry)
+            return entry
+        }
+    }
+
+    mutating func declaredApp(_ node: Node) -> Declared? {
+        guard let fields = mapping(node, "an app", allowed: Self.appKeys, required: ["name", "sdk"]),
+              let nameNode = fields["name"]?.value, let name = appName(nameNode) else { return nil }
+        var count: (Int, Node)?
+        if let entry = fields["count"] {
+            guard let value = int(entry.value, "count", in: 1...1000) else {
+                apps[name] = .some(nil)  // known, so the steps that name it are not reported too
+                return nil
+            }
+            count = (value, entry.value)
+        }
+        let sdk = fields["sdk"].flatMap { choice($0.value, "sdk", SDKKind.self) }
+        let background = fields["background"].map { bool($0.value, "background") } ?? false
+        let cleanup = fields["cleanup"].map { cleanupPolicy($0.value) } ?? .wipeAll
+        let executable = fields["executable"].map { text($0.value, "executable", expecting: "a path") }
+        var app: AppEntry?
+        if let sdk, let background, let cleanup, executable != .some(nil) {
+            app = AppEntry(name: name, sdk: sdk, background: background, cleanup: cleanup,
+                           executable: executable ?? nil, location: location(node))
+        }
+        return Declared(name: name, nameNode: nameNode, count: count, app: app)
+    }
+
+    /// App names become D-Bus names (`dev.sdlab.App.NAME`): ASCII letters, digits and `_`,
+    /// not starting with a digit.
+    mutating func appName(_ node: Node) -> String? {
+        guard let name = identifier(node, "app name", expecting: "an app name of letters, digits and '_', not starting with a digit",
+                                    allowed: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") },
+                                    first: { $0.isASCII && ($0.properties.isAlphabetic || $0 == "_") }) else { return nil }
+        guard !Self.reservedAppNames.contains(name) else {
+            report(node, "app name: \(name) is reserved for expectations (hub, all, msal, ws1)")
+            return nil
+        }
+        return name
+    }
+
+    /// `cleanup: NAME` or `cleanup: {hook: COMMAND}`.
+    mutating func cleanupPolicy(_ node: Node) -> CleanupPolicy? {
+        let expecting = "one of \(CleanupPolicy.names.joined(separator: ", ")) or {hook: COMMAND}"
+        if case .mapping = node {
+            guard let fields = mapping(node, "cleanup", allowed: ["hook"], required: ["hook"]),
+                  let command = fields["hook"].flatMap({ text($0.value, "hook", expecting: "a command") }) else { return nil }
+            return .hook(command: command)
+        }
+        guard let name = text(node, "cleanup", expecting: expecting) else { return nil }
+        guard let policy = CleanupPolicy(name: name) else {
+            expected("cleanup", expecting, found: node)
+            return nil
+        }
+        return policy
+    }
+}

@@ -1,0 +1,183 @@
+import SharedDevice
+
+/// A scenario file (SPEC §6), validated: every name it uses is declared, every value typed.
+public struct Scenario: Sendable, Equatable {
+    public var name: String
+    /// The file it came from, as given to `load` or `parse`.
+    public var file: String
+    public var device: Device
+    public var users: [UserEntry]
+    /// Fleets already expanded: `{name: fleet, count: 3}` is `fleet1`, `fleet2`, `fleet3`.
+    public var apps: [AppEntry]
+    public var steps: [Step]
+
+    public init(name: String, file: String, device: Device, users: [UserEntry], apps: [AppEntry], steps: [Step]) {
+        self.name = name
+        self.file = file
+        self.device = device
+        self.users = users
+        self.apps = apps
+        self.steps = steps
+    }
+
+    /// The directory a scenario without `users` gets: `stage` (staging), `cou1`, `cou2`.
+    public static let defaultUsers = [
+        UserEntry(user: DirectoryUser(name: "stage", role: .staging), password: "stage"),
+        UserEntry(user: DirectoryUser(name: "cou1"), password: "cou1"),
+        UserEntry(user: DirectoryUser(name: "cou2"), password: "cou2"),
+    ]
+}
+
+/// The scenario's `device:` settings.
+public struct Device: Sendable, Equatable {
+    public var policy: HubModel.Policy
+    /// Whether the console is reachable when the device starts.
+    public var online: Bool
+
+    public init(policy: HubModel.Policy = HubModel.Policy(), online: Bool = true) {
+        self.policy = policy
+        self.online = online
+    }
+}
+
+/// A user of the console's directory with the password the scenario gives it.
+public struct UserEntry: Sendable, Equatable {
+    public var user: DirectoryUser
+    public var password: String
+
+    public init(user: DirectoryUser, password: String) {
+        self.user = user
+        self.password = password
+    }
+}
+
+/// One app process of the scenario.
+public struct AppEntry: Sendable, Equatable {
+    public var name: String
+    public var sdk: SDKKind
+    /// Keeps running in the background (else it is suspended there).
+    public var background: Bool
+    public var cleanup: CleanupPolicy
+    /// A team's own app executable; nil runs the built-in app.
+    public var executable: String?
+    /// The entry that declared it (for a fleet member, the fleet's entry).
+    public var location: Location
+
+    public init(name: String, sdk: SDKKind, background: Bool = false, cleanup: CleanupPolicy = .wipeAll,
+                executable: String? = nil, location: Location) {
+        self.name = name
+        self.sdk = sdk
+        self.background = background
+        self.cleanup = cleanup
+        self.executable = executable
+        self.location = location
+    }
+}
+
+public struct Step: Sendable, Equatable {
+    public var location: Location
+    /// The error the step must fail with (`dev.sdlab.Error.NAME`); nil: it must succeed.
+    public var error: String?
+    public var kind: StepKind
+
+    public init(location: Location, error: String? = nil, kind: StepKind) {
+        self.location = location
+        self.error = error
+        self.kind = kind
+    }
+}
+
+public enum StepKind: Sendable, Equatable {
+    case enroll(user: String, password: String?)
+    case checkout(user: String, password: String?)
+    case checkin
+    case signin(app: String, user: String, password: String?)
+    case signout(app: String)
+    case removeAccount
+    /// `launch`, `terminate`, …: the apps in order, `all` and fleets already expanded.
+    case lifecycle(AppLifecycle.Action, apps: [String])
+    case write(app: String, kind: RecordKind, count: Int)
+    case network(online: Bool)
+    case lock
+    case unlock(app: String?, user: String, password: String?)
+    /// Enterprise wipe from the console.
+    case wipe
+    /// A post from a process that is not the broker.
+    case post(name: String)
+    case hub(HubAction)
+    case wait(Duration)
+    /// Until nothing more can happen now; nil: the runner's default bound.
+    case settle(Duration?)
+    case `repeat`(times: Int, steps: [Step])
+    case expect([Expectation])
+
+    public enum HubAction: String, Sendable, Equatable, CaseIterable {
+        case crash, restart
+    }
+}
+
+/// The checks of one `expect` target.
+public struct Expectation: Sendable, Equatable {
+    /// An app name, `hub`, or `all` / `msal` / `ws1` for every app of that kind. A fleet's
+    /// name is expanded into one expectation per member.
+    public var target: String
+    public var location: Location
+    public var fields: [ExpectField]
+
+    public init(target: String, location: Location, fields: [ExpectField]) {
+        self.target = target
+        self.location = location
+        self.fields = fields
+    }
+
+    public static let hub = "hub", all = "all"
+}
+
+/// One check of an expectation, at the key that states it.
+public struct ExpectField: Sendable, Equatable {
+    public var location: Location
+    public var check: Check
+
+    public init(location: Location, check: Check) {
+        self.location = location
+        self.check = check
+    }
+
+    public enum Check: Sendable, Equatable {
+        // Apps.
+        case state(AppState)
+        /// Who the app (or, under `hub`, the device) acts as; nil: `none`.
+        case user(String?)
+        /// MSAL's last `previous`; nil: `none`.
+        case previous(String?)
+        /// The exact callbacks since the previous `expect`, as written.
+        case callbacks([String])
+        /// nil: `none`.
+        case error(String?)
+        case leaks(Int)
+        case exposed(Int)
+        case retained(preferences: Int?, common: Int?)
+        case records(Int)
+        case prefsApplied
+        case mechanism(Mechanism)
+        case within(Duration)
+        // The hub.
+        case hubState(Session.State)
+        case generation(UInt64)
+        case online(Bool)
+        case locked(Bool)
+        /// An app name or `hub`.
+        case foreground(String)
+    }
+
+    public enum AppState: String, Sendable, Equatable, CaseIterable {
+        case foreground, background, suspended
+        case notRunning = "not-running"
+        case blocked
+    }
+
+    /// How the app learned of the latest session change (SPEC §3).
+    public enum Mechanism: String, Sendable, Equatable, CaseIterable {
+        case signal, launch, foreground, poll, none
+    }
+}

@@ -1,0 +1,284 @@
+import SharedDevice
+import Yams
+
+/// `steps:` (SPEC §6): each written as a bare name (`- checkin`) or a one-key mapping
+/// (`- checkout: cou1`), optionally with `error: NAME` beside it or inside its mapping.
+extension Reader {
+    static let stepNames = ["enroll", "checkout", "checkin", "signin", "signout", "remove-account"]
+        + AppLifecycle.Action.allCases.map(\.rawValue)
+        + ["write", "network", "lock", "unlock", "wipe", "post", "hub", "wait", "settle", "repeat", "expect"]
+    /// Steps that may stand alone as a scalar.
+    static let bareSteps: [String: StepKind] = [
+        "checkin": .checkin, "remove-account": .removeAccount, "lock": .lock, "wipe": .wipe, "settle": .settle(nil),
+    ]
+
+    mutating func stepList(_ node: Node, _ what: String = "steps") -> [Step]? {
+        list(node, what, of: "steps")?.compactMap { step($0) }
+    }
+
+    mutating func step(_ node: Node) -> Step? {
+        guard stepBudget > 0 else { return nil }
+        stepBudget -= 1
+        if stepBudget == 0 {
+            report(node, "too many steps: more than 100000 once aliases are expanded")
+            return nil
+        }
+        switch node {
+        case .scalar where !Self.isNull(node):
+            return bareStep(node)
+        case .mapping:
+            return mappingStep(node)
+        default:
+            expected("step", "a step such as checkin or checkout: cou1", found: node)
+            return nil
+        }
+    }
+
+    mutating func bareStep(_ node: Node) -> Step? {
+        let name = node.scalar?.string ?? ""
+        if let kind = Self.bareSteps[name] { return Step(location: location(node), kind: kind) }
+        if Self.stepNames.contains(name) {
+            report(node, "\(name) needs a value (\(name): …)")
+        } else {
+            unknownStep(node, name)
+        }
+        return nil
+    }
+
+    mutating func mappingStep(_ node: Node) -> Step? {
+        guard let entries = keyedEntries(node, "step") else { return nil }
+        let main = entries.filter { $0.key != "error" }
+        guard main.count == 1, let entry = main.first else {
+            report(node, main.isEmpty ? "a step needs a name such as checkout: cou1"
+                : "one step per list item, found \(main.map(\.key).joined(separator: ", ")) (write each as its own - item)")
+            return nil
+        }
+        var errorNode = entries.first { $0.key == "error" }?.value
+        var nested: Node?
+        guard let kind = stepKind(entry, error: &nested) else { return nil }
+        if let nested {
+            if errorNode != nil { report(nested, "error: given twice for one step") }
+            errorNode = nested
+        }
+        var error: String?
+        if let errorNode {
+            if kind.canFail {
+                error = errorName(errorNode, "error")
+            } else {
+                report(errorNode, "error: does not apply to \(entry.key) (only a step that acts on the hub or an app can fail)")
+            }
+        } else if case .enroll(let user, _) = kind, users[user]?.role == .user {
+            // Always refused: without `error: NotStagingUser` it would only fail the run later.
+            report(entry.value, "enroll needs a staging user: \(user) has role user (add error: NotStagingUser to expect the refusal)")
+        }
+        return Step(location: location(node), error: error, kind: kind)
+    }
+
+    mutating func unknownStep(_ node: Node, _ name: String) {
+        report(node, "unknown step \(Self.shown(name)) (expected one of \(Self.stepNames.joined(separator: ", ")))")
+    }
+
+    /// The step named by `entry.key`; `error` receives an `error:` written inside its mapping.
+    mutating func stepKind(_ entry: Entry, error: inout Node?) -> StepKind? {
+        let (name, value) = (entry.key, entry.value)
+        if let action = AppLifecycle.Action(rawValue: name) {
+            return appTargets(value, name).map { .lifecycle(action, apps: $0) }
+        }
+        switch name {
+        case "enroll": return credentials(value, name, &error).map { .enroll(user: $0.user, password: $0.password) }
+        case "checkout": return credentials(value, name, &error).map { .checkout(user: $0.user, password: $0.password) }
+        case "settle": return Self.isNull(value) ? .settle(nil) : duration(value, "settle").map { .settle($0) }
+        case "checkin", "remove-account", "lock", "wipe": return onlyError(value, name, &error) ? Self.bareSteps[name] : nil
+        case "signin": return signin(value, &error)
+        case "signout": return signout(value, &error)
+        case "write": return write(value, &error)
+        case "network": return choice(value, "network", Network.self).map { .network(online: $0 == .online) }
+        case "unlock": return unlock(value, &error)
+        case "post": return text(value, "post", expecting: "a notification name").map { .post(name: $0) }
+        case "hub": return choice(value, "hub", StepKind.HubAction.self).map { .hub($0) }
+        case "wait": return duration(value, "wait").map { .wait($0) }
+        case "repeat": return repeatStep(value)
+        case "expect": return expectations(value).map { .expect($0) }
+        default:
+            unknownStep(entry.keyNode, name)
+            return nil
+        }
+    }
+
+    enum Network: String, CaseIterable { case online, offline }
+
+    /// The value of a step that takes none: nothing, or `{error: NAME}`.
+    mutating func onlyError(_ node: Node, _ step: String, _ error: inout Node?) -> Bool {
+        if Self.isNull(node) { return true }
+        guard case .mapping = node else {
+            expected(step, "nothing or {error: NAME}", found: node)
+            return false
+        }
+        guard let fields = mapping(node, step, allowed: ["error"]) else { return false }
+        error = fields["error"]?.value
+        return true
+    }
+
+    /// `enroll` / `checkout`: `USER` or `{user, password?, error?}`.
+    mutating func credentials(_ node: Node, _ step: String, _ error: inout Node?) -> (user: String, password: String?)? {
+        guard case .mapping = node else { return userRef(node, step).map { ($0, nil) } }
+        guard let fields = mapping(node, step, allowed: ["user", "password", "error"], required: ["user"]) else { return nil }
+        error = fields["error"]?.value
+        let password = fields["password"].map { text($0.value, "password") }
+        guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil) else { return nil }
+        return (user, password ?? nil)
+    }
+
+    /// `signin: {app, user, password?}`, in an MSAL app.
+    mutating func signin(_ node: Node, _ error: inout Node?) -> StepKind? {
+        guard let fields = mapping(node, "signin", allowed: ["app", "user", "password", "error"], required: ["app", "user"])
+        else { return nil }
+        error = fields["error"]?.value
+        let app = fields["app"].flatMap { msalApp($0.value, "signin") }
+        let user = fields["user"].flatMap { userRef($0.value, "user") }
+        let password = fields["password"].map { text($0.value, "password") }
+        guard let app, let user, password != .some(nil) else { return nil }
+        return .signin(app: app, user: user, password: password ?? nil)
+    }
+
+    /// `signout: APP` or `signout: {app}`, in an MSAL app.
+    mutating func signout(_ node: Node, _ error: inout Node?) -> StepKind? {
+        guard case .mapping = node else { return msalApp(node, "signout").map { .signout(app: $0) } }
+        guard let fields = mapping(node, "signout", allowed: ["app", "error"], required: ["app"]) else { return nil }
+        error = fields["error"]?.value
+        return fields["app"].flatMap { msalApp($0.value, "signout") }.map { .signout(app: $0) }
+    }
+
+    mutating func write(_ node: Node, _ error: inout Node?) -> StepKind? {
+        guard let fields = mapping(node, "write", allowed: ["app", "kind", "count", "error"], required: ["app", "kind"])
+        else { return nil }
+        error = fields["error"]?.value
+        let app = fields["app"].flatMap { appRef($0.value, "app") }
+        let kind = fields["kind"].flatMap { choice($0.value, "kind", RecordKind.self) }
+        let count = fields["count"].map { int($0.value, "count", in: 1...Int.max) } ?? 1
+        guard let app, let kind, let count else { return nil }
+        return .write(app: app, kind: kind, count: count)
+    }
+
+    /// `unlock: USER` or `unlock: {app?, user, password?}`.
+    mutating func unlock(_ node: Node, _ error: inout Node?) -> StepKind? {
+        guard case .mapping = node else { return userRef(node, "unlock").map { .unlock(app: nil, user: $0, password: nil) } }
+        guard let fields = mapping(node, "unlock", allowed: ["app", "user", "password", "error"], required: ["user"])
+        else { return nil }
+        error = fields["error"]?.value
+        let app = fields["app"].map { appRef($0.value, "app") }
+        let user = fields["user"].flatMap { userRef($0.value, "user") }
+        let password = fields["password"].map { text($0.value, "password") }
+        guard let user, app != .some(nil), password != .some(nil) else { return nil }
+        return .unlock(app: app ?? nil, user: user, password: password ?? nil)
+    }
+
+    mutating func repeatStep(_ node: Node) -> StepKind? {
+        guard let fields = mapping(node, "repeat", allowed: ["times", "steps"], required: ["times", "steps"]) else { return nil }
+        let times = fields["times"].flatMap { int($0.value, "times", in: 1...Int.max) }
+        var steps: [Step]?
+        if let entry = fields["steps"] {
+            if case .sequence(let items) = entry.value, items.isEmpty {
+                report(entry.value, "steps: expected at least one step to repeat")
+            } else {
+                steps = stepList(entry.value)
+            }
+        }
+        guard let times, let steps else { return nil }
+        return .repeat(times: times, steps: steps)
+    }
+
+    // MARK: - References
+
+    mutating func userRef(_ node: Node, _ what: String) -> String? {
+        guard let name = text(node, what, expecting: "a user name") else { return nil }
+        guard users[name] != nil else {
+            report(node, "\(what): unknown user \(Self.shown(name)) (the users are \(userOrder.joined(separator: ", ")))")
+            return nil
+        }
+        return name
+    }
+
+    /// One app; a fleet's name is refused (the step acts on one app).
+    mutating func appRef(_ node: Node, _ what: String) -> String? {
+        guard let name = text(node, what, expecting: "an app name") else { return nil }
+        if let members = fleets[name] {
+            report(node, "\(what): \(name) is a fleet; name one of its apps (\(Self.range(members)))")
+            return nil
+        }
+        guard apps[name] != nil else {
+            unknownApp(node, what, name)
+            return nil
+        }
+        return name
+    }
+
+    /// An app of either MSAL flavour: Workspace ONE apps have no sign-in of their own.
+    mutating func msalApp(_ node: Node, _ step: String) -> String? {
+        guard let name = appRef(node, "app") else { return nil }
+        if case .some(.some(let app)) = apps[name], app.sdk == .ws1 {
+            report(node, "\(step) needs an MSAL app: \(name) embeds ws1, which has no sign-in of its own")
+            return nil
+        }
+        return name
+    }
+
+    /// `APP`, `[APPS]` or `all`, in order; a fleet's name stands for its members.
+    mutating func appTargets(_ node: Node, _ what: String) -> [String]? {
+        switch node {
+        case .sequence(let items):
+            guard !items.isEmpty else {
+                report(node, "\(what): expected at least one app")
+                return nil
+            }
+            let names = items.map { item -> [String]? in
+                if item.scalar?.string == Expectation.all {
+                    report(item, "\(what): all stands alone (\(what): all)")
+                    return nil
+                }
+                return appOrFleet(item, what)
+            }
+            return names.contains { $0 == nil } ? nil : names.flatMap { $0 ?? [] }
+        case .scalar where node.scalar?.string == Expectation.all:
+            return appOrder
+        case .scalar where !Self.isNull(node):
+            return appOrFleet(node, what)
+        default:
+            expected(what, "an app, a list of apps or all", found: node)
+            return nil
+        }
+    }
+
+    mutating func appOrFleet(_ node: Node, _ what: String) -> [String]? {
+        guard let name = text(node, what, expecting: "an app name") else { return nil }
+        if let members = fleets[name] { return members }
+        guard apps[name] != nil else {
+            unknownApp(node, what, name)
+            return nil
+        }
+        return [name]
+    }
+
+    mutating func unknownApp(_ node: Node, _ what: String, _ name: String) {
+        let known = appSummary.isEmpty ? "there are no apps" : "the apps are \(appSummary.joined(separator: ", "))"
+        report(node, "\(what): unknown app \(Self.shown(name)) (\(known))")
+    }
+
+    /// `fleet1 … fleet50`.
+    static func range(_ members: [String]) -> String {
+        members.count > 1 ? "\(members[0]) … \(members[members.count - 1])" : members.joined()
+    }
+}
+
+extension StepKind {
+    /// Steps that act on the hub or an app, and so may carry `error:`.
+    var canFail: Bool {
+        switch self {
+        case .enroll, .checkout, .checkin, .signin, .signout, .removeAccount, .lifecycle, .write, .network, .lock,
+             .unlock, .wipe:
+            true
+        case .post, .hub, .wait, .settle, .repeat, .expect:
+            false
+        }
+    }
+}
