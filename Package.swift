@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner",
+                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -85,6 +85,7 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
+        .testTarget(name: "RunnerTests", dependencies: ["Runner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

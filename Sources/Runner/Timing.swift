@@ -17,6 +17,15 @@ public struct SessionChangeTiming: Equatable, Sendable {
     public var clean: UInt64?
     public var mechanism: Mechanism
 
+    public init(generation: UInt64, app: String, t0: UInt64, notified: UInt64?, clean: UInt64?, mechanism: Mechanism) {
+        self.generation = generation
+        self.app = app
+        self.t0 = t0
+        self.notified = notified
+        self.clean = clean
+        self.mechanism = mechanism
+    }
+
     /// clean − t0, in nanoseconds; nil while still open.
     public var exposure: UInt64? { clean.map { $0 - t0 } }
     public var notifiedAfter: UInt64? { notified.map { $0 - t0 } }

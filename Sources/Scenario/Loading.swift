@@ -65,3 +65,17 @@ extension Scenario {
         return (line, before[lineStart...].unicodeScalars.count + 1)
     }
 }
+
+extension Scenario {
+    /// The scenario files named: a file as given, a folder as its `.yaml` and `.yml` files in
+    /// name order (not its subfolders).
+    public static func files(in paths: [String]) -> [String] {
+        paths.flatMap { path -> [String] in
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [path] }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+                .map { (path.hasSuffix("/") ? path : path + "/") + $0 }
+        }
+    }
+}

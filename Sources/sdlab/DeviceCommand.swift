@@ -4,6 +4,8 @@ import DeviceProcesses
 import Foundation
 import Hub
 import Runner
+import Scenario
+import SharedDevice
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,8 +18,9 @@ struct DeviceCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start a device: a private dbus-daemon and the hub.",
             discussion: """
-                The hub's console has the default users: `stage` (multi-user staging), `cou1` and \
-                `cou2`, each password equal to the name. Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
+                With --scenario, the hub takes the scenario's `device` settings and `users`; without, \
+                the console has the default users: `stage` (multi-user staging), `cou1` and \
+                `cou2`, each password equal to the name. An invalid scenario is exit 2. Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
                 and SDLAB_DEVICE_DIR=… on stdout. The hub saves its state in the run folder: a device \
                 started again with the same --dir carries on where it was. Without --detach it runs until Ctrl-C, then stops \
                 everything; with --detach it returns once the hub answers, and `sdlab device down` \
@@ -35,10 +38,7 @@ struct DeviceCommand: AsyncParsableCommand {
         var detach = false
 
         func run() async throws {
-            if let scenario {
-                throw failure("--scenario \(scenario): scenario files are not read yet; the device starts with the default users",
-                              code: ExitCodes.usage)
-            }
+            let setup = try scenario.map(Self.setup(from:))
             if !detach { TerminationSignals.install() }  // Ctrl-C while starting stops it once up
             let device: RunningDevice
             do {
@@ -47,7 +47,7 @@ struct DeviceCommand: AsyncParsableCommand {
                     note("carrying on from the device state saved in \(directory)")
                 }
                 do {
-                    device = try await RunningDevice.start(in: directory, detached: detach)
+                    device = try await RunningDevice.start(in: directory, detached: detach, setup: setup)
                 } catch {
                     if dir == nil { try? FileManager.default.removeItem(atPath: directory) }
                     throw error
@@ -62,6 +62,17 @@ struct DeviceCommand: AsyncParsableCommand {
             let reason = await device.waitForEnd()
             device.stop()
             note("device stopped (\(reason))")
+        }
+
+        /// The hub's setup from a scenario's `device` and `users`; an invalid scenario is exit 2.
+        static func setup(from path: String) throws -> HubSetup {
+            do throws(ScenarioProblems) {
+                let scenario = try Scenario.load(path: path)
+                return HubSetup(policy: scenario.device.policy, online: scenario.device.online,
+                                directory: ConsoleDirectory(scenario.users.map { ($0.user, $0.password) }))
+            } catch {
+                throw failure(error.description, code: ExitCodes.usage)
+            }
         }
     }
 
