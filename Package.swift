@@ -50,7 +50,7 @@ let package = Package(
         ]),
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: [
-            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
+            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Scenario",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.

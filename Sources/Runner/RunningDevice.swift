@@ -2,13 +2,34 @@ import DBusKit
 import DeviceProcesses
 import Foundation
 import Hub
+import Synchronization
 
 /// A started device: its bus and its hub, each recorded by PID in the run folder so that
 /// `device down` (another process) can stop them.
-public struct RunningDevice: Sendable {
+public final class RunningDevice: Sendable {
     public let directory: String
     public let bus: BusDaemon
-    public let hub: ChildProcess
+    private let hubProcess: Mutex<ChildProcess>
+    private let detached: Bool
+
+    /// The hub process (another one after `restartHub`).
+    public var hub: ChildProcess { hubProcess.withLock { $0 } }
+
+    init(directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool) {
+        self.directory = directory
+        self.bus = bus
+        self.hubProcess = Mutex(hub)
+        self.detached = detached
+    }
+
+    /// Starts the hub again on its saved state (after a crash, or to restart it): the old
+    /// process is stopped first if it still runs.
+    public func restartHub(sdlab: String = DevicePaths.executablePath()) async throws {
+        let old = hub
+        if old.isRunning { old.stop(grace: .seconds(2)) }
+        let new = try await Self.startHub(sdlab: sdlab, bus: bus, directory: directory, setup: nil, detached: detached)
+        hubProcess.withLock { $0 = new }
+    }
 
     private static let busPIDFile = "dbus-daemon.pid"
     private static let hubPIDFile = "hub.pid"
@@ -31,7 +52,7 @@ public struct RunningDevice: Sendable {
         record(bus.process, as: busPIDFile, in: directory)
         do {
             let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, setup: setup, detached: detached)
-            return RunningDevice(directory: directory, bus: bus, hub: hub)
+            return RunningDevice(directory: directory, bus: bus, hub: hub, detached: detached)
         } catch {
             bus.stop()
             removeRecords(in: directory)

@@ -1,0 +1,144 @@
+import DBusKit
+import Foundation
+import Hub
+import Scenario
+import SharedDevice
+
+/// Checks one `expect` step against the device as it is now: the hub's answers, each app's
+/// snapshot (or the one taken before it was stopped), the leak scan and the merged trace.
+struct ExpectationCheck {
+    let driver: StepDriver
+    /// Callbacks count from this time on (the previous `expect`).
+    let since: UInt64
+
+    /// Every failed field as `FILE:LINE:COL: target.field: expected …, got …`.
+    func failures(of expectations: [Expectation]) async throws -> [String] {
+        let session = try await hubSession()
+        let findings = LeakScanner(containersFolder: driver.device.directory + "/containers").scan()
+        let events = TraceEvent.merged(from: driver.device.directory + "/trace")
+        let timings = SessionChangeTiming.all(in: events)
+        var failures: [String] = []
+        for expectation in expectations {
+            if expectation.target == Expectation.hub {
+                failures += try await hubFailures(expectation, session: session)
+                continue
+            }
+            for app in apps(of: expectation.target) {
+                let context = AppContext(app: app, snapshot: try await snapshot(of: app), currentUser: session.user,
+                                         findings: findings.filter { $0.app == app },
+                                         timing: timings.last { $0.app == app },
+                                         callbacks: events.filter { $0.proc == app && $0.event == "callback" && $0.t > since }
+                                             .compactMap { $0.fields["name"] })
+                failures += expectation.fields.compactMap { field in
+                    context.mismatch(field.check).map { "\(field.location): \(app).\($0)" }
+                }
+            }
+        }
+        return failures
+    }
+
+    private func apps(of target: String) -> [String] {
+        let entries = driver.scenario.apps
+        switch target {
+        case Expectation.all: return entries.map(\.name)
+        case "msal": return entries.filter { $0.sdk != .ws1 }.map(\.name)
+        case "ws1": return entries.filter { $0.sdk == .ws1 }.map(\.name)
+        default: return [target]
+        }
+    }
+
+    private func snapshot(of app: String) async throws -> (state: AppLifecycle.State, value: AppSnapshot?) {
+        let state = driver.fleet.apps[app]?.state ?? .notRunning
+        switch state {
+        case .notRunning: return (state, nil)
+        case .suspended: return (state, driver.frozen[app])
+        default: return (state, try await driver.client(app).snapshot())
+        }
+    }
+
+    private func hubSession() async throws -> Session {
+        let fields = try await hubCall(DeviceBus.hubInterface, "GetSession").first?.fields ?? []
+        return Session(state: fields.first?.string.flatMap(Session.State.init(rawValue:)) ?? .unenrolled,
+                       user: fields.count > 1 && fields[1].string != "" ? fields[1].string : nil,
+                       generation: fields.count > 2 ? fields[2].uint64 ?? 0 : 0)
+    }
+
+    private func hubFailures(_ expectation: Expectation, session: Session) async throws -> [String] {
+        var failures: [String] = []
+        for field in expectation.fields {
+            let (expected, actual): (String, String)
+            switch field.check {
+            case .hubState(let state): (expected, actual) = (state.rawValue, session.state.rawValue)
+            case .user(let user): (expected, actual) = (user ?? "none", session.user ?? "none")
+            case .generation(let generation): (expected, actual) = ("\(generation)", "\(session.generation)")
+            case .online(let online): (expected, actual) = ("\(online)", "\(try await hubProperty("Online").bool ?? false)")
+            case .locked(let locked): (expected, actual) = ("\(locked)", "\(try await hubProperty("Locked").bool ?? false)")
+            case .foreground(let front): (expected, actual) = (front, try await hubProperty("Foreground").string ?? "")
+            default: (expected, actual) = ("a hub field", "\(field.check)")
+            }
+            if expected != actual { failures.append("\(field.location): hub.\(Self.name(of: field.check)): expected \(expected), got \(actual)") }
+        }
+        return failures
+    }
+
+    private func hubProperty(_ name: String) async throws -> DBusValue {
+        try await hubCall("org.freedesktop.DBus.Properties", "Get", [.string(DeviceBus.hubInterface), .string(name)]).first?.variant ?? .bool(false)
+    }
+
+    private func hubCall(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await driver.connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
+                                         member: member, arguments, timeout: .seconds(10))
+    }
+
+    static func name(of check: ExpectField.Check) -> String {
+        String("\(check)".prefix { $0.isLetter })
+    }
+}
+
+/// One app as an expectation sees it.
+private struct AppContext {
+    let app: String
+    let snapshot: (state: AppLifecycle.State, value: AppSnapshot?)
+    let currentUser: String?
+    let findings: [LeakScanner.Finding]
+    let timing: SessionChangeTiming?
+    let callbacks: [String]
+
+    /// `field: expected X, got Y`, or nil when it holds.
+    func mismatch(_ check: ExpectField.Check) -> String? {
+        let (name, expected, actual) = compare(check)
+        return expected == actual ? nil : "\(name): expected \(expected), got \(actual)"
+    }
+
+    private func compare(_ check: ExpectField.Check) -> (String, String, String) {
+        let value = snapshot.value
+        let leaks = LeakScanner.leaks(in: findings, currentUser: currentUser)
+        let retained = LeakScanner.retained(in: findings, currentUser: currentUser)
+        switch check {
+        case .state(let state):
+            let actual = value?.blocked == true ? "blocked" : snapshot.state.rawValue
+            return ("state", state.rawValue, actual)
+        case .user(let user): return ("user", user ?? "none", value?.user ?? "none")
+        case .previous(let previous): return ("previous", previous ?? "none", value?.previous ?? "none")
+        case .callbacks(let expected): return ("callbacks", "\(expected)", "\(callbacks)")
+        case .error(let error): return ("error", error ?? "none", value?.error ?? "none")
+        case .leaks(let count): return ("leaks", "\(count)", "\(leaks.count)")
+        case .exposed(let count):
+            let shown = Canary.all(in: (value?.displayed ?? []).joined(separator: " ")[...])
+            return ("exposed", "\(count)", "\(shown.filter { $0.user != currentUser }.count)")
+        case .retained(let preferences, let common):
+            let kept = { (kind: RecordKind) in retained.filter { $0.canary.kind == kind }.count }
+            return ("retained", "\(preferences.map(String.init) ?? "-") \(common.map(String.init) ?? "-")",
+                    "\(preferences == nil ? "-" : String(kept(.preferences))) \(common == nil ? "-" : String(kept(.common)))")
+        case .records(let count): return ("records", "\(count)", "\(value?.displayed.count ?? 0)")
+        case .prefsApplied: return ("prefs", "applied", value?.preferencesApplied == true ? "applied" : "not applied")
+        case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue, timing?.mechanism.rawValue ?? "none")
+        case .within(let limit):
+            guard let exposure = timing?.exposure else { return ("within", "≤ \(limit)", "still exposed") }
+            let window = Duration.nanoseconds(Int64(exposure))
+            return ("within", "≤ \(limit)", window <= limit ? "≤ \(limit)" : "\(window)")
+        default:
+            return ("field", "an app field", "\(check)")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import Scenario
+import SharedDevice
+
+/// One step's outcome, as the terminal and the reports show it.
+public struct StepResult: Sendable {
+    public var location: Location
+    public var title: String
+    /// Empty when the step held.
+    public var failures: [String]
+    public var passed: Bool { failures.isEmpty }
+}
+
+/// A scenario's outcome.
+public struct ScenarioResult: Sendable {
+    public init(scenario: Scenario, steps: [StepResult], timings: [SessionChangeTiming], environmentFailure: String? = nil) {
+        self.scenario = scenario
+        self.steps = steps
+        self.timings = timings
+        self.environmentFailure = environmentFailure
+    }
+
+    public var scenario: Scenario
+    public var steps: [StepResult]
+    public var timings: [SessionChangeTiming]
+    /// The device could not start or broke (exit 3), rather than an expectation failing.
+    public var environmentFailure: String?
+    public var passed: Bool { environmentFailure == nil && steps.allSatisfy(\.passed) }
+}
+
+/// Runs one scenario in a run folder: starts the device, drives the steps, checks the
+/// expectations, and stops every process it started on every way out.
+public enum ScenarioRun {
+    public static func run(_ scenario: Scenario, in directory: String, sdlab: String = DevicePaths.executablePath(),
+                           progress: @escaping @Sendable (StepResult) -> Void = { _ in }) async -> ScenarioResult {
+        var result = ScenarioResult(scenario: scenario, steps: [], timings: [])
+        let setup = HubSetup(policy: scenario.device.policy, online: scenario.device.online,
+                             directory: ConsoleDirectory(scenario.users.map { ($0.user, $0.password) }))
+        let device: RunningDevice
+        let connection: Connection
+        do {
+            device = try await RunningDevice.start(in: directory, detached: false, setup: setup, sdlab: sdlab)
+        } catch {
+            result.environmentFailure = "\(error)"
+            return result
+        }
+        do {
+            connection = try await Connection.connect(to: device.bus.address)
+        } catch {
+            device.stop()
+            result.environmentFailure = "\(error)"
+            return result
+        }
+        let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
+        var since: UInt64 = 0
+        for step in flattened(scenario.steps) {
+            let outcome = await run(step, driver: driver, since: &since)
+            result.steps.append(outcome)
+            progress(outcome)
+            if !outcome.passed, !isExpectation(step) { break }
+        }
+        result.timings = SessionChangeTiming.all(in: TraceEvent.merged(from: directory + "/trace"))
+        driver.stopApps()
+        await connection.close()
+        device.stop()
+        return result
+    }
+
+    private static func run(_ step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {
+        let title = describe(step)
+        do {
+            switch step.kind {
+            case .expect(let expectations):
+                let failures = try await ExpectationCheck(driver: driver, since: since).failures(of: expectations)
+                since = TraceLog.now()
+                return StepResult(location: step.location, title: title, failures: failures)
+            case .settle(let limit):
+                try await driver.settle(within: limit ?? .seconds(5))
+            default:
+                try await driver.perform(step)
+            }
+            return StepResult(location: step.location, title: title, failures: [])
+        } catch {
+            return StepResult(location: step.location, title: title, failures: ["\(step.location): \(error)"])
+        }
+    }
+
+    /// `repeat` unrolled, so each step is reported where it is written.
+    private static func flattened(_ steps: [Step]) -> [Step] {
+        steps.flatMap { step -> [Step] in
+            if case .repeat(let times, let inner) = step.kind {
+                return (0..<times).flatMap { _ in flattened(inner) }
+            }
+            return [step]
+        }
+    }
+
+    private static func isExpectation(_ step: Step) -> Bool {
+        if case .expect = step.kind { return true }
+        return false
+    }
+
+    /// A step in a line, as a scenario writes it.
+    static func describe(_ step: Step) -> String {
+        let text: String
+        switch step.kind {
+        case .enroll(let user, _): text = "enroll: \(user)"
+        case .checkout(let user, _): text = "checkout: \(user)"
+        case .checkin: text = "checkin"
+        case .signin(let app, let user, _): text = "signin: \(user) in \(app)"
+        case .signout(let app): text = "signout: \(app)"
+        case .removeAccount: text = "remove-account"
+        case .lifecycle(let action, let apps): text = "\(action.rawValue): \(apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", "))"
+        case .write(let app, let kind, let count): text = "write: \(count) \(kind.rawValue) in \(app)"
+        case .network(let online): text = "network: \(online ? "online" : "offline")"
+        case .lock: text = "lock"
+        case .unlock(let app, let user, _): text = "unlock: \(user)" + (app.map { " in \($0)" } ?? "")
+        case .wipe: text = "wipe"
+        case .post(let name): text = "post: \(name)"
+        case .hub(let action): text = "hub: \(action.rawValue)"
+        case .wait(let duration): text = "wait: \(duration)"
+        case .settle(let limit): text = "settle" + (limit.map { ": \($0)" } ?? "")
+        case .repeat(let times, _): text = "repeat \(times)×"
+        case .expect(let expectations): text = "expect: " + expectations.map(\.target).joined(separator: ", ")
+        }
+        return step.error.map { "\(text) (error \($0))" } ?? text
+    }
+}

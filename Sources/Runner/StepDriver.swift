@@ -1,0 +1,152 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import Scenario
+import SharedDevice
+
+/// Carries out a scenario's steps on a started device: each step becomes D-Bus calls or
+/// process signals. Which app is in front, and what each lifecycle step does, is the
+/// domain's `AppFleet`; this only sends what it says.
+public final class StepDriver {
+    public let scenario: Scenario
+    public let device: RunningDevice
+    let connection: Connection
+    let sdlab: String
+    private(set) var fleet: AppFleet
+    private(set) var running: [String: LaunchedApp] = [:]
+    /// The last snapshot of each app taken before it was stopped: a stopped app cannot answer,
+    /// and cannot change either.
+    private(set) var frozen: [String: AppSnapshot] = [:]
+
+    public init(scenario: Scenario, device: RunningDevice, connection: Connection, sdlab: String) {
+        self.scenario = scenario
+        self.device = device
+        self.connection = connection
+        self.sdlab = sdlab
+        fleet = AppFleet(Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
+    }
+
+    /// Every process this driver started and still runs.
+    public var processes: [ChildProcess] { running.values.map(\.process) }
+
+    public struct StepFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Runs one step (not `expect`, `repeat` or `settle`, which the runner handles). A step
+    /// with `error:` must fail with `dev.sdlab.Error.NAME`.
+    public func perform(_ step: Step) async throws {
+        do {
+            try await act(step.kind)
+        } catch let error as DBusError {
+            guard let expected = step.error else { throw StepFailure(description: error.description) }
+            guard error.name == "dev.sdlab.Error." + expected else {
+                throw StepFailure(description: "expected error \(expected), got \(error.name)")
+            }
+            return
+        }
+        if let expected = step.error { throw StepFailure(description: "expected error \(expected), but the step succeeded") }
+    }
+
+    private func act(_ kind: StepKind) async throws {
+        switch kind {
+        case .enroll(let user, let password): try await hub("Enroll", [.string(user), .string(password ?? self.password(of: user))])
+        case .checkout(let user, let password):
+            try await hub("CheckOut", [.string(user), .string(password ?? self.password(of: user))])
+        case .checkin: try await hub("CheckIn")
+        case .signin(let app, let user, let password):
+            try await client(app).signIn(user, password: password ?? self.password(of: user))
+        case .signout(let app): try await client(app).signOut()
+        case .removeAccount: try await hub("RemoveAccount", interface: DeviceBus.brokerInterface)
+        case .lifecycle(let action, let apps):
+            for app in apps { try await lifecycle(action, app) }
+        case .write(let app, let kind, let count): try await client(app).write(kind, count: count)
+        case .network(let online): try await hub("SetOnline", [.bool(online)])
+        case .lock: try await hub("Lock")
+        case .unlock(let app, let user, let password):
+            let secret = password ?? self.password(of: user)
+            if let app { try await client(app).unlock(user, password: secret) } else { try await hub("Unlock", [.string(user), .string(secret)]) }
+        case .wipe: try await hub("EnterpriseWipe")
+        case .post(let name): try DeviceBus.post(name, on: connection)
+        case .hub(let action): try await hubProcess(action)
+        case .wait(let duration): try await Task.sleep(for: duration)
+        case .settle, .repeat, .expect: break
+        }
+    }
+
+    /// Carries out the fleet's effects of one lifecycle action, app by app.
+    private func lifecycle(_ action: AppLifecycle.Action, _ name: String) async throws {
+        let effects: [(app: String, effect: AppLifecycle.Effect)]
+        do {
+            effects = try fleet.apply(action, to: name)
+        } catch {
+            throw StepFailure(description: "\(action.rawValue) \(name): the app is not running")
+        }
+        for (app, effect) in effects { try await carryOut(effect, on: app) }
+    }
+
+    private func carryOut(_ effect: AppLifecycle.Effect, on name: String) async throws {
+        switch effect {
+        case .spawn:
+            guard let entry = scenario.apps.first(where: { $0.name == name }) else { return }
+            let spec = AppSpec(name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
+                               executable: entry.executable)
+            running[name] = try await LaunchedApp.launch(spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
+            frozen[name] = nil
+        case .stop:
+            frozen[name] = try await client(name).snapshot()
+            running[name]?.suspend()
+        case .continue:
+            running[name]?.resume()
+            frozen[name] = nil
+        case .terminate:
+            running.removeValue(forKey: name)?.terminate()
+            frozen[name] = nil
+        case .kill:
+            running.removeValue(forKey: name)?.crash()
+            frozen[name] = nil
+        case .toldForeground: try await client(name).foreground()
+        case .toldBackground: try await client(name).background()
+        }
+    }
+
+    private func hubProcess(_ action: StepKind.HubAction) async throws {
+        switch action {
+        case .crash:
+            device.hub.signal(SIGKILL)
+            _ = device.hub.waitForExit(timeout: .seconds(5))
+        case .restart:
+            try await device.restartHub()
+        }
+    }
+
+    /// `settle`: returns once every running app that is not stopped has nothing pending —
+    /// no post or resume waiting for a check, no check, cleanup or call in progress. Posts
+    /// sent before now reach an app ahead of this request, so they count. Bounded by `limit`.
+    public func settle(within limit: Duration) async throws {
+        let awake = running.keys.filter { fleet.apps[$0]?.state != .suspended }.sorted()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for name in awake {
+                let app = AppClient(connection, app: name, timeout: limit)
+                group.addTask { try await app.settle() }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    func client(_ name: String) -> AppClient { AppClient(connection, app: name) }
+
+    func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
+
+    private func hub(_ member: String, _ arguments: [DBusValue] = [], interface: String = DeviceBus.hubInterface) async throws {
+        _ = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
+                                      member: member, arguments, timeout: .seconds(30))
+    }
+
+    /// Stops every app it started (a stopped one is continued first, so it can exit).
+    public func stopApps() {
+        for app in running.values { app.terminate(grace: .seconds(3)) }
+        running = [:]
+    }
+}

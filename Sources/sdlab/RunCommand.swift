@@ -1,0 +1,78 @@
+import ArgumentParser
+import DeviceProcesses
+import Foundation
+import Runner
+import Scenario
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run scenarios: start a device and its apps, drive the steps, check the expectations.",
+        discussion: """
+            Every scenario is validated before anything starts (as `sdlab check` does). Each then \
+            runs on a device of its own in a fresh run folder; each step is shown with ✓ or ✗, a \
+            failed expectation as expected against actual. The run folder of a failed scenario is \
+            kept and named. Exit 0 when every expectation held, 1 when one failed, 2 for an \
+            invalid scenario or bad usage, 3 when the device could not run. Ctrl-C stops every \
+            process the run started.
+            """
+    )
+
+    @Argument(help: "Scenario files or folders of them.")
+    var scenarios: [String]
+
+    func run() async throws {
+        TerminationSignals.install()
+        let files = Scenario.files(in: scenarios)
+        guard !files.isEmpty else { throw failure("no scenario files in \(scenarios.joined(separator: " "))", code: ExitCodes.usage) }
+        var loaded: [Scenario] = []
+        for file in files {
+            do throws(ScenarioProblems) {
+                loaded.append(try Scenario.load(path: file))
+            } catch {
+                note(error.description)
+            }
+        }
+        guard loaded.count == files.count else { throw failure("invalid scenarios: nothing was run", code: ExitCodes.usage) }
+
+        var failed = 0, broken = 0
+        for scenario in loaded {
+            let result = await runInterruptibly(scenario)
+            if result.environmentFailure != nil { broken += 1 } else if !result.passed { failed += 1 }
+        }
+        emitLine("\(loaded.count - failed - broken) of \(loaded.count) scenarios passed")
+        if broken > 0 { throw ExitCode(ExitCodes.environment) }
+        if failed > 0 { throw ExitCode(ExitCodes.failed) }
+    }
+
+    /// One scenario in a run folder of its own; a termination signal cancels it, and the run
+    /// still stops what it started before returning.
+    private func runInterruptibly(_ scenario: Scenario) async -> ScenarioResult {
+        emitLine("\(scenario.name)  (\(scenario.file))")
+        let folder: String
+        do {
+            folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-run")
+        } catch {
+            return ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
+        }
+        let run = Task {
+            await ScenarioRun.run(scenario, in: folder) { step in
+                emitLine("  \(step.passed ? "✓" : "✗") \(step.title)")
+                for failure in step.failures { emitLine("      \(failure)") }
+            }
+        }
+        let watcher = Task {
+            _ = await TerminationSignals.next()
+            run.cancel()
+        }
+        let result = await run.value
+        watcher.cancel()
+        if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
+        if result.passed {
+            try? FileManager.default.removeItem(atPath: folder)
+        } else {
+            emitLine("  run folder kept: \(folder)")
+        }
+        return result
+    }
+}
