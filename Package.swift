@@ -86,7 +86,9 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"]),
+        .testTarget(name: "EndToEndTests",
+                    dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"],
+                    exclude: ["Scenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,63 @@
+import DeviceProcesses
+import Foundation
+import Testing
+import TestSupport
+
+/// `sdlab run` as CI runs it: exit codes, expected against actual, and nothing left running.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct RunCommandTests {
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let scenarios = here.appendingPathComponent("Scenarios").path
+    static let library = here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios").path
+
+    @Test func theSideBySideScenarioPasses() async throws {
+        let result = try await run(sdlabPath, ["run", Self.library + "/side-by-side-check-in.yaml"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("✓ checkin") && !result.stdout.contains("✗"))
+    }
+
+    @Test func aBrokenAppIsCaughtWithExpectedAgainstActual() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-broken")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await run(sdlabPath, ["run", Self.scenarios + "/broken-app-leaks.yaml"],
+                                   environment: environment(with: ["TMPDIR": folder]))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("broken-app-leaks.yaml:12:17: hoarder.leaks: expected 0, got 3"), "\(result.stdout)")
+        #expect(result.stdout.contains("broken-app-leaks.yaml:12:27: hoarder.exposed: expected 0, got 3"), "\(result.stdout)")
+        #expect(result.stdout.contains("run folder kept: \(folder)/sdlab-run-"), "a failed run keeps its folder to look into")
+    }
+
+    @Test func anInvalidScenarioStopsEverythingBeforeItStarts() async throws {
+        let result = try await run(sdlabPath, ["run", Self.scenarios + "/invalid-unknown-app.yaml"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("invalid-unknown-app.yaml:5:13: launch: unknown app mial"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "nothing ran")
+    }
+
+    /// Ctrl-C in the middle of a run: every process the run started is gone when it exits.
+    @Test func anInterruptedRunLeavesNoProcessBehind() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-interrupt")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", Self.scenarios + "/long-wait.yaml"], stdout: .null,
+                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        defer { runner.stop(grace: .seconds(2)) }
+        try await eventually(within: .seconds(30), "both apps are up") {
+            Self.processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
+        }
+        #expect(Self.processes(mentioning: folder).count == 4, "bus, hub and two apps")
+        runner.signal(SIGINT)
+        #expect(runner.exitStatus(timeout: .seconds(20)) != nil)
+        #expect(Self.processes(mentioning: folder).isEmpty, "\(Self.processes(mentioning: folder))")
+    }
+
+    /// The command lines of running processes that name `folder`.
+    static func processes(mentioning folder: String) -> [String] {
+        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int32($0) != nil }
+        return pids.compactMap { pid -> String? in
+            guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !bytes.isEmpty,
+                  !isGone(Int32(pid)!) else { return nil }
+            let line = String(decoding: bytes.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+            return line.contains(folder) ? line : nil
+        }
+    }
+}
