@@ -30,3 +30,7 @@ hub dev.sdlab.Hub1.CheckIn >/dev/null
 wait $waiter && echo "the waiting app got the broker's post; its state is the new generation, $($sdlab notify get SHARED_MODE_CURRENT_ACCOUNT_CHANGED)"
 echo "a second check-in is refused:"
 hub dev.sdlab.Hub1.CheckIn 2>&1 || true
+
+echo
+echo "the side-by-side scenario: MSAL apps hear the check-in at once, the Workspace ONE app at its next foreground:"
+$sdlab run Scenarios/side-by-side-check-in.yaml
