@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +53,7 @@ let package = Package(
         .target(name: "Runner", dependencies: [
             "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Scenario",
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),

@@ -45,6 +45,20 @@ struct RunCommand: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
 
+    /// Per model and mechanism: notified and exposure p50 / p90 / p99 / max, in ms.
+    private func printTiming(_ result: ScenarioResult) {
+        let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
+        let rows = TimingRow.table(result.timings, sdk: sdk).filter { $0.mechanism != .none }
+        guard !rows.isEmpty else { return }
+        emitLine("  timing (ms: p50 / p90 / p99 / max)   changes×apps   notified                     exposure")
+        for row in rows {
+            let label = "\(row.model) \(row.mechanism.rawValue)".padding(toLength: 36, withPad: " ", startingAt: 0)
+            let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(toLength: 14, withPad: " ", startingAt: 0)
+            let notified = (row.notified?.text ?? "-").padding(toLength: 28, withPad: " ", startingAt: 0)
+            emitLine("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
+        }
+    }
+
     /// One scenario in a run folder of its own; a termination signal cancels it, and the run
     /// still stops what it started before returning.
     private func runInterruptibly(_ scenario: Scenario) async -> ScenarioResult {
@@ -68,6 +82,7 @@ struct RunCommand: AsyncParsableCommand {
         let result = await run.value
         watcher.cancel()
         if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
+        printTiming(result)
         if result.passed {
             try? FileManager.default.removeItem(atPath: folder)
         } else {

@@ -1,0 +1,56 @@
+import Histogram
+import SharedDevice
+
+/// p50 / p90 / p99 / max of a set of durations, in milliseconds.
+public struct Percentiles: Equatable, Sendable {
+    public var p50, p90, p99, max: Double
+
+    /// Nil for no values. Recorded in microseconds, three significant digits.
+    public init?(nanoseconds values: [UInt64]) {
+        guard !values.isEmpty else { return nil }
+        var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        for value in values { histogram.record(Swift.min(value / 1000, 3_600_000_000)) }
+        func ms(_ micros: UInt64) -> Double { Double(micros) / 1000 }
+        p50 = ms(histogram.valueAtPercentile(50))
+        p90 = ms(histogram.valueAtPercentile(90))
+        p99 = ms(histogram.valueAtPercentile(99))
+        max = ms(histogram.max)
+    }
+
+    public var text: String {
+        [p50, p90, p99, max].map { $0 < 10 ? String(format2: $0) : String(Int($0.rounded())) }.joined(separator: " / ")
+    }
+}
+
+extension String {
+    /// Two decimals without Foundation's formatter.
+    init(format2 value: Double) {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}
+
+/// The timing table of SPEC §3 and §7: per model and mechanism, how many (change, app)
+/// pairs, how many are still open, and the notified and exposure percentiles.
+public struct TimingRow: Equatable, Sendable {
+    public var model: String
+    public var mechanism: SessionChangeTiming.Mechanism
+    public var count: Int
+    public var open: Int
+    public var notified: Percentiles?
+    public var exposure: Percentiles?
+
+    public static func table(_ timings: [SessionChangeTiming], sdk: [String: SDKKind]) -> [TimingRow] {
+        let groups = Dictionary(grouping: timings) { "\(sdk[$0.app]?.rawValue ?? "?")|\($0.mechanism.rawValue)" }
+        return groups.keys.sorted().compactMap { key in
+            let rows = groups[key]!
+            let parts = key.split(separator: "|")
+            guard let mechanism = SessionChangeTiming.Mechanism(rawValue: String(parts[1])) else { return nil }
+            return TimingRow(model: String(parts[0]), mechanism: mechanism, count: rows.count,
+                             open: rows.filter { $0.exposure == nil }.count,
+                             notified: Percentiles(nanoseconds: rows.compactMap(\.notifiedAfter)),
+                             exposure: Percentiles(nanoseconds: rows.compactMap(\.exposure)))
+        }
+    }
+}
