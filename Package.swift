@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
-        .testTarget(name: "RunnerTests", dependencies: ["Runner"]),
+        .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
         .testTarget(name: "EndToEndTests",
                     dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"],
                     exclude: ["Scenarios"]),

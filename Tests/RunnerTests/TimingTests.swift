@@ -1,4 +1,5 @@
 import Runner
+import SharedDevice
 import Testing
 
 /// SPEC §3 over merged traces: notified, clean, mechanism and the exposure window.
@@ -51,5 +52,22 @@ import Testing
         #expect(TraceEvent(line: #"{"t":5,"proc":"hub","event":"posted","name":"X","state":2}"#)
                 == TraceEvent(t: 5, proc: "hub", event: "posted", fields: ["name": "X", "state": "2"]))
         #expect(TraceEvent(line: #"{"t":5,"proc":"hub""#) == nil)
+    }
+}
+
+extension TimingTests {
+    @Test func theTableGroupsByModelAndMechanismWithPercentiles() throws {
+        let timings = (1...100).map { n in
+            SessionChangeTiming(generation: 2, app: "app\(n)", t0: 0, notified: UInt64(n) * 100_000,
+                                clean: UInt64(n) * 1_000_000, mechanism: .signal)
+        } + [SessionChangeTiming(generation: 2, app: "inv", t0: 0, notified: nil, clean: nil, mechanism: .none)]
+        let sdk = Dictionary(uniqueKeysWithValues: (1...100).map { ("app\($0)", SDKKind.msal) } + [("inv", .ws1)])
+        let table = TimingRow.table(timings, sdk: sdk)
+        #expect(table.map { "\($0.model) \($0.mechanism.rawValue) \($0.count) \($0.open)" } == ["msal signal 100 0", "ws1 none 1 1"])
+        let exposure = try #require(table[0].exposure)
+        // Three significant digits: within 0.1 %.
+        func near(_ value: Double?, _ expected: Double) -> Bool { value.map { abs($0 - expected) <= expected / 1000 } ?? false }
+        #expect(near(exposure.p50, 50) && near(exposure.p90, 90) && near(exposure.p99, 99) && near(exposure.max, 100), "\(exposure)")
+        #expect(near(table[0].notified?.max, 10) && table[1].exposure == nil)
     }
 }
