@@ -57,10 +57,12 @@ let package = Package(
         ]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
+        // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
+        .target(name: "Reports", dependencies: ["Runner", "Scenario"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario",
+                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -26,6 +26,8 @@ public struct ScenarioResult: Sendable {
     public var scenario: Scenario
     public var steps: [StepResult]
     public var timings: [SessionChangeTiming]
+    /// Every process's trace, merged in time order.
+    public var events: [TraceEvent] = []
     /// The device could not start or broke (exit 3), rather than an expectation failing.
     public var environmentFailure: String?
     public var passed: Bool { environmentFailure == nil && steps.allSatisfy(\.passed) }
@@ -62,7 +64,8 @@ public enum ScenarioRun {
             progress(outcome)
             if !outcome.passed, !isExpectation(step) { break }
         }
-        result.timings = SessionChangeTiming.all(in: TraceEvent.merged(from: directory + "/trace"))
+        result.events = TraceEvent.merged(from: directory + "/trace")
+        result.timings = SessionChangeTiming.all(in: result.events)
         driver.stopApps()
         await connection.close()
         device.stop()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DeviceProcesses
 import Foundation
+import Reports
 import Runner
 import Scenario
 
@@ -21,6 +22,15 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "Scenario files or folders of them.")
     var scenarios: [String]
 
+    @Option(help: "Write trace.jsonl, timing.csv, junit.xml and report.html into this folder.")
+    var report: String?
+
+    @Option(help: "Write JUnit XML to this file.")
+    var junit: String?
+
+    @Flag(help: "Print the results as one JSON document on stdout (the progress goes to stderr).")
+    var json = false
+
     func run() async throws {
         TerminationSignals.install()
         let files = Scenario.files(in: scenarios)
@@ -35,14 +45,36 @@ struct RunCommand: AsyncParsableCommand {
         }
         guard loaded.count == files.count else { throw failure("invalid scenarios: nothing was run", code: ExitCodes.usage) }
 
-        var failed = 0, broken = 0
-        for scenario in loaded {
-            let result = await runInterruptibly(scenario)
-            if result.environmentFailure != nil { broken += 1 } else if !result.passed { failed += 1 }
-        }
-        emitLine("\(loaded.count - failed - broken) of \(loaded.count) scenarios passed")
+        var results: [ScenarioResult] = []
+        for scenario in loaded { results.append(await runInterruptibly(scenario)) }
+        let broken = results.filter { $0.environmentFailure != nil }.count
+        let failed = results.filter { !$0.passed }.count - broken
+        say("\(loaded.count - failed - broken) of \(loaded.count) scenarios passed")
+        try writeOutputs(results)
         if broken > 0 { throw ExitCode(ExitCodes.environment) }
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
+    }
+
+    /// Progress for a person: stdout, or stderr when stdout carries the JSON.
+    private func say(_ line: String) {
+        if json { note(line) } else { emitLine(line) }
+    }
+
+    private func writeOutputs(_ results: [ScenarioResult]) throws {
+        do {
+            if json { FileHandle.standardOutput.write(try Reports.json(results) + Data("\n".utf8)) }
+            if let junit { try Reports.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let report {
+                try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
+                try Reports.traceLines(results).write(toFile: report + "/trace.jsonl", atomically: true, encoding: .utf8)
+                try Reports.timingCSV(results).write(toFile: report + "/timing.csv", atomically: true, encoding: .utf8)
+                try Reports.junit(results).write(toFile: report + "/junit.xml", atomically: true, encoding: .utf8)
+                try ReportPage.html(results).write(toFile: report + "/report.html", atomically: true, encoding: .utf8)
+                say("report: \(report)/report.html")
+            }
+        } catch {
+            throw failure("cannot write the reports: \(error)", code: ExitCodes.environment)
+        }
     }
 
     /// Per model and mechanism: notified and exposure p50 / p90 / p99 / max, in ms.
@@ -50,19 +82,19 @@ struct RunCommand: AsyncParsableCommand {
         let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
         let rows = TimingRow.table(result.timings, sdk: sdk).filter { $0.mechanism != .none }
         guard !rows.isEmpty else { return }
-        emitLine("  timing (ms: p50 / p90 / p99 / max)   changes×apps   notified                     exposure")
+        say("  timing (ms: p50 / p90 / p99 / max)   changes×apps   notified                     exposure")
         for row in rows {
             let label = "\(row.model) \(row.mechanism.rawValue)".padding(toLength: 36, withPad: " ", startingAt: 0)
             let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(toLength: 14, withPad: " ", startingAt: 0)
             let notified = (row.notified?.text ?? "-").padding(toLength: 28, withPad: " ", startingAt: 0)
-            emitLine("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
+            say("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
         }
     }
 
     /// One scenario in a run folder of its own; a termination signal cancels it, and the run
     /// still stops what it started before returning.
     private func runInterruptibly(_ scenario: Scenario) async -> ScenarioResult {
-        emitLine("\(scenario.name)  (\(scenario.file))")
+        say("\(scenario.name)  (\(scenario.file))")
         let folder: String
         do {
             folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-run")
@@ -71,8 +103,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let run = Task {
             await ScenarioRun.run(scenario, in: folder) { step in
-                emitLine("  \(step.passed ? "✓" : "✗") \(step.title)")
-                for failure in step.failures { emitLine("      \(failure)") }
+                say("  \(step.passed ? "✓" : "✗") \(step.title)")
+                for failure in step.failures { say("      \(failure)") }
             }
         }
         let watcher = Task {
@@ -86,7 +118,7 @@ struct RunCommand: AsyncParsableCommand {
         if result.passed {
             try? FileManager.default.removeItem(atPath: folder)
         } else {
-            emitLine("  run folder kept: \(folder)")
+            say("  run folder kept: \(folder)")
         }
         return result
     }

@@ -1,0 +1,113 @@
+import Foundation
+import Runner
+import Scenario
+
+/// The machine-readable outputs of a run (SPEC §7): JUnit XML, JSON, timing CSV and the merged
+/// trace. Each is a pure function of the results.
+public enum Reports {
+    /// One `testsuite` per scenario, one `testcase` per step; a failed step carries its failures.
+    public static func junit(_ results: [ScenarioResult]) -> String {
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+                     "<testsuites tests=\"\(results.map(\.steps.count).reduce(0, +))\" failures=\"\(results.map { $0.steps.filter { !$0.passed }.count }.reduce(0, +))\">"]
+        for result in results {
+            let failures = result.steps.filter { !$0.passed }.count
+            lines.append("  <testsuite name=\"\(xml(result.scenario.name))\" file=\"\(xml(result.scenario.file))\" tests=\"\(result.steps.count)\" failures=\"\(failures)\" errors=\"\(result.environmentFailure == nil ? 0 : 1)\">")
+            if let why = result.environmentFailure {
+                lines.append("    <testcase name=\"device\" classname=\"\(xml(result.scenario.file))\"><error message=\"\(xml(why))\"/></testcase>")
+            }
+            for step in result.steps {
+                let open = "    <testcase name=\"\(xml(step.title))\" classname=\"\(xml(step.location.description))\""
+                if step.passed {
+                    lines.append(open + "/>")
+                } else {
+                    lines.append(open + "><failure message=\"\(xml(step.failures.first ?? ""))\">\(xml(step.failures.joined(separator: "\n")))</failure></testcase>")
+                }
+            }
+            lines.append("  </testsuite>")
+        }
+        lines.append("</testsuites>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The results as one JSON document.
+    public static func json(_ results: [ScenarioResult]) throws -> Data {
+        let document: [String: Any] = [
+            "passed": results.allSatisfy(\.passed),
+            "scenarios": results.map { result -> [String: Any] in
+                let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
+                return [
+                    "name": result.scenario.name, "file": result.scenario.file, "passed": result.passed,
+                    "environment_failure": result.environmentFailure ?? NSNull(),
+                    "steps": result.steps.map { ["location": $0.location.description, "step": $0.title,
+                                                 "passed": $0.passed, "failures": $0.failures] as [String: Any] },
+                    "timing": TimingRow.table(result.timings, sdk: sdk).map { row -> [String: Any] in
+                        ["model": row.model, "mechanism": row.mechanism.rawValue, "count": row.count, "open": row.open,
+                         "notified_ms": percentiles(row.notified), "exposure_ms": percentiles(row.exposure)]
+                    },
+                ]
+            },
+        ]
+        return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    }
+
+    /// One line per session change and app: `scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms`
+    /// (empty while open).
+    public static func timingCSV(_ results: [ScenarioResult]) -> String {
+        var lines = ["scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms"]
+        for result in results {
+            let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk.rawValue) })
+            for timing in result.timings {
+                lines.append([csv(result.scenario.name), "\(timing.generation)", csv(timing.app), sdk[timing.app] ?? "",
+                              timing.mechanism.rawValue, milliseconds(timing.notifiedAfter), milliseconds(timing.exposure)]
+                    .joined(separator: ","))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Every event of every scenario as JSON lines, in time order, each with its scenario.
+    public static func traceLines(_ results: [ScenarioResult]) throws -> String {
+        var out = ""
+        for result in results {
+            for event in result.events {
+                var object: [String: Any] = event.fields
+                object["t"] = event.t
+                object["proc"] = event.proc
+                object["event"] = event.event
+                object["scenario"] = result.scenario.name
+                out += String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]),
+                              as: UTF8.self) + "\n"
+            }
+        }
+        return out
+    }
+
+    private static func percentiles(_ value: Percentiles?) -> Any {
+        guard let value else { return NSNull() }
+        return ["p50": value.p50, "p90": value.p90, "p99": value.p99, "max": value.max]
+    }
+
+    private static func milliseconds(_ nanoseconds: UInt64?) -> String {
+        nanoseconds.map { String(Double($0) / 1_000_000) } ?? ""
+    }
+
+    static func csv(_ text: String) -> String {
+        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    }
+
+    static func xml(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n", "\t": out.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20: out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
