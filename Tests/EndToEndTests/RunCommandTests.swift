@@ -61,3 +61,30 @@ struct RunCommandTests {
         }
     }
 }
+
+extension RunCommandTests {
+    @Test func aRunWritesItsReportsAndJSON() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-report")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = Self.library + "/side-by-side-check-in.yaml"
+        let result = try await run(sdlabPath, ["run", scenario, "--report", folder + "/report", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let document = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(document["passed"] as? Bool == true)
+        let scenarios = try #require(document["scenarios"] as? [[String: Any]])
+        #expect((scenarios.first?["steps"] as? [Any])?.count == 13)
+        #expect(result.stderr.contains("✓ checkin"), "progress goes to stderr with --json")
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
+        #expect(files == ["junit.xml", "report.html", "timing.csv", "trace.jsonl"])
+        let page = try String(contentsOfFile: folder + "/report/report.html", encoding: .utf8)
+        #expect(page.contains("<svg") && page.contains("session change") && !page.contains("<script"))
+        let junit = try String(contentsOfFile: folder + "/report/junit.xml", encoding: .utf8)
+        #expect(junit.contains("<testsuite name=\"Check-in reaches MSAL apps") && junit.contains("failures=\"0\""))
+        let trace = try String(contentsOfFile: folder + "/report/trace.jsonl", encoding: .utf8).split(separator: "\n")
+        let times = try trace.map { try #require((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["t"] as? Int) }
+        #expect(times == times.sorted() && trace.contains { $0.contains("\"proc\":\"hub\"") } && trace.contains { $0.contains("\"proc\":\"mail\"") })
+        let csv = try String(contentsOfFile: folder + "/report/timing.csv", encoding: .utf8)
+        #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms\n") && csv.contains(",mail,msal,signal,"))
+    }
+}
