@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,14 +27,6 @@ public enum TerminationSignals {
     }
 }
 
-/// SIGCONT: the process was stopped (SIGSTOP, which no process can catch) and is running
-/// again. A suspended app learns this way that it must check what it missed.
-public enum ContinueSignals {
-    /// Calls `handler` on a thread of its own after every SIGCONT from now on.
-    public static func onContinue(_ handler: @escaping @Sendable () -> Void) {
-        SignalWatcher.shared.continueHandlers.withLock { $0.append(handler) }
-    }
-}
 
 /// The pipe the signal handler writes to; made before any handler is installed.
 private let signalPipe: (read: Int32, write: Int32) = {
@@ -48,8 +39,6 @@ private let signalPipe: (read: Int32, write: Int32) = {
 private final class SignalWatcher: @unchecked Sendable {
     static let shared = SignalWatcher()
 
-    let continueHandlers = Mutex<[@Sendable () -> Void]>([])
-
     private let lock = NSLock()
     private var subscribers: [Int: AsyncStream<Int32>.Continuation] = [:]
     private var nextID = 0
@@ -58,7 +47,7 @@ private final class SignalWatcher: @unchecked Sendable {
 
     private init() {
         _ = signalPipe  // the pipe exists before the first handler can run
-        for number in TerminationSignals.watched + [SIGCONT] {
+        for number in TerminationSignals.watched {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -77,10 +66,6 @@ private final class SignalWatcher: @unchecked Sendable {
             let count = read(signalPipe.read, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return }
-            if Int32(byte) == SIGCONT {
-                for handler in continueHandlers.withLock({ $0 }) { handler() }
-                continue
-            }
             let receivers = lock.withLock {
                 if subscribers.isEmpty { unclaimed.append(Int32(byte)) }
                 return Array(subscribers.values)

@@ -22,6 +22,11 @@ struct AppControl: Sendable {
                 await host.inbox.check(.foreground)
                 return []
             },
+            .init("Resumed") { [host] _ async in
+                host.traceEvent("resumed")
+                if host.configuration.sdk.listensToPosts { await host.inbox.check(.poll) }
+                return []
+            },
             .init("Background") { [host] _ in
                 host.withState { $0.foreground = false }
                 host.traceEvent("background")

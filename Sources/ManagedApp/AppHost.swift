@@ -134,10 +134,6 @@ public final class AppHost: Sendable {
         if configuration.sdk.listensToPosts {
             _ = try await observePosts()
         }
-        ContinueSignals.onContinue { [self] in
-            trace?.record("resumed")
-            if configuration.sdk.listensToPosts { inbox.requestCheck(.poll) }
-        }
         try connection.export(AppControl(self).interfaces, at: AppBus.path)
         guard try await connection.requestName(configuration.busName) == .primaryOwner else {
             throw LaunchError("another process already owns \(configuration.busName)")
@@ -253,7 +249,7 @@ public final class AppHost: Sendable {
             return
         }
         guard let session = detection.session else {
-            noteFailure("HubUnreachable", trigger: trigger)
+            noteFailure(SDKErrors.hubUnreachable, trigger: trigger)
             return
         }
         if detection.effects.contains(.deleteDataKeys) { trace?.record("sdk-keys-deleted") }

@@ -69,7 +69,7 @@ public enum AppMain {
         A managed app with an embedded simulated SDK: msal (iOS), msal-android or ws1. It keeps \
         its data in --container, serves dev.sdlab.App1 at /dev/sdlab/App under dev.sdlab.App.NAME, \
         and appends its events to --trace. MSAL apps check the account at launch, on every return \
-        to the foreground, after SIGCONT and on the broker's posts; Workspace ONE apps only at \
+        to the foreground, when told it was resumed and on the broker's posts; Workspace ONE apps only at \
         launch and on a return to the foreground. A cleanup cut short by a crash is finished at \
         the next launch, before anything else. Prints `ready` on stdout once the launch check is \
         done; SIGTERM lets the work in hand finish, then exits 0. Exit 3 when it cannot start.

@@ -3,8 +3,8 @@ import Synchronization
 /// Why an app checks its account: the mechanism a timing report names.
 public enum CheckTrigger: String, Sendable {
     case launch, foreground, signal
-    /// After a resume: a check only if the account-change state moved (notify_check), since
-    /// posts sent while the app was stopped may have been dropped.
+    /// Continued after a suspension: a check only if the account-change state moved
+    /// (notify_check) or posts arrived, since posts to a stopped app may have been dropped.
     case poll
     /// After the app's own sign-in or sign-out.
     case signIn = "sign-in", signOut = "sign-out"

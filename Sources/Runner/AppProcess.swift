@@ -144,6 +144,7 @@ public struct AppClient: Sendable {
 
     public func foreground() async throws { try await call("Foreground") }
     public func background() async throws { try await call("Background") }
+    public func resumed() async throws { try await call("Resumed") }
     public func settle() async throws { try await call("Settle") }
     public func signOut() async throws { try await call("SignOut") }
     public func signIn(_ user: String, password: String) async throws { try await call("SignIn", [.string(user), .string(password)]) }

@@ -108,6 +108,7 @@ public final class StepDriver {
             frozen[name] = nil
         case .toldForeground: try await client(name).foreground()
         case .toldBackground: try await client(name).background()
+        case .toldResumed: try await client(name).resumed()
         }
     }
 

@@ -16,9 +16,10 @@ public struct AppLifecycle: Equatable, Sendable {
         case spawn
         /// SIGSTOP / SIGCONT / SIGTERM / SIGKILL to the app's process.
         case stop, `continue`, terminate, kill
-        /// Tell the running app it came to the foreground (its SDK's opportunity to check)
-        /// or went to the background.
-        case toldForeground, toldBackground
+        /// Tell the running app it came to the foreground (its SDK's opportunity to check),
+        /// went to the background, or was continued in the background after a suspension (an
+        /// MSAL app then polls for what it may have missed: posts to a stopped app can be lost).
+        case toldForeground, toldBackground, toldResumed
     }
 
     public enum Refusal: Error, Equatable, Sendable {
@@ -65,7 +66,7 @@ public struct AppLifecycle: Equatable, Sendable {
             return [.stop]
         case (.resume, _):
             state = .background
-            return [.continue]
+            return [.continue, .toldResumed]
         }
     }
 }

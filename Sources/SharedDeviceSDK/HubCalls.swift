@@ -2,6 +2,12 @@ import DBusKit
 import Hub
 import SharedDevice
 
+/// Error names the simulated SDKs report besides the hub's own.
+public enum SDKErrors {
+    /// The hub did not answer (gone, or not in time): nothing changed.
+    public static let hubUnreachable = "HubUnreachable"
+}
+
 /// Calls from an app's SDK to the hub, each bounded: a hub that does not answer in time
 /// counts as unreachable, and the SDK then changes nothing.
 struct HubCalls: Sendable {
@@ -29,8 +35,15 @@ struct HubCalls: Sendable {
                 return BrokerAccount(homeAccountID: id, username: username)
             })
         } catch {
-            return .failure(.broker(String(error.shortName)))
+            return .failure(.broker(Self.isUnreachable(error) ? Self.unreachable : String(error.shortName)))
         }
+    }
+
+    static let unreachable = SDKErrors.hubUnreachable
+
+    /// The bus's own errors for a hub that is gone or does not answer.
+    static func isUnreachable(_ error: DBusError) -> Bool {
+        ["ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "Timeout"].contains(String(error.shortName))
     }
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.

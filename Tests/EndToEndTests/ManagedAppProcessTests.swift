@@ -192,7 +192,7 @@ struct ManagedAppProcessTests {
             await lab.connection.flush()
             try await lab.app("mail").settle()
             var snapshot = try await lab.app("mail").snapshot()
-            #expect(snapshot.user == "cou1" && snapshot.error == "ServiceUnknown" && snapshot.displayed.count == 2)
+            #expect(snapshot.user == "cou1" && snapshot.error == "HubUnreachable" && snapshot.displayed.count == 2)
             #expect(snapshot.callbacks == ["current-account(cou1,none)"])
 
             let (hub, stdout) = try ChildProcess.spawn(sdlabPath, ["hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json"],
