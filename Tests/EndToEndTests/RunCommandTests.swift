@@ -88,3 +88,13 @@ extension RunCommandTests {
         #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms\n") && csv.contains(",mail,msal,signal,"))
     }
 }
+
+extension RunCommandTests {
+    /// The whole library, as CI would run it: every scenario passes.
+    @Test(.timeLimit(.minutes(5))) func everyScenarioOfTheLibraryPasses() async throws {
+        let result = try await run(sdlabPath, ["run", Self.library])
+        #expect(result.status == 0, "\(result.stdout.split(separator: "\n").filter { $0.contains("✗") || $0.contains(": ") && $0.contains("expected") })")
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.library).filter { $0.hasSuffix(".yaml") }
+        #expect(files.count >= 16 && result.stdout.contains("\(files.count) of \(files.count) scenarios passed"))
+    }
+}
