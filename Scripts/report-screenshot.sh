@@ -14,6 +14,6 @@ report=$(mktemp -d)
 trap 'rm -rf "$report"' EXIT
 .build/debug/sdlab run Scenarios/side-by-side-check-in.yaml --report "$report" >/dev/null
 mkdir -p "$(dirname "$out")"
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,760 \
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,790 \
     --screenshot="$out" "file://$report/report.html" >/dev/null 2>&1
 echo "screenshot: $out"

@@ -37,7 +37,8 @@ public struct ScenarioResult: Sendable {
 /// expectations, and stops every process it started on every way out.
 public enum ScenarioRun {
     public static func run(_ scenario: Scenario, in directory: String, sdlab: String = DevicePaths.executablePath(),
-                           progress: @escaping @Sendable (StepResult) -> Void = { _ in }) async -> ScenarioResult {
+                           progress: @escaping @Sendable (StepResult) -> Void = { _ in },
+                           fleetProgress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async -> ScenarioResult {
         var result = ScenarioResult(scenario: scenario, steps: [], timings: [])
         let setup = HubSetup(policy: scenario.device.policy, online: scenario.device.online,
                              directory: ConsoleDirectory(scenario.users.map { ($0.user, $0.password) }))
@@ -57,6 +58,7 @@ public enum ScenarioRun {
             return result
         }
         let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
+        driver.onFleetProgress = fleetProgress
         var since: UInt64 = 0
         for step in flattened(scenario.steps) {
             let outcome = await run(step, driver: driver, since: &since)

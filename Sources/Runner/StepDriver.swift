@@ -27,6 +27,9 @@ public final class StepDriver {
         fleet = AppFleet(Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
     }
 
+    /// Told `(done, of)` while a lifecycle step acts on many apps (a fleet launching).
+    public var onFleetProgress: @Sendable (Int, Int) -> Void = { _, _ in }
+
     /// Every process this driver started and still runs.
     public var processes: [ChildProcess] { running.values.map(\.process) }
 
@@ -60,7 +63,10 @@ public final class StepDriver {
         case .signout(let app): try await client(app).signOut()
         case .removeAccount: try await hub("RemoveAccount", interface: DeviceBus.brokerInterface)
         case .lifecycle(let action, let apps):
-            for app in apps { try await lifecycle(action, app) }
+            for (index, app) in apps.enumerated() {
+                try await lifecycle(action, app)
+                if apps.count >= 10 { onFleetProgress(index + 1, apps.count) }
+            }
         case .write(let app, let kind, let count): try await client(app).write(kind, count: count)
         case .network(let online): try await hub("SetOnline", [.bool(online)])
         case .lock: try await hub("Lock")

@@ -102,10 +102,14 @@ struct RunCommand: AsyncParsableCommand {
             return ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
         }
         let run = Task {
-            await ScenarioRun.run(scenario, in: folder) { step in
+            await ScenarioRun.run(scenario, in: folder, progress: { step in
                 say("  \(step.passed ? "✓" : "✗") \(step.title)")
                 for failure in step.failures { say("      \(failure)") }
-            }
+            }, fleetProgress: { done, total in
+                // On a terminal only: one line rewritten in place on stderr.
+                guard isatty(STDERR_FILENO) == 1 else { return }
+                FileHandle.standardError.write(Data("\r  … \(done) of \(total) apps\(done == total ? "\r\u{1B}[K" : "")".utf8))
+            })
         }
         let watcher = Task {
             _ = await TerminationSignals.next()
