@@ -41,10 +41,11 @@ public struct ChildProcess: Sendable, Hashable {
     /// Starts `executable` (a path, or a name looked up in PATH) with default signal
     /// dispositions and an empty signal mask, whatever the parent ignores. With
     /// `newSession` the child leads a session of its own, so a terminal's Ctrl-C or hang-up
-    /// does not reach it. Returns the read end of stdout when it is `.pipe`.
+    /// does not reach it. `stdin` is a descriptor to read from (default /dev/null). Returns the
+    /// read end of stdout when it is `.pipe`.
     public static func spawn(
         _ executable: String, _ arguments: [String], stdout: Output = .inherit, stderr: Output = .inherit,
-        environment: [String: String]? = nil, newSession: Bool = false
+        environment: [String: String]? = nil, newSession: Bool = false, stdin: Int32? = nil
     ) throws(LaunchError) -> (process: ChildProcess, stdoutPipe: Int32?) {
         guard let path = resolveExecutable(executable) else {
             throw LaunchError("\(executable) not found (PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? ""))")
@@ -63,7 +64,11 @@ public struct ChildProcess: Sendable, Hashable {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setflags(&attributes, sdlab_spawn_setsigdef_flag() | (newSession ? sdlab_spawn_setsid_flag() : 0))
 
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin {
+            posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         var pipeEnds: [Int32] = [-1, -1]
         for (fd, output) in [(Int32(1), stdout), (Int32(2), stderr)] {
             switch output {

@@ -11,15 +11,18 @@ public final class RunningDevice: Sendable {
     public let bus: BusDaemon
     private let hubProcess: Mutex<ChildProcess>
     private let detached: Bool
+    /// The write end of the orphan guard's pipe: it closes when this process ends, however.
+    private let guardian: (process: ChildProcess, pipe: Int32)?
 
     /// The hub process (another one after `restartHub`).
     public var hub: ChildProcess { hubProcess.withLock { $0 } }
 
-    init(directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool) {
+    init(directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool, guardian: (ChildProcess, Int32)?) {
         self.directory = directory
         self.bus = bus
         self.hubProcess = Mutex(hub)
         self.detached = detached
+        self.guardian = guardian
     }
 
     /// Starts the hub again on its saved state (after a crash, or to restart it): the old
@@ -50,12 +53,14 @@ public final class RunningDevice: Sendable {
             Result { () throws(LaunchError) in try BusDaemon.start(in: directory, detached: detached) }
         }.get()
         record(bus.process, as: busPIDFile, in: directory)
+        let guardian = detached ? nil : startGuard(sdlab: sdlab, bus: bus, directory: directory)
         do {
             let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, setup: setup, detached: detached)
-            return RunningDevice(directory: directory, bus: bus, hub: hub, detached: detached)
+            return RunningDevice(directory: directory, bus: bus, hub: hub, detached: detached, guardian: guardian)
         } catch {
             bus.stop()
             removeRecords(in: directory)
+            if let guardian { endGuard(guardian) }
             throw error
         }
     }
@@ -123,6 +128,29 @@ public final class RunningDevice: Sendable {
         hub.stop()
         bus.stop()
         Self.removeRecords(in: directory)
+        if let guardian { Self.endGuard(guardian) }
+    }
+
+    /// `sdlab guard` stops the bus once this process is gone, even by SIGKILL: it reads a pipe
+    /// whose only write end is ours (close-on-exec, so no other child holds it). Without their
+    /// bus the hub and the apps end by themselves. Nil if it cannot start: the device still runs.
+    private static func startGuard(sdlab: String, bus: BusDaemon, directory: String) -> (ChildProcess, Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(ends[0]) }
+        let arguments = ["guard", "--pid", "\(bus.process.pid)", "--match", directory + "/bus"]
+        guard let (process, _) = try? ChildProcess.spawn(sdlab, arguments, stdout: .null, stderr: .null,
+                                                         newSession: true, stdin: ends[0]) else {
+            close(ends[1])
+            return nil
+        }
+        return (process, ends[1])
+    }
+
+    private static func endGuard(_ guardian: (process: ChildProcess, pipe: Int32)) {
+        close(guardian.pipe)
+        guardian.process.waitForExit(timeout: .seconds(5))
     }
 
     /// Stops what a run folder records, hub first; returns what was running.

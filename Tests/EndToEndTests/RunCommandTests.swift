@@ -44,7 +44,7 @@ struct RunCommandTests {
         try await eventually(within: .seconds(30), "both apps are up") {
             Self.processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
         }
-        #expect(Self.processes(mentioning: folder).count == 4, "bus, hub and two apps")
+        #expect(Self.processes(mentioning: folder).count == 5, "bus, its guard, hub and two apps")
         runner.signal(SIGINT)
         #expect(runner.exitStatus(timeout: .seconds(20)) != nil)
         #expect(Self.processes(mentioning: folder).isEmpty, "\(Self.processes(mentioning: folder))")
@@ -96,5 +96,27 @@ extension RunCommandTests {
         #expect(result.status == 0, "\(result.stdout.split(separator: "\n").filter { $0.contains("✗") || $0.contains(": ") && $0.contains("expected") })")
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.library).filter { $0.hasSuffix(".yaml") }
         #expect(files.count >= 16 && result.stdout.contains("\(files.count) of \(files.count) scenarios passed"))
+    }
+}
+
+extension RunCommandTests {
+    /// A runner killed outright (SIGKILL: nothing of it runs any more) still leaves nothing:
+    /// its guard stops the bus, and the hub and apps end without their bus.
+    @Test func aKilledRunnerLeavesNoProcessBehind() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-killed")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", Self.scenarios + "/long-wait.yaml"], stdout: .null,
+                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        defer { runner.stop(grace: .seconds(2)) }
+        try await eventually(within: .seconds(30), "both apps are up") {
+            Self.processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
+        }
+        let left = Self.processes(mentioning: folder)
+        #expect(left.count == 5 && left.filter { $0.contains(" guard ") }.count == 1, "bus, guard, hub and two apps: \(left)")
+        runner.signal(SIGKILL)
+        #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
+        try await eventually(within: .seconds(15), "everything the run started is gone") {
+            Self.processes(mentioning: folder).isEmpty
+        }
     }
 }
