@@ -33,4 +33,6 @@ hub dev.sdlab.Hub1.CheckIn 2>&1 || true
 
 echo
 echo "the side-by-side scenario: MSAL apps hear the check-in at once, the Workspace ONE app at its next foreground:"
-$sdlab run Scenarios/side-by-side-check-in.yaml
+report=${TMPDIR:-/tmp}/sdlab-demo-report
+$sdlab run Scenarios/side-by-side-check-in.yaml --report "$report"
+echo "open $report/report.html for the swimlane timeline (trace.jsonl, timing.csv and junit.xml beside it)"
