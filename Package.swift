@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
-        .testTarget(name: "ManagedAppTests", dependencies: ["ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
+        .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
         .testTarget(name: "EndToEndTests",
                     dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"],

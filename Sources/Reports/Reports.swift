@@ -38,6 +38,9 @@ public enum Reports {
                 return [
                     "name": result.scenario.name, "file": result.scenario.file, "passed": result.passed,
                     "environment_failure": result.environmentFailure ?? NSNull(),
+                    "scan": ["current_user": result.scan.currentUser ?? NSNull(),
+                             "apps": result.scan.apps.mapValues { ["leaks": $0.leaks, "retained": $0.retained, "exposed": $0.exposed] }]
+                        as [String: Any],
                     "steps": result.steps.map { ["location": $0.location.description, "step": $0.title,
                                                  "passed": $0.passed, "failures": $0.failures] as [String: Any] },
                     "timing": TimingRow.table(result.timings, sdk: sdk).map { row -> [String: Any] in

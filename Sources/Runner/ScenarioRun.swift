@@ -28,6 +28,8 @@ public struct ScenarioResult: Sendable {
     public var timings: [SessionChangeTiming]
     /// Every process's trace, merged in time order.
     public var events: [TraceEvent] = []
+    /// The device attacker's scan at the end, with the hub's user then.
+    public var scan = ScanSummary()
     /// The device could not start or broke (exit 3), rather than an expectation failing.
     public var environmentFailure: String?
     public var passed: Bool { environmentFailure == nil && steps.allSatisfy(\.passed) }
@@ -66,6 +68,7 @@ public enum ScenarioRun {
             progress(outcome)
             if !outcome.passed, !isExpectation(step) { break }
         }
+        result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = TraceEvent.merged(from: directory + "/trace")
         result.timings = SessionChangeTiming.all(in: result.events)
         driver.stopApps()

@@ -119,6 +119,9 @@ struct RunCommand: AsyncParsableCommand {
         watcher.cancel()
         if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
         printTiming(result)
+        let scan = result.scan.lines
+        say("  leak scan (hub user \(result.scan.currentUser ?? "none")):" + (scan.isEmpty ? " nothing of another user readable" : ""))
+        for line in scan { say("    \(line)") }
         if result.passed {
             try? FileManager.default.removeItem(atPath: folder)
         } else {

@@ -25,6 +25,7 @@ struct RunCommandTests {
         #expect(result.stdout.contains("broken-app-leaks.yaml:12:17: hoarder.leaks: expected 0, got 3"), "\(result.stdout)")
         #expect(result.stdout.contains("broken-app-leaks.yaml:12:27: hoarder.exposed: expected 0, got 3"), "\(result.stdout)")
         #expect(result.stdout.contains("run folder kept: \(folder)/sdlab-run-"), "a failed run keeps its folder to look into")
+        #expect(result.stdout.contains("hoarder: leaks 3 (cou1 3), exposed 3 (cou1 3)"), "the scan per app and per user")
     }
 
     @Test func anInvalidScenarioStopsEverythingBeforeItStarts() async throws {
