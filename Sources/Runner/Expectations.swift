@@ -115,6 +115,11 @@ private struct AppContext {
     let timing: SessionChangeTiming?
     let callbacks: [String]
 
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format2: Double(seconds) * 1000 + Double(attoseconds) / 1e15) + " ms"
+    }
+
     /// `field: expected X, got Y`, or nil when it holds.
     func mismatch(_ check: ExpectField.Check) -> String? {
         let (name, expected, actual) = compare(check)
@@ -145,9 +150,10 @@ private struct AppContext {
         case .prefsApplied: return ("prefs", "applied", value?.preferencesApplied == true ? "applied" : "not applied")
         case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue, timing?.mechanism.rawValue ?? "none")
         case .within(let limit):
-            guard let exposure = timing?.exposure else { return ("within", "≤ \(limit)", "still exposed") }
+            let bound = "≤ \(Self.milliseconds(limit))"
+            guard let exposure = timing?.exposure else { return ("within", bound, "still exposed") }
             let window = Duration.nanoseconds(Int64(exposure))
-            return ("within", "≤ \(limit)", window <= limit ? "≤ \(limit)" : "\(window)")
+            return ("within", bound, window <= limit ? bound : Self.milliseconds(window))
         default:
             return ("field", "an app field", "\(check)")
         }
