@@ -39,16 +39,30 @@ struct RunCommandTests {
     @Test func anInterruptedRunLeavesNoProcessBehind() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-interrupt")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", Self.scenarios + "/long-wait.yaml"], stdout: .null,
-                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        let runner = try await Self.startLongRun(in: folder)
         defer { runner.stop(grace: .seconds(2)) }
-        try await eventually(within: .seconds(30), "both apps are up") {
-            Self.processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
-        }
-        #expect(Self.processes(mentioning: folder).count == 5, "bus, its guard, hub and two apps")
         runner.signal(SIGINT)
         #expect(runner.exitStatus(timeout: .seconds(20)) != nil)
         #expect(Self.processes(mentioning: folder).isEmpty, "\(Self.processes(mentioning: folder))")
+    }
+
+    /// `sdlab run long-wait.yaml` with its run folder under `folder`, once its bus, guard, hub
+    /// and both apps are up.
+    static func startLongRun(in folder: String) async throws -> ChildProcess {
+        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", scenarios + "/long-wait.yaml"], stdout: .null,
+                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        do {
+            try await eventually(within: .seconds(30), "both apps are up") {
+                processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
+            }
+        } catch {
+            runner.stop(grace: .seconds(2))
+            throw error
+        }
+        let running = processes(mentioning: folder)
+        #expect(running.count == 5 && running.filter { $0.contains(" guard ") }.count == 1,
+                "bus, guard, hub and two apps: \(running)")
+        return runner
     }
 
     /// The command lines of running processes that name `folder`.
@@ -106,14 +120,8 @@ extension RunCommandTests {
     @Test func aKilledRunnerLeavesNoProcessBehind() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-killed")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", Self.scenarios + "/long-wait.yaml"], stdout: .null,
-                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        let runner = try await Self.startLongRun(in: folder)
         defer { runner.stop(grace: .seconds(2)) }
-        try await eventually(within: .seconds(30), "both apps are up") {
-            Self.processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
-        }
-        let left = Self.processes(mentioning: folder)
-        #expect(left.count == 5 && left.filter { $0.contains(" guard ") }.count == 1, "bus, guard, hub and two apps: \(left)")
         runner.signal(SIGKILL)
         #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
         try await eventually(within: .seconds(15), "everything the run started is gone") {
