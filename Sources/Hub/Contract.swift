@@ -24,6 +24,33 @@ public enum DeviceBus {
     }
 }
 
+extension Connection {
+    /// Calls a member of the hub object. An error reply throws its `DBusError`; anything else
+    /// (no reply in time, a closed connection, cancellation) is a `DBusError` too.
+    @discardableResult
+    public func callHub(_ interface: String, _ member: String, _ arguments: [DBusValue] = [],
+                        timeout: Duration = .seconds(25)) async throws(DBusError) -> [DBusValue] {
+        do {
+            return try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
+                                  member: member, arguments, timeout: timeout)
+        } catch let error as DBusError {
+            throw error
+        } catch {
+            throw DBusError.failed("\(error)")
+        }
+    }
+}
+
+extension DeviceBus {
+    /// The session of a `GetSession` reply, `(state, user or "", generation)`.
+    public static func session(from reply: [DBusValue]) -> Session? {
+        guard let fields = reply.first?.fields, fields.count == 3,
+              let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
+              let generation = fields[2].uint64 else { return nil }
+        return Session(state: state, user: user.isEmpty ? nil : user, generation: generation)
+    }
+}
+
 extension DeviceError {
     /// The error as the bus carries it.
     public var dbusError: DBusError { DBusError(name: name, message: message) }

@@ -55,9 +55,8 @@ struct AppControl: Sendable {
             },
             .init("Unlock", in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
                 let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
-                _ = try await host.connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                                   interface: DeviceBus.hubInterface, member: "Unlock",
-                                                   [.string(user), .string(password)], timeout: host.configuration.hubTimeout)
+                try await host.connection.callHub(DeviceBus.hubInterface, "Unlock", [.string(user), .string(password)],
+                                                  timeout: host.configuration.hubTimeout)
                 return []
             },
             .init("Settle") { [host] _ async in

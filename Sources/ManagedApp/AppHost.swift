@@ -35,12 +35,6 @@ public struct AppConfiguration: Sendable {
         self.hubTimeout = hubTimeout
     }
 
-    /// An app name is one element of a D-Bus name (`dev.sdlab.App.NAME`) and a file name.
-    public static func isValidName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first), name.utf8.count <= 200 else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
-    }
-
     public var busName: String { AppBus.namePrefix + name }
 }
 
@@ -288,10 +282,10 @@ public final class AppHost: Sendable {
     /// preferences, then save who the app acts as (last, so a crash before it repeats the cleanup).
     func react(_ reactions: [AppModel.Reaction]) async {
         for reaction in reactions where reaction != .nothing {
-            state.withLock { state in
-                if state.externalKey?.user != state.model.user { state.externalKey = nil }
+            if let job = reaction.cleanup {
+                if job.policy.plan.discardsExternalKey { state.withLock { $0.externalKey = nil } }
+                await carryOut(job)
             }
-            if let job = reaction.cleanup { await carryOut(job) }
             if reaction.reappliesPreferences, let user {
                 trace?.record("preferences-applied", ["user": .string(user)])
             }
@@ -349,14 +343,7 @@ public final class AppHost: Sendable {
     /// The current user's key of `external` records, from the hub's key service, kept in memory.
     func externalKey() async throws(DBusError) -> SymmetricKey {
         if let (user, key) = state.withLock({ $0.externalKey }), user == self.user { return key }
-        let reply: [DBusValue]
-        do {
-            reply = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                              interface: DeviceBus.keyServiceInterface, member: "GetUserKey",
-                                              timeout: configuration.hubTimeout)
-        } catch {
-            throw error as? DBusError ?? .failed("\(error)")
-        }
+        let reply = try await connection.callHub(DeviceBus.keyServiceInterface, "GetUserKey", timeout: configuration.hubTimeout)
         guard let fields = reply.first?.fields, fields.count == 2, let owner = fields[0].string,
               let bytes = fields[1].items?.compactMap(\.byte), bytes.count == 32 else {
             throw DBusError.failed("the key service answered no key")
@@ -376,7 +363,7 @@ public final class AppHost: Sendable {
 
     // MARK: - What the runner asks for
 
-    func withState<T: Sendable>(_ body: @escaping @Sendable (inout State) -> T) -> T { state.withLock { body(&$0) } }
+    func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
     func traceEvent(_ event: String, _ fields: KeyValuePairs<String, TraceValue> = [:]) { trace?.record(event, fields) }
 

@@ -47,7 +47,7 @@ public struct AppOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        guard AppConfiguration.isValidName(name) else {
+        guard AppName.isValid(name) else {
             throw ValidationError("--name \(name): letters, digits and _ only, not starting with a digit")
         }
         guard hook != nil || CleanupPolicy(name: cleanup) != nil else {

@@ -31,6 +31,11 @@ final class Inbox: Sendable {
 
         var hasWork: Bool { !triggers.isEmpty || !jobs.isEmpty }
 
+        mutating func request(_ trigger: CheckTrigger) {
+            if !triggers.contains(trigger) { triggers.append(trigger) }
+            wakeWorker()
+        }
+
         mutating func wakeWorker() {
             worker?.resume()
             worker = nil
@@ -41,19 +46,15 @@ final class Inbox: Sendable {
 
     /// Asks for a check without waiting (a post, a resume).
     func requestCheck(_ trigger: CheckTrigger) {
-        state.withLock { state in
-            if !state.triggers.contains(trigger) { state.triggers.append(trigger) }
-            state.wakeWorker()
-        }
+        state.withLock { $0.request(trigger) }
     }
 
     /// Asks for a check and returns once a check that started after the request has finished.
     func check(_ trigger: CheckTrigger) async {
         await withCheckedContinuation { continuation in
             state.withLock { state in
-                if !state.triggers.contains(trigger) { state.triggers.append(trigger) }
                 state.checkWaiters.append(continuation)
-                state.wakeWorker()
+                state.request(trigger)
             }
         }
     }

@@ -105,6 +105,11 @@ public struct AppSnapshot: Sendable, Equatable {
     public var checks: Int
     public var cleanupFailures: [String]
 
+    /// Exposed: the canaries of anyone but `currentUser` in what the app displays.
+    public func exposed(currentUser: String?) -> [Canary] {
+        Canary.all(in: displayed.joined(separator: " ")[...]).filter { $0.user != currentUser }
+    }
+
     init(_ value: DBusValue) {
         let fields = value.stringKeyed ?? [:]
         func string(_ key: String) -> String? { fields[key]?.variant?.string.flatMap { $0.isEmpty ? nil : $0 } }

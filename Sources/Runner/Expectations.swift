@@ -59,35 +59,32 @@ struct ExpectationCheck {
     /// The hub's session; while the hub is down (`hub: crash`), the one it saved, which is the
     /// same truth (it saves before it answers).
     private func hubSession() async throws -> Session {
-        let fields: [DBusValue]
         do {
-            fields = try await hubCall(DeviceBus.hubInterface, "GetSession").first?.fields ?? []
+            if let session = DeviceBus.session(from: try await hubCall(DeviceBus.hubInterface, "GetSession")) { return session }
+            throw DBusError.failed("the hub's GetSession reply is not (sst)")
         } catch {
             guard let saved = try? StateFile(path: driver.device.directory + "/" + RunningDevice.hubStateFile).load() else { throw error }
             return saved.model.session
         }
-        return Session(state: fields.first?.string.flatMap(Session.State.init(rawValue:)) ?? .unenrolled,
-                       user: fields.count > 1 && fields[1].string != "" ? fields[1].string : nil,
-                       generation: fields.count > 2 ? fields[2].uint64 ?? 0 : 0)
     }
 
     private func hubFailures(_ expectation: Expectation, session: Session) async throws -> [String] {
         var failures: [String] = []
         for field in expectation.fields {
-            let (expected, actual): (String, String)
+            let (name, expected, actual): (String, String, String)
             switch field.check {
-            case .hubState(let state): (expected, actual) = (state.rawValue, session.state.rawValue)
-            case .user(let user): (expected, actual) = (user ?? "none", session.user ?? "none")
-            case .generation(let generation): (expected, actual) = ("\(generation)", "\(session.generation)")
-            case .online(let online): (expected, actual) = ("\(online)", "\(try await hubProperty("Online").bool ?? false)")
-            case .locked(let locked): (expected, actual) = ("\(locked)", "\(try await hubProperty("Locked").bool ?? false)")
+            case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
+            case .user(let user): (name, expected, actual) = ("user", user ?? "none", session.user ?? "none")
+            case .generation(let generation): (name, expected, actual) = ("generation", "\(generation)", "\(session.generation)")
+            case .online(let online): (name, expected, actual) = ("online", "\(online)", "\(try await hubProperty("Online").bool ?? false)")
+            case .locked(let locked): (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty("Locked").bool ?? false)")
             case .foreground(let front):
                 // The hub says `hub` or `app`; which app is in front is the fleet's.
                 let shown = try await hubProperty("Foreground").string ?? ""
-                (expected, actual) = (front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown)
-            default: (expected, actual) = ("a hub field", "\(field.check)")
+                (name, expected, actual) = ("foreground", front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown)
+            default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
-            if expected != actual { failures.append("\(field.location): hub.\(Self.name(of: field.check)): expected \(expected), got \(actual)") }
+            if expected != actual { failures.append("\(field.location): hub.\(name): expected \(expected), got \(actual)") }
         }
         return failures
     }
@@ -97,12 +94,7 @@ struct ExpectationCheck {
     }
 
     private func hubCall(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await driver.connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
-                                         member: member, arguments, timeout: .seconds(10))
-    }
-
-    static func name(of check: ExpectField.Check) -> String {
-        String("\(check)".prefix { $0.isLetter })
+        try await driver.connection.callHub(interface, member, arguments, timeout: .seconds(10))
     }
 }
 
@@ -140,8 +132,7 @@ private struct AppContext {
         case .error(let error): return ("error", error ?? "none", value?.error ?? "none")
         case .leaks(let count): return ("leaks", "\(count)", "\(leaks.count)")
         case .exposed(let count):
-            let shown = Canary.all(in: (value?.displayed ?? []).joined(separator: " ")[...])
-            return ("exposed", "\(count)", "\(shown.filter { $0.user != currentUser }.count)")
+            return ("exposed", "\(count)", "\(value?.exposed(currentUser: currentUser).count ?? 0)")
         case .retained(let preferences, let common):
             let kept = { (kind: RecordKind) in retained.filter { $0.canary.kind == kind }.count }
             return ("retained", "\(preferences.map(String.init) ?? "-") \(common.map(String.init) ?? "-")",

@@ -97,9 +97,7 @@ public final class RunningDevice: Sendable {
     private static func confirmAnswers(_ address: String) async throws {
         let connection = try await Connection.connect(to: address)
         do {
-            _ = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                          interface: DeviceBus.hubInterface, member: "GetSession",
-                                          timeout: .seconds(5))
+            try await connection.callHub(DeviceBus.hubInterface, "GetSession", timeout: .seconds(5))
             await connection.close()
         } catch {
             await connection.close()

@@ -29,8 +29,8 @@ public struct ScanSummary: Sendable, Equatable {
             apps[finding.app, default: Counts()].retained[finding.canary.user, default: 0] += 1
         }
         for name in driver.running.keys.sorted() where driver.fleet.apps[name]?.state != .suspended {
-            guard let shown = try? await driver.client(name).snapshot().displayed else { continue }
-            for canary in Canary.all(in: shown.joined(separator: " ")[...]) where canary.user != currentUser {
+            guard let snapshot = try? await driver.client(name).snapshot() else { continue }
+            for canary in snapshot.exposed(currentUser: currentUser) {
                 apps[name, default: Counts()].exposed[canary.user, default: 0] += 1
             }
         }

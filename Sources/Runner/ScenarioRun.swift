@@ -5,6 +5,13 @@ import Hub
 import Scenario
 import SharedDevice
 
+extension Scenario {
+    /// What a new hub starts from: the scenario's `device` settings and its users, hashed.
+    public var hubSetup: HubSetup {
+        HubSetup(policy: device.policy, online: device.online, directory: ConsoleDirectory(users.map { ($0.user, $0.password) }))
+    }
+}
+
 /// One step's outcome, as the terminal and the reports show it.
 public struct StepResult: Sendable {
     public var location: Location
@@ -42,12 +49,10 @@ public enum ScenarioRun {
                            progress: @escaping @Sendable (StepResult) -> Void = { _ in },
                            fleetProgress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async -> ScenarioResult {
         var result = ScenarioResult(scenario: scenario, steps: [], timings: [])
-        let setup = HubSetup(policy: scenario.device.policy, online: scenario.device.online,
-                             directory: ConsoleDirectory(scenario.users.map { ($0.user, $0.password) }))
         let device: RunningDevice
         let connection: Connection
         do {
-            device = try await RunningDevice.start(in: directory, detached: false, setup: setup, sdlab: sdlab)
+            device = try await RunningDevice.start(in: directory, detached: false, setup: scenario.hubSetup, sdlab: sdlab)
         } catch {
             result.environmentFailure = "\(error)"
             return result

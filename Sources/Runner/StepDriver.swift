@@ -147,8 +147,7 @@ public final class StepDriver {
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
 
     private func hub(_ member: String, _ arguments: [DBusValue] = [], interface: String = DeviceBus.hubInterface) async throws {
-        _ = try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
-                                      member: member, arguments, timeout: .seconds(30))
+        try await connection.callHub(interface, member, arguments, timeout: .seconds(30))
     }
 
     /// Stops every app it started (a stopped one is continued first, so it can exit).

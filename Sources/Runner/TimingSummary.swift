@@ -42,12 +42,11 @@ public struct TimingRow: Equatable, Sendable {
     public var exposure: Percentiles?
 
     public static func table(_ timings: [SessionChangeTiming], sdk: [String: SDKKind]) -> [TimingRow] {
-        let groups = Dictionary(grouping: timings) { "\(sdk[$0.app]?.rawValue ?? "?")|\($0.mechanism.rawValue)" }
-        return groups.keys.sorted().compactMap { key in
-            let rows = groups[key]!
-            let parts = key.split(separator: "|")
-            guard let mechanism = SessionChangeTiming.Mechanism(rawValue: String(parts[1])) else { return nil }
-            return TimingRow(model: String(parts[0]), mechanism: mechanism, count: rows.count,
+        struct Group: Hashable { let model: String, mechanism: SessionChangeTiming.Mechanism }
+        let groups = Dictionary(grouping: timings) { Group(model: sdk[$0.app]?.rawValue ?? "?", mechanism: $0.mechanism) }
+        return groups.keys.sorted { ($0.model, $0.mechanism.rawValue) < ($1.model, $1.mechanism.rawValue) }.map { group in
+            let rows = groups[group]!
+            return TimingRow(model: group.model, mechanism: group.mechanism, count: rows.count,
                              open: rows.filter { $0.exposure == nil }.count,
                              notified: Percentiles(nanoseconds: rows.compactMap(\.notifiedAfter)),
                              exposure: Percentiles(nanoseconds: rows.compactMap(\.exposure)))

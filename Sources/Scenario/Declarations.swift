@@ -213,9 +213,12 @@ extension Reader {
     /// App names become D-Bus names (`dev.sdlab.App.NAME`): ASCII letters, digits and `_`,
     /// not starting with a digit.
     mutating func appName(_ node: Node) -> String? {
-        guard let name = identifier(node, "app name", expecting: "an app name of letters, digits and '_', not starting with a digit",
-                                    allowed: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") },
-                                    first: { $0.isASCII && ($0.properties.isAlphabetic || $0 == "_") }) else { return nil }
+        let expecting = "an app name of letters, digits and '_', not starting with a digit"
+        guard let name = text(node, "app name", expecting: expecting) else { return nil }
+        guard AppName.isValid(name) else {
+            expected("app name", expecting, found: node)
+            return nil
+        }
         guard !Self.reservedAppNames.contains(name) else {
             report(node, "app name: \(name) is reserved for expectations (hub, all, msal, ws1)")
             return nil

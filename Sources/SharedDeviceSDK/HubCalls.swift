@@ -15,14 +15,7 @@ struct HubCalls: Sendable {
     let timeout: Duration
 
     func call(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
-        do {
-            return try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                             interface: interface, member: member, arguments, timeout: timeout)
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw DBusError.failed("\(error)")
-        }
+        try await connection.callHub(interface, member, arguments, timeout: timeout)
     }
 
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.
@@ -48,9 +41,6 @@ struct HubCalls: Sendable {
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.
     func session() async -> Session? {
-        guard let fields = try? await call(DeviceBus.hubInterface, "GetSession").first?.fields, fields.count == 3,
-              let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
-              let generation = fields[2].uint64 else { return nil }
-        return Session(state: state, user: user.isEmpty ? nil : user, generation: generation)
+        (try? await call(DeviceBus.hubInterface, "GetSession")).flatMap(DeviceBus.session(from:))
     }
 }

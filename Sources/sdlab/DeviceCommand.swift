@@ -5,7 +5,6 @@ import Foundation
 import Hub
 import Runner
 import Scenario
-import SharedDevice
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,9 +66,7 @@ struct DeviceCommand: AsyncParsableCommand {
         /// The hub's setup from a scenario's `device` and `users`; an invalid scenario is exit 2.
         static func setup(from path: String) throws -> HubSetup {
             do throws(ScenarioProblems) {
-                let scenario = try Scenario.load(path: path)
-                return HubSetup(policy: scenario.device.policy, online: scenario.device.online,
-                                directory: ConsoleDirectory(scenario.users.map { ($0.user, $0.password) }))
+                return try Scenario.load(path: path).hubSetup
             } catch {
                 throw failure(error.description, code: ExitCodes.usage)
             }

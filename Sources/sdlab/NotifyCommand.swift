@@ -78,8 +78,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             let reply = try await callingHub {
-                try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                          interface: DeviceBus.notifyInterface, member: "GetState", [.string(name)])
+                try await connection.callHub(DeviceBus.notifyInterface, "GetState", [.string(name)])
             }
             await connection.close()
             emitLine(String(reply.first?.uint64 ?? 0))
@@ -95,9 +94,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             _ = try await callingHub {
-                try await connection.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                          interface: DeviceBus.notifyInterface, member: "SetState",
-                                          [.string(name), .uint64(state)])
+                try await connection.callHub(DeviceBus.notifyInterface, "SetState", [.string(name), .uint64(state)])
             }
             await connection.close()
         }

@@ -66,8 +66,7 @@ extension Connection {
     /// Calls a member of the hub object.
     @discardableResult
     func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface,
-                       member: member, arguments, timeout: .seconds(10))
+        try await callHub(interface, member, arguments, timeout: .seconds(10))
     }
 
     /// Enrolls a fresh default device (as `stage`) and checks `user` out (password = name).
