@@ -55,6 +55,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
+        // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
+        .target(name: "Bench", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
@@ -62,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario", "Reports",
+                "Bench", "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

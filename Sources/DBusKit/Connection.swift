@@ -107,13 +107,14 @@ public final class Connection: @unchecked Sendable {
         }
     }
 
-    /// Sends a signal from `path`. Anyone may emit any signal; see `emit(_:of:from:_:)` for
-    /// signals of an interface this process exports.
+    /// Sends a signal from `path` and returns its serial, which receivers see. Anyone may
+    /// emit any signal; see `emit(_:of:from:_:)` for signals of an interface this process exports.
+    @discardableResult
     public func emitSignal(path: ObjectPath, interface: String, member: String,
-                           _ arguments: [DBusValue] = [], destination: String? = nil) throws(DBusError) {
+                           _ arguments: [DBusValue] = [], destination: String? = nil) throws(DBusError) -> UInt32 {
         let message = try OutgoingMessage.signal(path: path, interface: interface, member: member,
                                                  destination: destination, body: arguments)
-        try send(message)
+        return try send(message)
     }
 
     /// Waits until every message sent so far has been written to the socket (or the
@@ -152,10 +153,12 @@ public final class Connection: @unchecked Sendable {
     /// Whether the connection is still usable.
     public var isConnected: Bool { lock.withLock { isOpen && !closeRequested } }
 
-    func send(_ message: OpaquePointer) throws(DBusError) {
+    @discardableResult
+    func send(_ message: OpaquePointer) throws(DBusError) -> UInt32 {
         defer { dbus_message_unref(message) }
-        let needsWake = try lock.withLock { () throws(DBusError) -> Bool in try sendLocked(message).needsWake }
+        let (serial, needsWake) = try lock.withLock { () throws(DBusError) in try sendLocked(message) }
         if needsWake { wake() }
+        return serial
     }
 
     private func register(_ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
@@ -212,6 +215,9 @@ public final class Connection: @unchecked Sendable {
         while !disconnected, let pump = pumpOnce() {
             for raw in pump.incoming {
                 if route(raw) { disconnected = true }
+                // A task that prefers this executor and was resumed by this message runs
+                // before the next message is routed: it sees exactly what arrived before it.
+                runJobs()
             }
             for call in pump.expired {
                 call.continuation.resume(throwing: DBusError.noReply("no reply within the timeout"))
@@ -339,13 +345,14 @@ public final class Connection: @unchecked Sendable {
         case .failure(let error):
             message = OutgoingMessage.error(to: call, .failed(String(describing: error)))
         }
-        if let message { try? send(message) }
+        if let message { _ = try? send(message) }
     }
 }
 
 /// A task that prefers this connection as its executor (`withTaskExecutorPreference`) runs on
 /// the connection's owner thread: a reply or signal then resumes it there directly, without a
-/// hop to the cooperative pool. Such code must not block, like a synchronous method handler.
+/// hop to the cooperative pool, and before the next incoming message is routed. Such code
+/// must not block, like a synchronous method handler.
 extension Connection: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

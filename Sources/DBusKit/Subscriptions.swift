@@ -156,7 +156,7 @@ extension Connection {
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "RemoveMatch", body: [.string(rule.text)]) {
             dbus_message_set_no_reply(message, 1)
-            try? send(message)
+            _ = try? send(message)
         }
     }
 

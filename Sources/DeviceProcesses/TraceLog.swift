@@ -48,20 +48,33 @@ public final class TraceLog: Sendable {
 
     /// Appends an event stamped now (or at `time`, for an event noticed earlier than it is written).
     public func record(_ event: String, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<String, TraceValue> = [:]) {
-        record(event, at: time, fields: fields.map { ($0.key, $0.value) })
+        write(event, at: time) { line in
+            for (key, value) in fields { Self.appendField(key, value, to: &line) }
+        }
     }
 
     public func record(_ event: String, at time: UInt64 = TraceLog.now(), fields: [(String, TraceValue)]) {
-        var line = "{\"t\":\(time),\"proc\":\(Self.quoted(process)),\"event\":\(Self.quoted(event))"
-        for (key, value) in fields {
-            line += ",\(Self.quoted(key)):\(Self.json(value))"
+        write(event, at: time) { line in
+            for (key, value) in fields { Self.appendField(key, value, to: &line) }
         }
-        line += "}\n"
+    }
+
+    /// Builds the line as bytes and writes it with one `write`.
+    private func write(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) {
+        var line: [UInt8] = []
+        line.reserveCapacity(160)
+        line += #"{"t":"#.utf8
+        line += String(time).utf8
+        line += #","proc":"#.utf8
+        Self.appendQuoted(process, to: &line)
+        line += #","event":"#.utf8
+        Self.appendQuoted(event, to: &line)
+        appendFields(&line)
+        line += "}\n".utf8
         fd.withLock { fd in
-            let bytes = Array(line.utf8)
             var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            while offset < line.count {
+                let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
                 if written < 0, errno == EINTR { continue }
                 guard written > 0 else { return }  // a full disk loses trace lines, never the app
                 offset += written
@@ -69,13 +82,38 @@ public final class TraceLog: Sendable {
         }
     }
 
-    private static func json(_ value: TraceValue) -> String {
+    private static func appendField(_ key: String, _ value: TraceValue, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: ","))
+        appendQuoted(key, to: &line)
+        line.append(UInt8(ascii: ":"))
+        appendJSON(value, to: &line)
+    }
+
+    private static func appendJSON(_ value: TraceValue, to line: inout [UInt8]) {
         switch value {
-        case .string(let text): quoted(text)
-        case .int(let number): String(number)
-        case .uint(let number): String(number)
-        case .bool(let flag): flag ? "true" : "false"
-        case .strings(let texts): "[" + texts.map(quoted).joined(separator: ",") + "]"
+        case .string(let text): appendQuoted(text, to: &line)
+        case .int(let number): line += String(number).utf8
+        case .uint(let number): line += String(number).utf8
+        case .bool(let flag): line += (flag ? "true" : "false").utf8
+        case .strings(let texts):
+            line.append(UInt8(ascii: "["))
+            for (index, text) in texts.enumerated() {
+                if index > 0 { line.append(UInt8(ascii: ",")) }
+                appendQuoted(text, to: &line)
+            }
+            line.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// Appends a JSON string literal: the bytes as they are unless one needs escaping.
+    static func appendQuoted(_ text: String, to line: inout [UInt8]) {
+        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        if plain {
+            line.append(UInt8(ascii: "\""))
+            line += text.utf8
+            line.append(UInt8(ascii: "\""))
+        } else {
+            line += quoted(text).utf8
         }
     }
 

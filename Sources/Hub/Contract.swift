@@ -13,8 +13,9 @@ public enum DeviceBus {
     public static let notifyInterface = "dev.sdlab.Notify1"
 
     /// Posts a notification (notify_post): a `Posted(name)` signal from the notify path, as
-    /// anyone may send it.
-    public static func post(_ name: String, on connection: Connection) throws(DBusError) {
+    /// anyone may send it. Returns the signal's serial.
+    @discardableResult
+    public static func post(_ name: String, on connection: Connection) throws(DBusError) -> UInt32 {
         try connection.emitSignal(path: notifyPath, interface: notifyInterface, member: "Posted", [.string(name)])
     }
 

@@ -79,6 +79,10 @@ public final class AppHost: Sendable {
         /// The account-change notification's state at the last check (MSAL).
         var accountChangeState: UInt64?
         var cleanupFailures: [String] = []
+        /// The user as last saved to `app-state.json`.
+        var savedUser: String?
+        /// Users whose container was looked through for `external` records since launch.
+        var externalRecordsLookedUp: Set<String> = []
     }
 
     /// The keychain key of an MSAL app's own `sensitive` records.
@@ -99,7 +103,7 @@ public final class AppHost: Sendable {
         trace = try configuration.trace.map { try TraceLog(path: $0, process: configuration.name) }
         statePath = configuration.container + "/app-state.json"
         let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
-        state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil)))
+        state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil), savedUser: saved ?? nil))
         cleaner = Cleaner(container: container, dataKeyName: Self.dataKeyName(for: configuration.sdk),
                           hookTimeout: configuration.hookTimeout)
         let keychain = container.keychain
@@ -124,7 +128,9 @@ public final class AppHost: Sendable {
             state.withLock { $0.model.finished(interrupted: job) }
             saveModel()
         }
-        Task { await workLoop() }
+        // On the connection's thread: a post, the broker's answer and the check they lead to
+        // follow each other without a hop between threads.
+        Task(executorPreference: connection) { [self] in await workLoop() }
         if configuration.sdk.listensToPosts {
             _ = try await observePosts()
         }
@@ -138,8 +144,9 @@ public final class AppHost: Sendable {
 
     /// Each post is noted in the trace as it arrives (on the connection's thread, in order).
     private func observePosts() async throws -> SignalSubscription {
-        let onPost: @Sendable () -> Void = { [self] in
-            trace?.record("post-received", ["name": .string(NotifyCenter.accountChanged)])
+        let onPost: @Sendable (ReceivedPost) -> Void = { [self] post in
+            trace?.record("post-received", ["name": .string(NotifyCenter.accountChanged), "sender": .string(post.sender),
+                                            "serial": .uint(UInt64(post.serial))])
             inbox.requestCheck(.signal)
         }
         return switch sdk {
@@ -161,31 +168,49 @@ public final class AppHost: Sendable {
         while true {
             switch await inbox.next() {
             case .check:
-                if configuration.sdk.listensToPosts {
-                    // Posts already queued for this app arrive before the bus answers this
-                    // round trip: they join this check rather than cause one each.
-                    await connection.flush()
-                }
-                let (triggers, waiters) = inbox.takeTriggers()
-                if triggers == [.poll], await !accountChangeStateMoved() {
-                    trace?.record("poll-unchanged")
-                } else {
-                    await check(because: triggers.first { $0 != .poll } ?? .poll)
-                }
-                for waiter in waiters { waiter.resume() }
+                await checkAccount()
             case .job(let body):
                 await body()
             }
         }
     }
 
-    private func check(because trigger: CheckTrigger) async {
+    /// Whether the app notes the account-change state at each check: only an app that can be
+    /// suspended needs it, to poll after a resume. A background-mode app is never suspended.
+    private var notesAccountChangeState: Bool { configuration.sdk.listensToPosts && !configuration.backgroundMode }
+
+    /// One check, serving every request made before the SDK's answer arrived. This runs on
+    /// the connection's thread and resumes right after each answer, before anything later is
+    /// routed; the bus keeps order, so every post queued for this app before the answer has
+    /// arrived by then: those posts join this check rather than cause one each.
+    private func checkAccount() async {
+        if notesAccountChangeState {
+            // notify_get_state, asked before the broker: a change committed in between is
+            // seen by the broker's answer or by a later poll.
+            let stateNow = await accountChangeState()
+            let unchanged = stateNow != nil && stateNow == state.withLock { $0.accountChangeState }
+            if unchanged, inbox.pendingTriggers() == [.poll] {
+                trace?.record("poll-unchanged")
+                for waiter in inbox.takeTriggers().waiters { waiter.resume() }
+                return
+            }
+            if let stateNow { state.withLock { $0.accountChangeState = stateNow } }
+        }
+        let pending = inbox.pendingTriggers()
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        await check(because: pending.first { $0 != .poll } ?? .poll) { waiters = inbox.takeTriggers().waiters }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Asks the SDK, calls `answered` as soon as it answers, then carries out what the answer means.
+    private func check(because trigger: CheckTrigger, answered: () -> Void) async {
         state.withLock { $0.checks += 1 }
         trace?.record("check-started", ["trigger": .string(trigger.rawValue)])
         switch sdk {
         case .msal(let msal):
-            await noteAccountChangeState()
-            switch await msal.getCurrentAccount() {
+            let answer = await msal.getCurrentAccount()
+            answered()
+            switch answer {
             case .success(let result):
                 noteCallbacks([result.callback], trigger: trigger)
                 state.withLock { $0.previous = result.previous?.username }
@@ -194,8 +219,9 @@ public final class AppHost: Sendable {
                 noteFailure(error.label, trigger: trigger)
             }
         case .android(let android):
-            await noteAccountChangeState()
-            switch await android.getCurrentAccount() {
+            let answer = await android.getCurrentAccount()
+            answered()
+            switch answer {
             case .success(let callbacks):
                 noteCallbacks(callbacks.map(\.description), trigger: trigger)
                 await react([state.withLock { $0.model.heard(callbacks, hasPreferences: hasPreferences) }])
@@ -204,22 +230,10 @@ public final class AppHost: Sendable {
             }
         case .ws1(let ws1):
             await detect(with: ws1, because: trigger)
+            answered()
         }
         await fetchExternalKeyIfNeeded()
         trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
-    }
-
-    /// The account-change state as of this check, asked before the broker so a change
-    /// committed in between is seen by the broker's answer or by a later poll.
-    private func noteAccountChangeState() async {
-        guard let state = await accountChangeState() else { return }
-        self.state.withLock { $0.accountChangeState = state }
-    }
-
-    /// notify_check: whether the account-change state moved since the last check (or cannot be read).
-    private func accountChangeStateMoved() async -> Bool {
-        guard let now = await accountChangeState() else { return true }
-        return state.withLock { $0.accountChangeState } != now
     }
 
     private func accountChangeState() async -> UInt64? {
@@ -283,7 +297,12 @@ public final class AppHost: Sendable {
     func react(_ reactions: [AppModel.Reaction]) async {
         for reaction in reactions where reaction != .nothing {
             if let job = reaction.cleanup {
-                if job.policy.plan.discardsExternalKey { state.withLock { $0.externalKey = nil } }
+                if job.policy.plan.discardsExternalKey {
+                    state.withLock {
+                        $0.externalKey = nil
+                        $0.externalRecordsLookedUp = []
+                    }
+                }
                 await carryOut(job)
             }
             if reaction.reappliesPreferences, let user {
@@ -296,7 +315,7 @@ public final class AppHost: Sendable {
     private func carryOut(_ job: CleanupJob) async {
         trace?.record("cleanup-started", fields: fields(of: job))
         let (cleaner, work) = (cleaner, cleanupWork)
-        let outcome = await offPool { () -> String? in
+        let run = { @Sendable () -> String? in
             do {
                 try cleaner.run(job, work: work)
                 return nil
@@ -304,6 +323,9 @@ public final class AppHost: Sendable {
                 return "\(error)"
             }
         }
+        // A policy's own cleanup deletes a few files, at once on this thread; a hook or an
+        // app's own cleanup may take long, so it runs on a thread of its own.
+        let outcome = job.policy.plan.hook == nil && work == nil ? run() : await offPool(run)
         if let outcome {
             state.withLock { $0.cleanupFailures.append(outcome) }
             trace?.record("cleanup-failed", fields: fields(of: job) + [("error", .string(outcome))])
@@ -318,9 +340,11 @@ public final class AppHost: Sendable {
     }
 
     private func saveModel() {
-        let user = self.user
+        let (user, changed) = state.withLock { ($0.model.user, $0.model.user != $0.savedUser) }
+        guard changed else { return }
         do {
             try AtomicFile.write(JSONEncoder().encode(user), to: statePath)
+            state.withLock { $0.savedUser = user }
         } catch {
             trace?.record("save-failed", ["error": .string("\(error)")])
         }
@@ -355,9 +379,12 @@ public final class AppHost: Sendable {
         return key
     }
 
-    /// After a relaunch the in-memory key is gone: fetch it again when the user has `external` records.
+    /// After a relaunch the in-memory key is gone: fetch it again when the user has `external`
+    /// records. The container is looked through once per user: later records are written by
+    /// this process, which fetches the key to write them.
     private func fetchExternalKeyIfNeeded() async {
-        guard let user, state.withLock({ $0.externalKey?.user != user }), container.hasRecords(.external, of: user) else { return }
+        guard let user, state.withLock({ $0.externalKey?.user != user && $0.externalRecordsLookedUp.insert(user).inserted }),
+              container.hasRecords(.external, of: user) else { return }
         _ = try? await externalKey()
     }
 

@@ -8,8 +8,9 @@ import SharedDeviceSDK
 /// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value
 /// carries its canary, so the leak scanner can tell whose data a readable file holds.
 ///
-/// Layout: one file per record, `documents/USER/KIND-N.txt` (plain) or `.sealed` (sensitive,
-/// external: AES-GCM) and `caches/USER/common-N.txt`; one file per user of preferences,
+/// Layout: one file per write of records, `documents/USER/KIND-FIRST-LAST.txt` (plain) or
+/// `.sealed` (sensitive, external: one AES-GCM box) and `caches/USER/common-FIRST-LAST.txt`, so
+/// a cleanup deletes a few files rather than one per record; one file per user of preferences,
 /// `preferences/USER.json`; the keychain folder holds `NAME.key` (raw 256-bit keys) and the
 /// SDK's saved items.
 public struct Container: Sendable {
@@ -53,6 +54,7 @@ public struct Container: Sendable {
     /// returns their canaries. `sensitive` needs `keys.data`, `external` needs `keys.external`.
     @discardableResult
     public func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
+        guard count > 0 else { return [] }
         let first = (numbers(of: kind, user: user).max() ?? 0) + 1
         let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
         switch kind {
@@ -63,12 +65,10 @@ public struct Container: Sendable {
             try store(JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
                       at: path(.preferences) + "/\(user).json")
         case .common, .plain:
-            for canary in canaries { try store(Data(Self.value(canary).utf8), at: recordPath(canary, "txt")) }
+            try store(Self.values(canaries), at: recordsPath(canaries, "txt"))
         case .sensitive, .external:
             guard let key = kind == .sensitive ? keys.data : keys.external else { throw MissingKey(kind: kind) }
-            for canary in canaries {
-                try store(AES.GCM.seal(Data(Self.value(canary).utf8), using: key).combined!, at: recordPath(canary, "sealed"))
-            }
+            try store(AES.GCM.seal(Self.values(canaries), using: key).combined!, at: recordsPath(canaries, "sealed"))
         }
         return canaries
     }
@@ -76,6 +76,12 @@ public struct Container: Sendable {
     public struct MissingKey: Error, CustomStringConvertible {
         public let kind: RecordKind
         public var description: String { "no key to write \(kind.rawValue) records with" }
+    }
+
+    public struct DeleteFailure: Error, CustomStringConvertible {
+        public let file: String
+        public let reason: String
+        public var description: String { "cannot delete \(file): \(reason)" }
     }
 
     public struct WriteFailure: Error, CustomStringConvertible {
@@ -100,27 +106,48 @@ public struct Container: Sendable {
 
     /// Deletes the records of these kinds: one user's, or every user's.
     public func delete(_ kinds: Set<RecordKind>, of user: String? = nil) throws {
-        for kind in kinds {
-            for file in storedFiles(of: kind, user: user) { try removeIfPresent(file) }
+        if kinds.contains(.preferences) {
+            for file in storedFiles(of: .preferences, user: user) { try remove(file) }
         }
-        // A user's folder goes with the last of its records.
-        for folder in files(in: path(.documents)) + files(in: path(.caches))
-        where (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty == true {
-            try removeIfPresent(folder)
+        // Each user folder is listed once, whatever the kinds; it goes with its last record.
+        for folder in Set(kinds.subtracting([.preferences]).map(folder(of:))) {
+            let userFolders = user.map { [path(folder) + "/" + $0] } ?? files(in: path(folder))
+            for userFolder in userFolders {
+                let stored = files(in: userFolder)
+                let doomed = stored.filter { file in kinds.contains { Self.holds(file, $0) } }
+                for file in doomed { try remove(file) }
+                if doomed.count == stored.count { try remove(userFolder, folder: true) }
+            }
         }
     }
 
-    /// The value stored for a canary: the canary itself, then some payload.
-    static func value(_ canary: Canary) -> String { "\(canary) record of \(canary.user) in \(canary.app)" }
+    /// Whether a record file holds records of `kind` (`KIND-FIRST-LAST.SUFFIX`).
+    private static func holds(_ file: String, _ kind: RecordKind) -> Bool {
+        file[(file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex)...].hasPrefix(kind.rawValue + "-")
+    }
+
+    /// unlink or rmdir; a file already gone is fine.
+    private func remove(_ file: String, folder: Bool = false) throws {
+        guard (folder ? rmdir(file) : unlink(file)) == 0 || errno == ENOENT else {
+            throw DeleteFailure(file: file, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// The values stored for canaries, a line each: the canary itself, then some payload.
+    static func values(_ canaries: [Canary]) -> Data {
+        Data(canaries.map { "\($0) record of \($0.user) in \($0.app)\n" }.joined().utf8)
+    }
 
     /// Where records of every kind but preferences are kept.
     private func folder(of kind: RecordKind) -> Folder { kind == .common ? .caches : .documents }
 
-    private func recordPath(_ canary: Canary, _ suffix: String) throws -> String {
-        let folder = path(folder(of: canary.kind)) + "/" + canary.user
+    /// The file of one write: `KIND-FIRST-LAST.SUFFIX` in the user's folder.
+    private func recordsPath(_ canaries: [Canary], _ suffix: String) throws -> String {
+        let (first, last) = (canaries.first!, canaries.last!)
+        let folder = path(folder(of: first.kind)) + "/" + first.user
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        return folder + "/\(canary.kind.rawValue)-\(canary.number).\(suffix)"
+        return folder + "/\(first.kind.rawValue)-\(first.number)-\(last.number).\(suffix)"
     }
 
     /// The files that hold records of `kind`: one user's, or every user's.
@@ -129,7 +156,7 @@ public struct Container: Sendable {
             return files(in: path(.preferences)).filter { $0.hasSuffix(user.map { "/\($0).json" } ?? ".json") }
         }
         let folders = user.map { [path(folder(of: kind)) + "/" + $0] } ?? files(in: path(folder(of: kind)))
-        return folders.flatMap(files(in:)).filter { ($0 as NSString).lastPathComponent.hasPrefix(kind.rawValue + "-") }
+        return folders.flatMap(files(in:)).filter { Self.holds($0, kind) }
     }
 
     private func read(_ file: String, kind: RecordKind, keys: Keys) -> [Canary]? {
@@ -156,7 +183,8 @@ public struct Container: Sendable {
         return files(in: path(folder(of: kind)) + "/" + user).compactMap { file in
             let name = (file as NSString).lastPathComponent
             guard name.hasPrefix(kind.rawValue + "-") else { return nil }
-            return Int(name.dropFirst(kind.rawValue.count + 1).prefix { $0.isNumber })
+            // KIND-FIRST-LAST.SUFFIX: the last number of the file's records.
+            return Int(name.dropFirst(kind.rawValue.count + 1).drop { $0.isNumber }.dropFirst().prefix { $0.isNumber })
         }
     }
 
@@ -174,10 +202,5 @@ public struct Container: Sendable {
         guard FileManager.default.createFile(atPath: file, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw WriteFailure(file: file)
         }
-    }
-
-    private func removeIfPresent(_ file: String) throws {
-        guard FileManager.default.fileExists(atPath: file) else { return }
-        try FileManager.default.removeItem(atPath: file)
     }
 }

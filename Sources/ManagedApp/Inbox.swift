@@ -96,6 +96,9 @@ final class Inbox: Sendable {
         }
     }
 
+    /// The triggers of the requests not yet served.
+    func pendingTriggers() -> [CheckTrigger] { state.withLock { $0.triggers } }
+
     /// Takes the pending triggers and their waiters: from now on a request needs another check.
     func takeTriggers() -> (triggers: [CheckTrigger], waiters: [CheckedContinuation<Void, Never>]) {
         state.withLock { state in

@@ -2,8 +2,12 @@ import Histogram
 import SharedDevice
 
 /// p50 / p90 / p99 / max of a set of durations, in milliseconds.
-public struct Percentiles: Equatable, Sendable {
+public struct Percentiles: Equatable, Sendable, Codable {
     public var p50, p90, p99, max: Double
+
+    public init(milliseconds p50: Double, _ p90: Double, _ p99: Double, _ max: Double) {
+        (self.p50, self.p90, self.p99, self.max) = (p50, p90, p99, max)
+    }
 
     /// Nil for no values. Recorded in microseconds, three significant digits.
     public init?(nanoseconds values: [UInt64]) {

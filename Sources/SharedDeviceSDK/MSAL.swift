@@ -47,9 +47,18 @@ struct Broker: Sendable {
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
     /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
     /// should ask `getCurrentAccount`.
-    func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
-        try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { _ in handler() }
+    func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
+        try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { message in
+            handler(ReceivedPost(sender: message.sender ?? "", serial: message.serial))
+        }
     }
+}
+
+/// A post as it reached the app. It carries no payload; its sender and serial only name it
+/// (so a trace can tell which post arrived when).
+public struct ReceivedPost: Sendable, Equatable {
+    public let sender: String
+    public let serial: UInt32
 }
 
 /// MSAL in an iOS app in shared device mode (SPEC §2.4), as an app calls it. The last-seen
@@ -73,7 +82,8 @@ public actor MSALPublicClient {
         do throws(MSALError) {
             let result = try next.getCurrentAccount(answer)
             do {
-                try keychain.save(next.lastSeen, as: Self.item)
+                // Unchanged (a spoofed post, a return to the foreground): nothing to write.
+                if next != client { try keychain.save(next.lastSeen, as: Self.item) }
             } catch {
                 throw .keychain("\(error)")
             }
@@ -92,7 +102,7 @@ public actor MSALPublicClient {
 
     public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
 
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)
     }
 
@@ -125,7 +135,7 @@ public actor AndroidMSALPublicClient {
         var next = client
         do throws(MSALError) {
             let callbacks = try next.getCurrentAccount(answer)
-            try save(next)
+            if next != client { try save(next) }
             return .success(callbacks)
         } catch {
             return .failure(error)
@@ -149,7 +159,7 @@ public actor AndroidMSALPublicClient {
 
     public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
 
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)
     }
 

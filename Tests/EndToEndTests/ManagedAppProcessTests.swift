@@ -228,7 +228,7 @@ extension ManagedAppProcessTests {
                 #expect(Set(readable.map(\.kind)) == Set(kinds), "\(policy.name)")
                 #expect(readable.allSatisfy { $0.user == "cou1" })
             }
-            let sealed = RunFolder.container(of: "app3", in: lab.directory) + "/documents/cou1/external-1.sealed"
+            let sealed = RunFolder.container(of: "app3", in: lab.directory) + "/documents/cou1/external-1-1.sealed"
             #expect(FileManager.default.fileExists(atPath: sealed), "external-key keeps the ciphertext, unreadable")
 
             try await lab.hub(Self.hub1, "CheckOut", ["cou1", "cou1"])

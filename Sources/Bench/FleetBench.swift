@@ -1,0 +1,282 @@
+import DBusKit
+import DeviceProcesses
+import Foundation
+import Hub
+import Runner
+import SharedDevice
+
+/// What `sdlab bench` measures for one fleet size on a device of its own.
+public struct FleetMeasurement: Sendable {
+    public var apps: Int
+    public var signals: Int
+    /// Post → the app's SDK saw it, every (app, post) pair, in nanoseconds.
+    public var deliveries: [UInt64]
+    /// Per post, the slowest app's delivery.
+    public var slowestDeliveries: [UInt64]
+    /// Session change (the hub's commit) → the app's cleanup finished, every (app, change) pair.
+    public var exposures: [UInt64]
+    /// (app, change) pairs whose cleanup never finished.
+    public var uncleaned: Int
+    /// Spawn of the first app → every app ready.
+    public var launchSeconds: Double
+    /// Proportional set size of each app, sampled at the end.
+    public var pssKB: [Int]
+    /// (app, post) pairs that never arrived.
+    public var lost: Int
+    /// CPU time per measured post while they were sent and handled, in µs: the bus, the
+    /// hub, and every app together.
+    public var cpuPerPost: CPUShare
+}
+
+/// Where the CPU went, in µs per post.
+public struct CPUShare: Sendable, Codable {
+    public var bus: Double
+    public var hub: Double
+    public var apps: Double
+}
+
+/// One fleet of background-mode MSAL apps (wipe-all) on a device of its own:
+/// 1. the fleet is launched at once and timed until every app is ready;
+/// 2. the bench posts `signals` account-change notifications `gap` apart on an absolute
+///    schedule, each a hint that every app answers with a check, and times each delivery
+///    from the apps' traces (each post is named there by its sender and serial);
+/// 3. `changes` check-ins end a session while every app holds `records` records of its
+///    user, and each app's exposure runs from the hub's commit to its cleanup's end;
+/// 4. each app's PSS is read from /proc.
+public struct FleetBench: Sendable {
+    public var apps: Int
+    public var signals: Int
+    public var gap: Duration
+    public var changes: Int
+    public var records: Int
+    public var warmup = 10
+    /// Told what is happening, for a person watching.
+    public var progress: @Sendable (String) -> Void = { _ in }
+
+    public init(apps: Int, signals: Int, gap: Duration, changes: Int, records: Int) {
+        self.apps = apps
+        self.signals = signals
+        self.gap = gap
+        self.changes = changes
+        self.records = records
+    }
+
+    /// Runs the bench in `directory` (a new run folder) and stops every process it started.
+    public func run(in directory: String) async throws -> FleetMeasurement {
+        let setup = HubSetup(policy: .init(broadcastOnSignIn: true))
+        let device = try await RunningDevice.start(in: directory, detached: false, setup: setup)
+        var launched: [LaunchedApp] = []
+        defer {
+            progress("stopping \(launched.count) apps")
+            Self.stop(launched)
+            device.stop()
+        }
+        let connection = try await Connection.connect(to: device.bus.address)
+        defer { Task { await connection.close() } }
+        let users = ["cou1", "cou2"]
+        try await connection.callHub(DeviceBus.hubInterface, "Enroll", [.string("stage"), .string("stage")])
+        try await connection.callHub(DeviceBus.hubInterface, "CheckOut", [.string(users[0]), .string(users[0])])
+
+        let specs = (1...apps).map { AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll) }
+        let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
+        launched = launch.apps
+        let clients = specs.map { AppClient(connection, app: $0.name, timeout: .seconds(60)) }
+
+        try await eachApp(clients) { try await $0.write(.plain, count: records) }
+        let processes = (bus: device.bus.process.pid, hub: device.hub.pid, apps: launched.map(\.process.pid))
+        let (sent, cpu) = try await post(on: connection, clients: clients, measuring: processes)
+        var exposureStarts: [UInt64] = []
+        for change in 0..<changes {
+            progress("session change \(change + 1) of \(changes)")
+            exposureStarts.append(try await endSession(on: connection, clients: clients))
+            let next = users[(change + 1) % users.count]
+            try await connection.callHub(DeviceBus.hubInterface, "CheckOut", [.string(next), .string(next)])
+            try await eachApp(clients) { try await $0.settle() }
+            try await eachApp(clients) { try await $0.write(.plain, count: records) }
+        }
+        let pss = launched.map { Self.pssKB(of: $0.process.pid) }
+
+        progress("reading the traces")
+        let traces = specs.map { TraceEvent.events(in: RunFolder.trace(of: $0.name, in: directory)) }
+        let commits = TraceEvent.events(in: RunFolder.hubTrace(in: directory))
+            .filter { $0.event == "session-changed" && $0.fields["state"] == "checked-in" }.map(\.t)
+        let deliveries = DeliveryTiming(sent: sent, sender: connection.uniqueName, traces: traces)
+        let exposure = ExposureTiming(commits: commits.filter { $0 >= (exposureStarts.first ?? .max) }, traces: traces)
+        return FleetMeasurement(apps: apps, signals: signals, deliveries: deliveries.all, slowestDeliveries: deliveries.slowest,
+                                exposures: exposure.all, uncleaned: exposure.uncleaned,
+                                launchSeconds: launch.seconds, pssKB: pss, lost: deliveries.lost, cpuPerPost: cpu)
+    }
+
+    /// Spawns every app at once; returns once each has said `ready`.
+    private func launchAll(_ specs: [AppSpec], bus: String, in directory: String) async throws
+        -> (apps: [LaunchedApp], seconds: Double) {
+        progress("launching \(specs.count) apps")
+        let start = ContinuousClock.now
+        let ready = Counter()
+        let apps = try await withThrowingTaskGroup(of: LaunchedApp.self) { group in
+            for spec in specs {
+                group.addTask { try await LaunchedApp.launch(spec, bus: bus, in: directory, timeout: .seconds(60)) }
+            }
+            var apps: [LaunchedApp] = []
+            do {
+                for try await app in group {
+                    apps.append(app)
+                    progress("launching: \(ready.increment()) of \(specs.count) ready")
+                }
+            } catch {
+                Self.stop(apps)
+                throw error
+            }
+            return apps
+        }
+        let seconds = Double((ContinuousClock.now - start).nanoseconds) / 1e9
+        return (apps.sorted { $0.spec.name < $1.spec.name }, seconds)
+    }
+
+    /// Posts `warmup` unmeasured notifications, lets every app settle, then the measured ones
+    /// on an absolute schedule, and lets every app settle again. Returns (serial, send time).
+    private func post(on connection: Connection, clients: [AppClient], measuring processes: (bus: Int32, hub: Int32, apps: [Int32]))
+        async throws -> (sent: [UInt32: UInt64], cpu: CPUShare) {
+        progress("warming up")
+        _ = try await offPool { [self] in Self.schedule(warmup, gap: gap, on: connection) }.get()
+        try await eachApp(clients) { try await $0.settle() }
+        progress("posting \(signals) notifications \(gap) apart")
+        let before = (Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
+                      processes.apps.map(Self.cpuMicroseconds).reduce(0, +))
+        let sent = try await offPool { [self] in Self.schedule(signals, gap: gap, on: connection) }.get()
+        try await eachApp(clients) { try await $0.settle() }
+        let after = (Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
+                     processes.apps.map(Self.cpuMicroseconds).reduce(0, +))
+        let perPost = { (used: Double) in (used / Double(signals)).rounded() }
+        return (sent, CPUShare(bus: perPost(after.0 - before.0), hub: perPost(after.1 - before.1), apps: perPost(after.2 - before.2)))
+    }
+
+    /// User and system time of a process so far (/proc/PID/stat), in µs.
+    static func cpuMicroseconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Sends `count` posts `gap` apart, each at its planned time (a late one does not delay
+    /// the next). Runs on a thread of its own.
+    private static func schedule(_ count: Int, gap: Duration, on connection: Connection) -> Result<[UInt32: UInt64], DBusError> {
+        var sent: [UInt32: UInt64] = [:]
+        let start = TraceLog.now() + 1_000_000
+        for index in 0..<count {
+            sleep(untilMonotonic: start + UInt64(index) * gap.nanoseconds)
+            let time = TraceLog.now()
+            do {
+                sent[try DeviceBus.post(NotifyCenter.accountChanged, on: connection)] = time
+            } catch {
+                return .failure(error)
+            }
+        }
+        return .success(sent)
+    }
+
+    /// Checks the device in while every app holds its user's records; returns once every app
+    /// has settled. Returns the time just before the call.
+    private func endSession(on connection: Connection, clients: [AppClient]) async throws -> UInt64 {
+        let before = TraceLog.now()
+        try await connection.callHub(DeviceBus.hubInterface, "CheckIn")
+        try await eachApp(clients) { try await $0.settle() }
+        return before
+    }
+
+    /// Calls every app at once, at most 64 calls in flight.
+    private func eachApp(_ clients: [AppClient], _ body: @escaping @Sendable (AppClient) async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, client) in clients.enumerated() {
+                if index >= 64 { try await group.next() }
+                group.addTask { try await body(client) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    private static func stop(_ apps: [LaunchedApp]) {
+        for app in apps { app.process.signal(SIGTERM) }
+        for app in apps where !app.process.waitForExit(timeout: .seconds(10)) { app.crash() }
+    }
+
+    /// `Pss:` of /proc/PID/smaps_rollup, in kB; 0 if it cannot be read.
+    static func pssKB(of pid: Int32) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }) else { return 0 }
+        return Int(line.split(separator: " ")[1]) ?? 0
+    }
+}
+
+/// Deliveries of the bench's posts, read from the apps' traces.
+struct DeliveryTiming {
+    var all: [UInt64] = []
+    var slowest: [UInt64] = []
+    var lost = 0
+
+    init(sent: [UInt32: UInt64], sender: String, traces: [[TraceEvent]]) {
+        var slowestBySerial: [UInt32: UInt64] = [:]
+        for trace in traces {
+            var seen = Set<UInt32>()
+            for event in trace where event.event == "post-received" && event.fields["sender"] == sender {
+                guard let serial = event.fields["serial"].flatMap(UInt32.init), let sentAt = sent[serial],
+                      seen.insert(serial).inserted else { continue }
+                let delivery = event.t - min(event.t, sentAt)
+                all.append(delivery)
+                slowestBySerial[serial] = max(slowestBySerial[serial] ?? 0, delivery)
+            }
+            lost += sent.count - seen.count
+        }
+        slowest = Array(slowestBySerial.values)
+    }
+}
+
+/// Exposure windows of the measured check-ins: from each commit to each app's first
+/// `cleanup-finished` after it (and before the next commit).
+struct ExposureTiming {
+    var all: [UInt64] = []
+    var uncleaned = 0
+
+    init(commits: [UInt64], traces: [[TraceEvent]]) {
+        for trace in traces {
+            let cleanups = trace.filter { $0.event == "cleanup-finished" }.map(\.t)
+            for (index, commit) in commits.enumerated() {
+                let next = index + 1 < commits.count ? commits[index + 1] : .max
+                if let clean = cleanups.first(where: { $0 >= commit && $0 < next }) {
+                    all.append(clean - commit)
+                } else {
+                    uncleaned += 1
+                }
+            }
+        }
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func increment() -> Int { lock.withLock { value += 1; return value } }
+}
+
+/// Sleeps on CLOCK_MONOTONIC until `deadline` (nanoseconds, the trace clock).
+func sleep(untilMonotonic deadline: UInt64) {
+    var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        UInt64(max(0, components.seconds)) * 1_000_000_000 + UInt64(max(0, components.attoseconds) / 1_000_000_000)
+    }
+}
+
+extension TraceEvent {
+    /// Every event of one trace file (none if it cannot be read).
+    static func events(in file: String) -> [TraceEvent] {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
+    }
+}
