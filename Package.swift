@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "Runner"]),
         .testTarget(name: "EndToEndTests",
                     dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"],
                     exclude: ["Scenarios"]),

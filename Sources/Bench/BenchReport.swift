@@ -68,6 +68,19 @@ public struct BenchRun: Codable, Sendable {
         }
     }
 
+    /// One line for a person, as each fleet size finishes.
+    public var summary: String {
+        let ms = { (value: Double?) in value.map { BenchResults.number($0) + " ms" } ?? "–" }
+        var parts = ["\(apps) apps: delivery p50 \(ms(delivery?.p50))", "slowest p50 \(ms(lastDelivery?.p50))"]
+        if let baseline, let ratio {
+            parts[0] += " (C \(ms(baseline.perReceiver.p50)), \(BenchResults.number(ratio.deliveryP50))×)"
+            parts[1] += " (C \(ms(baseline.lastDelivery.p50)), \(BenchResults.number(ratio.lastDeliveryP50))×)"
+        }
+        parts += ["exposure p99 \(ms(exposure?.p99))", "launch \(BenchResults.number(launchSeconds)) s",
+                  "PSS \(pssKBPerApp) kB", "lost \(lost)"]
+        return parts.joined(separator: ", ")
+    }
+
     private static func ratio(_ ours: Double, _ floor: Double) -> Double {
         floor > 0 ? (ours / floor * 100).rounded() / 100 : 0
     }

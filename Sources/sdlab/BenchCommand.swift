@@ -88,6 +88,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     private func sweep() async throws -> BenchResults {
         let c = try await preparedBaseline()
+        defer { if let c { try? FileManager.default.removeItem(atPath: c.buildFolder) } }
         var runs: [BenchRun] = []
         for size in fleetSizes ?? [] {
             try Task.checkCancellation()
@@ -99,12 +100,19 @@ struct BenchCommand: AsyncParsableCommand {
             let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench")
             var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
             bench.progress = { progress("N=\(size): \($0)") }
-            let measured = try await environment { try await bench.run(in: folder) }
+            let measured: FleetMeasurement
+            do {
+                measured = try await bench.run(in: folder)
+            } catch {
+                note("N=\(size): run folder kept: \(folder)")
+                throw failure(error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
+                              code: ExitCodes.environment)
+            }
             if keep { note("N=\(size): run folder kept: \(folder)") } else { try? FileManager.default.removeItem(atPath: folder) }
             let run = BenchRun(measured, gap: gap, changes: changes, baseline: floor)
             runs.append(run)
             progress("")
-            emitLine(BenchResults(runs: [run]).table.split(separator: "\n").last.map { "done: " + $0 } ?? "")
+            emitLine(run.summary)
         }
         return BenchResults(runs: runs)
     }
