@@ -229,8 +229,7 @@ public final class AppHost: Sendable {
                 noteFailure(error.label, trigger: trigger)
             }
         case .ws1(let ws1):
-            await detect(with: ws1, because: trigger)
-            answered()
+            await detect(with: ws1, because: trigger, answered: answered)
         }
         await fetchExternalKeyIfNeeded()
         trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
@@ -244,15 +243,19 @@ public final class AppHost: Sendable {
         }
     }
 
-    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger) async {
+    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger, answered: () -> Void) async {
         let detection: WorkspaceOneController.Detection
         do {
             switch trigger {
             case .launch: detection = try await ws1.start()
             case .foreground: detection = try await ws1.applicationWillEnterForeground()
-            default: return  // not an opportunity for Workspace ONE
+            default:
+                answered()
+                return  // not an opportunity for Workspace ONE
             }
+            answered()
         } catch {
+            answered()
             noteFailure("\(error)", trigger: trigger)
             return
         }
