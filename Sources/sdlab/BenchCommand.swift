@@ -40,7 +40,7 @@ struct BenchCommand: AsyncParsableCommand {
                                valueName: "dir"))
     var baseline: String?
 
-    @Option(help: ArgumentHelp("Write the results as JSON (SPEC §7) to this file.", valueName: "file"))
+    @Option(help: ArgumentHelp("Write the results as JSON to this file: {\"runs\": [one object per fleet size]}.", valueName: "file"))
     var json: String?
 
     @Option(help: ArgumentHelp("Draw latency against fleet size, sdlab and C, as SVG into this file.", valueName: "file"))
