@@ -124,9 +124,5 @@ public struct BenchResults: Codable, Sendable {
         percentiles.map { number($0.p50) + " / " + number($0.p99) } ?? "–"
     }
 
-    static func number(_ value: Double) -> String {
-        let hundredths = Int((value * 100).rounded())
-        let fraction = hundredths % 100
-        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
-    }
+    static func number(_ value: Double) -> String { String(format2: value) }
 }

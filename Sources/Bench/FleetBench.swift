@@ -112,7 +112,6 @@ public struct FleetBench: Sendable {
         -> (apps: [LaunchedApp], seconds: Double) {
         progress("launching \(specs.count) apps")
         let start = ContinuousClock.now
-        let ready = Counter()
         let apps = try await withThrowingTaskGroup(of: LaunchedApp.self) { group in
             for spec in specs {
                 group.addTask { try await LaunchedApp.launch(spec, bus: bus, in: directory, timeout: .seconds(60)) }
@@ -121,7 +120,7 @@ public struct FleetBench: Sendable {
             do {
                 for try await app in group {
                     apps.append(app)
-                    progress("launching: \(ready.increment()) of \(specs.count) ready")
+                    progress("launching: \(apps.count) of \(specs.count) ready")
                 }
             } catch {
                 Self.stop(apps)
@@ -255,28 +254,8 @@ struct ExposureTiming {
     }
 }
 
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func increment() -> Int { lock.withLock { value += 1; return value } }
-}
-
 /// Sleeps on CLOCK_MONOTONIC until `deadline` (nanoseconds, the trace clock).
 func sleep(untilMonotonic deadline: UInt64) {
     var time = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
     while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
-}
-
-extension Duration {
-    var nanoseconds: UInt64 {
-        UInt64(max(0, components.seconds)) * 1_000_000_000 + UInt64(max(0, components.attoseconds) / 1_000_000_000)
-    }
-}
-
-extension TraceEvent {
-    /// Every event of one trace file (none if it cannot be read).
-    static func events(in file: String) -> [TraceEvent] {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
-    }
 }

@@ -49,7 +49,7 @@ func startThread(_ body: @escaping @Sendable () -> Void) {
 
 extension Duration {
     /// Saturates at about 292 years, so that a clock reading plus this cannot wrap either.
-    var nanoseconds: UInt64 {
+    public var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
         guard seconds >= 0 else { return 0 }
         let limit = UInt64(Int64.max)

@@ -28,7 +28,7 @@ public struct Percentiles: Equatable, Sendable, Codable {
 
 extension String {
     /// Two decimals without Foundation's formatter.
-    init(format2 value: Double) {
+    public init(format2 value: Double) {
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         self = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"

@@ -27,13 +27,16 @@ public struct TraceEvent: Equatable, Sendable {
         self.init(t: t, proc: proc, event: event, fields: fields)
     }
 
+    /// Every event of one trace file, in its order (none if it cannot be read).
+    public static func events(in file: String) -> [TraceEvent] {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
+    }
+
     /// Every event of every trace file in `folder`, merged in time order (stable for equal times).
     public static func merged(from folder: String) -> [TraceEvent] {
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
-        let events = files.flatMap { file -> [TraceEvent] in
-            guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { return [] }
-            return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
-        }
+        let events = files.flatMap { TraceEvent.events(in: folder + "/" + $0) }
         return events.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
     }
 }

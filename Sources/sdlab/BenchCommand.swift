@@ -105,8 +105,7 @@ struct BenchCommand: AsyncParsableCommand {
                 measured = try await bench.run(in: folder)
             } catch {
                 note("N=\(size): run folder kept: \(folder)")
-                throw failure(error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
-                              code: ExitCodes.environment)
+                throw environmentFailure(error)
             }
             if keep { note("N=\(size): run folder kept: \(folder)") } else { try? FileManager.default.removeItem(atPath: folder) }
             let run = BenchRun(measured, gap: gap, changes: changes, baseline: floor)
@@ -131,11 +130,14 @@ struct BenchCommand: AsyncParsableCommand {
     private func environment<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch is CancellationError {
-            throw failure("interrupted: every process the bench started is stopped", code: ExitCodes.environment)
         } catch {
-            throw failure("\(error)", code: ExitCodes.environment)
+            throw environmentFailure(error)
         }
+    }
+
+    private func environmentFailure(_ error: any Error) -> ExitCode {
+        failure(error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
+                code: ExitCodes.environment)
     }
 }
 
