@@ -41,7 +41,8 @@ public struct CPUShare: Sendable, Codable {
 ///    schedule, each a hint that every app answers with a check, and times each delivery
 ///    from the apps' traces (each post is named there by its sender and serial);
 /// 3. `changes` check-ins end a session while every app holds `records` records of its
-///    user, and each app's exposure runs from the hub's commit to its cleanup's end;
+///    user, and each app's exposure runs from the hub's commit to its cleanup's end (after one
+///    untimed change: an app's first cleanup pays for its first file writes and code paths);
 /// 4. each app's PSS is read from /proc.
 public struct FleetBench: Sendable {
     public var apps: Int
@@ -50,6 +51,7 @@ public struct FleetBench: Sendable {
     public var changes: Int
     public var records: Int
     public var warmup = 10
+    public var warmupChanges = 1
     /// Told what is happening, for a person watching.
     public var progress: @Sendable (String) -> Void = { _ in }
 
@@ -86,9 +88,11 @@ public struct FleetBench: Sendable {
         let processes = (bus: device.bus.process.pid, hub: device.hub.pid, apps: launched.map(\.process.pid))
         let (sent, cpu) = try await post(on: connection, clients: clients, measuring: processes)
         var exposureStarts: [UInt64] = []
-        for change in 0..<changes {
-            progress("session change \(change + 1) of \(changes)")
-            exposureStarts.append(try await endSession(on: connection, clients: clients))
+        for change in 0..<(warmupChanges + changes) {
+            let timed = change >= warmupChanges
+            progress(timed ? "session change \(change - warmupChanges + 1) of \(changes)" : "warming up a session change")
+            let start = try await endSession(on: connection, clients: clients)
+            if timed { exposureStarts.append(start) }
             let next = users[(change + 1) % users.count]
             try await connection.callHub(DeviceBus.hubInterface, "CheckOut", [.string(next), .string(next)])
             try await eachApp(clients) { try await $0.settle() }
@@ -178,11 +182,12 @@ public struct FleetBench: Sendable {
     }
 
     /// Checks the device in while every app holds its user's records; returns once every app
-    /// has settled. Returns the time just before the call.
+    /// has settled. Returns the time just before the call. The apps are asked one at a time, so
+    /// that the asking adds little to the load being timed.
     private func endSession(on connection: Connection, clients: [AppClient]) async throws -> UInt64 {
         let before = TraceLog.now()
         try await connection.callHub(DeviceBus.hubInterface, "CheckIn")
-        try await eachApp(clients) { try await $0.settle() }
+        for client in clients { try await client.settle() }
         return before
     }
 

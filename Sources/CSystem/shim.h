@@ -9,6 +9,12 @@ extern long syscall(long number, ...);
    process, child or not. Wrapped because Swift cannot call the variadic syscall(). */
 static inline int sdlab_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
 
+/* renameat2(2) with RENAME_EXCHANGE (2): swaps two paths in one step. glibc declares
+   renameat2 only under _GNU_SOURCE. -100 is AT_FDCWD. */
+static inline int sdlab_exchange_paths(const char *first, const char *second) {
+    return (int)syscall(SYS_renameat2, -100, first, -100, second, 2);
+}
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

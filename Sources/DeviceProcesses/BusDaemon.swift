@@ -67,14 +67,16 @@ public enum DevicePaths {
         throw LaunchError("cannot find Bus/device.conf above \(executablePath()); set SDLAB_BUS_CONFIG")
     }
 
+    /// `$TMPDIR` or /tmp.
+    public static var temporaryBase: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
+
     /// The running executable's real path.
     public static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
-    /// Makes a new private (0700) folder under `$TMPDIR` or /tmp.
-    public static func makeTemporaryDirectory(prefix: String) throws(LaunchError) -> String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+    /// Makes a new private (0700) folder under `base`, by default `$TMPDIR` or /tmp.
+    public static func makeTemporaryDirectory(prefix: String, in base: String = temporaryBase) throws(LaunchError) -> String {
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw LaunchError("cannot create a folder in \(base): \(errnoText())")

@@ -3,8 +3,8 @@ import Foundation
 import SharedDevice
 
 /// Carries out an app's cleanup (SPEC §2.8) as the domain's plan says, journaled: the job is
-/// saved before anything is deleted and removed once it is done, so an app killed in the
-/// middle finishes the same cleanup on its next launch, before it shows anything.
+/// saved before anything is deleted and cleared once it is done, so an app killed
+/// in the middle finishes the same cleanup on its next launch, before it shows anything.
 public struct Cleaner: Sendable {
     public let container: Container
     /// The keychain key of this app's `sensitive` records.
@@ -27,7 +27,7 @@ public struct Cleaner: Sendable {
 
     /// A cleanup that was started and not finished (the app died in the middle).
     public func unfinished() -> Job? {
-        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job.self, from: $0) }
+        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job?.self, from: $0) } ?? nil
     }
 
     /// Runs the job to its end: the policy's plan, or `work` (an app's own cleanup) instead.
@@ -41,7 +41,8 @@ public struct Cleaner: Sendable {
         } else {
             failure = try carryOut(job.policy.plan, for: job)
         }
-        try FileManager.default.removeItem(atPath: journalPath)
+        // `null` rather than removed: the next cleanup reuses the file (see `AtomicFile`).
+        try AtomicFile.write(JSONEncoder().encode(Job?.none), to: journalPath)
         if let failure { throw failure }
     }
 

@@ -16,7 +16,8 @@ struct BenchCommand: AsyncParsableCommand {
             holds --records records, and times each app's exposure (the hub's commit → its cleanup \
             done). It counts lost deliveries and reads each app's PSS. With --baseline, the C \
             baseline (one emitter, N receivers) runs right before each fleet and the table shows \
-            sdlab's p50 over C's. Latencies are in ms. Build with `swift build -c release` first: \
+            sdlab's p50 over C's. Latencies are in ms. The devices live in /dev/shm unless --folder \
+            says otherwise: this machine's disk would add its own costs to every cleanup. Build with `swift build -c release` first: \
             a debug build is several times slower.
             """
     )
@@ -45,6 +46,10 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Draw latency against fleet size, sdlab and C, as SVG into this file.", valueName: "file"))
     var plot: String?
+
+    @Option(help: ArgumentHelp("Where the fleets' run folders go (default: /dev/shm when it exists, else $TMPDIR).",
+                               valueName: "dir"))
+    var folder: String?
 
     @Flag(help: "Keep each fleet's run folder (traces, containers, logs).")
     var keep = false
@@ -86,6 +91,16 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
+    /// In memory by default: a phone's storage is flash, and this machine's disk makes every
+    /// freed block a synchronous discard, which would be timed as cleanup.
+    private var runFoldersBase: String {
+        if let folder { return folder }
+        var isFolder: ObjCBool = false
+        let memory = "/dev/shm"
+        return FileManager.default.fileExists(atPath: memory, isDirectory: &isFolder) && isFolder.boolValue
+            && access(memory, W_OK) == 0 ? memory : DevicePaths.temporaryBase
+    }
+
     private func sweep() async throws -> BenchResults {
         let c = try await preparedBaseline()
         defer { if let c { try? FileManager.default.removeItem(atPath: c.buildFolder) } }
@@ -97,17 +112,17 @@ struct BenchCommand: AsyncParsableCommand {
                 progress("N=\(size): C baseline")
                 floor = try await environment { try await c.fanout(receivers: size, signals: signals, gap: gap) }
             }
-            let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench")
+            let runFolder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench", in: runFoldersBase)
             var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
             bench.progress = { progress("N=\(size): \($0)") }
             let measured: FleetMeasurement
             do {
-                measured = try await bench.run(in: folder)
+                measured = try await bench.run(in: runFolder)
             } catch {
-                note("N=\(size): run folder kept: \(folder)")
+                note("N=\(size): run folder kept: \(runFolder)")
                 throw environmentFailure(error)
             }
-            if keep { note("N=\(size): run folder kept: \(folder)") } else { try? FileManager.default.removeItem(atPath: folder) }
+            if keep { note("N=\(size): run folder kept: \(runFolder)") } else { try? FileManager.default.removeItem(atPath: runFolder) }
             let run = BenchRun(measured, gap: gap, changes: changes, baseline: floor)
             runs.append(run)
             progress("")

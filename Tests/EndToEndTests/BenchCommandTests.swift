@@ -11,7 +11,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (json, plot) = (folder + "/bench.json", folder + "/bench.svg")
         let output = try await run(sdlabPath, ["bench", "--apps", "1,3", "--signals", "20", "--gap", "5ms", "--changes", "2",
-                                               "--records", "10", "--json", json, "--plot", plot],
+                                               "--records", "10", "--json", json, "--plot", plot, "--folder", folder],
                                    environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(150))
         #expect(output.status == 0, "\(output.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]

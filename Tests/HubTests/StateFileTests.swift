@@ -30,7 +30,10 @@ import Testing
             #expect(try file.load() == state)
             let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["state.json"])
+            // The file and the sibling it is swapped with (see `AtomicFile`), both private.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["state.json", "state.json.swap"])
+            let swapMode = try FileManager.default.attributesOfItem(atPath: file.path + ".swap")[.posixPermissions] as? Int
+            #expect(swapMode == 0o600)
         }
     }
 
