@@ -78,7 +78,6 @@ public enum AppMain {
     /// `cleanupWork` replaces the policy's cleanup with the app's own.
     public static func run(_ options: AppOptions, cleanupWork: CleanupWork? = nil) async throws {
         TerminationSignals.install()
-        runBelowTheDevicesServices()
         let configuration = options.configuration
         guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
             throw ValidationError("no device bus: pass --bus or set DBUS_SESSION_BUS_ADDRESS")
@@ -105,15 +104,6 @@ public enum AppMain {
         if terminated { await host.finishWork() }
         await connection.close()
     }
-
-    /// Apps yield the CPU to the bus and the hub, as a phone's apps yield to its system services:
-    /// a fleet woken by one post would otherwise starve the two processes every app waits on.
-    private static func runBelowTheDevicesServices() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, appNiceness)
-    }
-
-    /// The apps' niceness (the bus and the hub keep the default, 0).
-    static let appNiceness: Int32 = 5
 
     private static func cannotStart(_ name: String, _ why: String) -> ExitCode {
         FileHandle.standardError.write(Data("the app \(name) cannot start: \(why)\n".utf8))
