@@ -23,6 +23,9 @@ extension Reader {
         for entry in users { register(entry.user) }
         let apps = present("apps").map { appList($0) } ?? []
         let steps = present("steps").flatMap { stepList($0) } ?? []
+        if let node = present("steps"), Step.runCount(of: steps) > Step.mostRunSteps {
+            report(node, "steps: more than the \(Step.mostRunSteps) steps a scenario may run, every repeat unrolled")
+        }
         return Scenario(name: name, file: file, device: device, users: users, apps: apps, steps: steps)
     }
 

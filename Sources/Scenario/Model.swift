@@ -75,6 +75,23 @@ public struct AppEntry: Sendable, Equatable {
 }
 
 public struct Step: Sendable, Equatable {
+    /// The most steps a scenario may run once every `repeat` is unrolled: a storm of a
+    /// thousand session changes with expectations fits; a typo such as `times: 10000000` in
+    /// a nested `repeat` is an error, not a run that never ends.
+    public static let mostRunSteps = 1_000_000
+
+    /// How many steps this one runs, every `repeat` unrolled (anything above `mostRunSteps`
+    /// counts as one more than it).
+    public var runCount: Int {
+        guard case .repeat(let times, let inner) = kind else { return 1 }
+        let (product, overflow) = Self.runCount(of: inner).multipliedReportingOverflow(by: times)
+        return overflow ? Self.mostRunSteps + 1 : min(product, Self.mostRunSteps + 1)
+    }
+
+    public static func runCount(of steps: [Step]) -> Int {
+        steps.reduce(0) { min($0 + $1.runCount, mostRunSteps + 1) }
+    }
+
     public var location: Location
     /// The error the step must fail with (`dev.sdlab.Error.NAME`); nil: it must succeed.
     public var error: String?

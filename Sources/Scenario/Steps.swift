@@ -185,7 +185,13 @@ extension Reader {
             }
         }
         guard let times, let steps else { return nil }
-        return .repeat(times: times, steps: steps)
+        let repeated = StepKind.repeat(times: times, steps: steps)
+        if let entry = fields["times"], Step(location: location(node), kind: repeated).runCount > Step.mostRunSteps {
+            report(entry.value, "times: \(times) repeats of \(Step.runCount(of: steps)) steps is more than the "
+                   + "\(Step.mostRunSteps) steps a scenario may run")
+            return nil
+        }
+        return repeated
     }
 
     // MARK: - References
