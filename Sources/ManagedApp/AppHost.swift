@@ -123,6 +123,7 @@ public final class AppHost: Sendable {
                                    "background_mode": .bool(configuration.backgroundMode),
                                    "policy": .string(configuration.policy.name)])
         if let job = cleaner.unfinished() {
+            HookRecord.stopLeftover(in: container.root)  // the hook of the run that died, if it outlived it
             trace?.record("cleanup-resumed", fields: fields(of: job))
             await carryOut(job)
             state.withLock { $0.model.finished(interrupted: job) }

@@ -53,28 +53,41 @@ public struct Cleaner: Sendable {
         return hookFailure
     }
 
+    /// The most output a hook may write (`hook.log`): a hook that floods it is stopped.
+    static let hookOutputLimitKiB = 1024
+
     /// The team's command through `/bin/sh -c`, in its own process group (so a timeout stops
-    /// whatever it started), its output appended to `hook.log` in the container.
+    /// whatever it started), its output appended to `hook.log` in the container, at most
+    /// `hookOutputLimitKiB` of it (`ulimit -f`: past it the writer gets SIGXFSZ).
     private func runHook(_ command: String, for job: Job) -> HookFailure? {
         let environment = ProcessInfo.processInfo.environment.merging([
             "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
             "SDLAB_PREVIOUS_USER": job.previousUser ?? "", "SDLAB_CURRENT_USER": job.currentUser ?? "",
-            "SDLAB_REASON": job.reason,
+            "SDLAB_REASON": job.reason, "SDLAB_HOOK": command,
         ]) { $1 }
         let log = container.root + "/hook.log"
+        // dash counts `ulimit -f` in 512-byte blocks.
+        let limited = "ulimit -f \(Self.hookOutputLimitKiB * 2) && exec /bin/sh -c \"$SDLAB_HOOK\""
         let hook: ChildProcess
         do {
-            (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", command], stdout: .file(log), stderr: .file(log),
+            (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", limited], stdout: .file(log), stderr: .file(log),
                                                environment: environment, newSession: true)
         } catch {
             return HookFailure(description: "the cleanup hook could not start: \(error)")
         }
+        HookRecord.note(hook.pid, in: container.root)
+        defer { HookRecord.clear(in: container.root) }
         guard let status = hook.exitStatus(timeout: hookTimeout) else {
             kill(-hook.pid, SIGKILL)
             _ = hook.exitStatus(timeout: .seconds(5))
             return HookFailure(description: "the cleanup hook `\(command)` did not finish within \(hookTimeout)")
         }
         kill(-hook.pid, SIGKILL)  // anything it left behind in its group
-        return status == .exited(0) ? nil : HookFailure(description: "the cleanup hook `\(command)` failed: \(status)")
+        switch status {
+        case .exited(0): return nil
+        case .signaled(SIGXFSZ), .exited(128 + SIGXFSZ):
+            return HookFailure(description: "the cleanup hook `\(command)` wrote more than \(Self.hookOutputLimitKiB) KiB of output")
+        default: return HookFailure(description: "the cleanup hook `\(command)` failed: \(status)")
+        }
     }
 }

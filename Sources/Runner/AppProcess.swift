@@ -54,6 +54,8 @@ public struct AppSpec: Sendable, Equatable {
 public struct LaunchedApp: Sendable {
     public let spec: AppSpec
     public let process: ChildProcess
+    /// Its container folder.
+    public let container: String
 
     /// Starts the app and returns once it says `ready` (its launch check done). On failure
     /// the process is stopped and the error carries what it said.
@@ -72,22 +74,24 @@ public struct LaunchedApp: Sendable {
             let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw LaunchError("the app \(spec.name) did not start: \(said.isEmpty ? "not ready within \(timeout)" : said)")
         }
-        return LaunchedApp(spec: spec, process: process)
+        return LaunchedApp(spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory))
     }
 
     /// SIGSTOP: the process really stops and hears nothing until resumed.
     public func suspend() { process.signal(SIGSTOP) }
     /// SIGCONT.
     public func resume() { process.signal(SIGCONT) }
-    /// SIGKILL, then reaped.
+    /// SIGKILL, then reaped; a cleanup hook it was running dies with it, as work does on a phone.
     public func crash() {
         process.signal(SIGKILL)
         _ = process.waitForExit(timeout: .seconds(5))
+        HookRecord.stopLeftover(in: container)
     }
     /// A graceful exit: SIGTERM (and SIGCONT, should it be stopped); SIGKILL after `grace`.
     public func terminate(grace: Duration = .seconds(10)) {
         process.signal(SIGCONT)
         process.stop(grace: grace)
+        HookRecord.stopLeftover(in: container)
     }
 }
 

@@ -71,6 +71,10 @@ public enum ScenarioRun {
             let outcome = await run(step, driver: driver, since: &since)
             result.steps.append(outcome)
             progress(outcome)
+            if !device.bus.process.isRunning {
+                result.environmentFailure = "the device's bus (dbus-daemon) stopped during the run"
+                break
+            }
             if !outcome.passed, !isExpectation(step) { break }
         }
         result.scan = await ScanSummary(of: directory, driver: driver)

@@ -76,7 +76,13 @@ public final class StepDriver {
         case .wipe: try await hub("EnterpriseWipe")
         case .post(let name): try DeviceBus.post(name, on: connection)
         case .hub(let action): try await hubProcess(action)
-        case .wait(let duration): try await Task.sleep(for: duration)
+        case .wait(let duration):
+            // In slices, cut short when the device's bus stops: the run is over then.
+            let end = ContinuousClock.now + duration
+            while ContinuousClock.now < end {
+                guard connection.isConnected else { throw DBusError.disconnected("the device's bus stopped") }
+                try await Task.sleep(for: min(end - ContinuousClock.now, .milliseconds(100)))
+            }
         case .settle, .repeat, .expect: break
         }
     }
