@@ -67,7 +67,9 @@ public struct Cleaner: Sendable {
         ]) { $1 }
         let log = container.root + "/hook.log"
         // dash counts `ulimit -f` in 512-byte blocks.
-        let limited = "ulimit -f \(Self.hookOutputLimitKiB * 2) && exec /bin/sh -c \"$SDLAB_HOOK\""
+        // `hook` is not exported: the command sees only the documented variables.
+        let limited = "ulimit -f \(Self.hookOutputLimitKiB * 2) && hook=$SDLAB_HOOK && unset SDLAB_HOOK"
+            + " && exec /bin/sh -c \"$hook\""
         let hook: ChildProcess
         do {
             (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", limited], stdout: .file(log), stderr: .file(log),

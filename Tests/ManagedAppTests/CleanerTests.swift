@@ -85,4 +85,38 @@ import Testing
             #expect(ChildProcess(pid: child).waitForExit(timeout: .seconds(5)), "the hook's child \(child) still runs")
         }
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHookThatFloodsItsOutputIsStoppedAndReported() throws {
+        try Self.withFilledContainer { container, cleaner, _ in
+            let failure = #expect(throws: Cleaner.HookFailure.self) { try cleaner.run(Self.job(.hook(command: "yes flood"))) }
+            #expect(failure?.description.contains("wrote more than 1024 KiB of output") == true, "\(String(describing: failure))")
+            let size = try FileManager.default.attributesOfItem(atPath: container.root + "/hook.log")[.size] as? Int ?? 0
+            #expect(size > 0 && size <= 1024 * 1024)
+            #expect(cleaner.unfinished() == nil, "a failing cleanup is finished, not retried forever")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHookOutlivingItsAppIsStoppedByWhoeverFindsTheAppGone() throws {
+        try ContainerTests.withContainer { container in
+            let (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null,
+                                                   environment: ["SDLAB_CONTAINER": container.root], newSession: true)
+            defer { hook.stop(grace: .seconds(1)) }
+            HookRecord.note(hook.pid, in: container.root)
+            HookRecord.stopLeftover(in: container.root)
+            #expect(hook.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
+            #expect(!FileManager.default.fileExists(atPath: container.root + "/hook.pid"))
+        }
+    }
+
+    @Test func aReusedPIDIsLeftAlone() throws {
+        try ContainerTests.withContainer { container in
+            let (other, _) = try ChildProcess.spawn("/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null, newSession: true)
+            defer { other.stop(grace: .seconds(1)) }
+            HookRecord.note(other.pid, in: container.root)
+            HookRecord.stopLeftover(in: container.root)
+            #expect(other.isRunning, "a process that is not this container's hook")
+        }
+    }
 }
