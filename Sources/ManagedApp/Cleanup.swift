@@ -58,7 +58,8 @@ public struct Cleaner: Sendable {
 
     /// The team's command through `/bin/sh -c`, in its own process group (so a timeout stops
     /// whatever it started), its output appended to `hook.log` in the container, at most
-    /// `hookOutputLimitKiB` of it (`ulimit -f`: past it the writer gets SIGXFSZ).
+    /// `hookOutputLimitKiB` of it (`ulimit -f`: past it the writer gets SIGXFSZ), and what it
+    /// creates private to the user (`umask 077`), like the rest of the container.
     private func runHook(_ command: String, for job: Job) -> HookFailure? {
         let environment = ProcessInfo.processInfo.environment.merging([
             "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
@@ -68,7 +69,7 @@ public struct Cleaner: Sendable {
         let log = container.root + "/hook.log"
         // dash counts `ulimit -f` in 512-byte blocks.
         // `hook` is not exported: the command sees only the documented variables.
-        let limited = "ulimit -f \(Self.hookOutputLimitKiB * 2) && hook=$SDLAB_HOOK && unset SDLAB_HOOK"
+        let limited = "umask 077 && ulimit -f \(Self.hookOutputLimitKiB * 2) && hook=$SDLAB_HOOK && unset SDLAB_HOOK"
             + " && exec /bin/sh -c \"$hook\""
         let hook: ChildProcess
         do {

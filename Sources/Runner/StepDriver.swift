@@ -59,20 +59,20 @@ public final class StepDriver {
             try await hub("CheckOut", [.string(user), .string(password ?? self.password(of: user))])
         case .checkin: try await hub("CheckIn")
         case .signin(let app, let user, let password):
-            try await client(app).signIn(user, password: password ?? self.password(of: user))
-        case .signout(let app): try await client(app).signOut()
+            try await usable(app).signIn(user, password: password ?? self.password(of: user))
+        case .signout(let app): try await usable(app).signOut()
         case .removeAccount: try await hub("RemoveAccount", interface: DeviceBus.brokerInterface)
         case .lifecycle(let action, let apps):
             for (index, app) in apps.enumerated() {
                 try await lifecycle(action, app)
                 if apps.count >= 10 { onFleetProgress(index + 1, apps.count) }
             }
-        case .write(let app, let kind, let count): try await client(app).write(kind, count: count)
+        case .write(let app, let kind, let count): try await usable(app).write(kind, count: count)
         case .network(let online): try await hub("SetOnline", [.bool(online)])
         case .lock: try await hub("Lock")
         case .unlock(let app, let user, let password):
             let secret = password ?? self.password(of: user)
-            if let app { try await client(app).unlock(user, password: secret) } else { try await hub("Unlock", [.string(user), .string(secret)]) }
+            if let app { try await usable(app).unlock(user, password: secret) } else { try await hub("Unlock", [.string(user), .string(secret)]) }
         case .wipe: try await hub("EnterpriseWipe")
         case .post(let name): try DeviceBus.post(name, on: connection)
         case .hub(let action): try await hubProcess(action)
@@ -149,6 +149,15 @@ public final class StepDriver {
     }
 
     func client(_ name: String) -> AppClient { AppClient(connection, app: name) }
+
+    /// The app for a step that a person does in it: a stopped process would never answer.
+    private func usable(_ name: String) throws -> AppClient {
+        guard running[name] != nil else { throw StepFailure(description: "\(name) is not running: launch it first") }
+        guard frozen[name] == nil else {
+            throw StepFailure(description: "\(name) is suspended: bring it to the foreground (or resume it) first")
+        }
+        return client(name)
+    }
 
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
 

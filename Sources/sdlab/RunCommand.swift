@@ -13,7 +13,7 @@ struct RunCommand: AsyncParsableCommand {
             Every scenario is validated before anything starts (as `sdlab check` does). Each then \
             runs on a device of its own in a fresh run folder; each step is shown with ✓ or ✗, a \
             failed expectation as expected against actual. The run folder of a failed scenario is \
-            kept and named. Exit 0 when every expectation held, 1 when one failed, 2 for an \
+            kept and named (--keep keeps every one). Exit 0 when every expectation held, 1 when one failed, 2 for an \
             invalid scenario or bad usage, 3 when the device could not run. Ctrl-C stops every \
             process the run started.
             """
@@ -30,6 +30,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the results as one JSON document on stdout (the progress goes to stderr).")
     var json = false
+
+    @Flag(help: "Keep each scenario's run folder (traces, containers, logs) even when it passes.")
+    var keep = false
 
     func run() async throws {
         TerminationSignals.install()
@@ -122,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
         let scan = result.scan.lines
         say("  leak scan (hub user \(result.scan.currentUser ?? "none")):" + (scan.isEmpty ? " nothing of another user readable" : ""))
         for line in scan { say("    \(line)") }
-        if result.passed {
+        if result.passed && !keep {
             try? FileManager.default.removeItem(atPath: folder)
         } else {
             say("  run folder kept: \(folder)")

@@ -154,3 +154,39 @@ extension RunCommandTests {
         }
     }
 }
+
+extension RunCommandTests {
+    /// Hygiene: whatever a run writes is private to the user, and no password typed on the
+    /// device (right or wrong) is in any log, trace, report, state file or container.
+    @Test func aRunKeepsItsFilesPrivateAndNoPasswordInAny() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await run(sdlabPath, ["run", Self.scenarios + "/secret-passwords.yaml", "--keep", "--report", folder + "/report",
+                                               "--json"], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let passwords = ["Stage-Pw-7f3a9c", "Secret-Pw-7f3a9c", "Other-Pw-7f3a9c", "Wrong-Pw-7f3a9c"]
+        #expect(passwords.allSatisfy { !result.stdout.contains($0) && !result.stderr.contains($0) })
+        let runFolder = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
+        var files = 0
+        for path in Self.everything(under: folder) {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            let type = attributes[.type] as? FileAttributeType
+            if path.contains(runFolder) {
+                let mode = (attributes[.posixPermissions] as? Int ?? 0) & 0o777
+                if type == .typeDirectory { #expect(mode == 0o700, "\(path): \(String(mode, radix: 8))") }
+                if type == .typeRegular { #expect(mode == 0o600, "\(path): \(String(mode, radix: 8))") }
+            }
+            guard type == .typeRegular, let bytes = FileManager.default.contents(atPath: path) else { continue }
+            files += 1
+            let text = String(decoding: bytes, as: UTF8.self)
+            for password in passwords { #expect(!text.contains(password), "\(password) in \(path)") }
+        }
+        #expect(files > 20, "traces, logs, state, containers and reports were all looked through")
+    }
+
+    static func everything(under folder: String) -> [String] {
+        let paths = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+        return [folder] + paths.map { folder + "/" + $0 }
+    }
+}
+
