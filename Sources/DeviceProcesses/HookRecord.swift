@@ -11,7 +11,8 @@ public enum HookRecord {
     static func path(in container: String) -> String { container + "/hook.pid" }
 
     public static func note(_ pid: Int32, in container: String) {
-        try? AtomicFile.write(Data("\(pid)".utf8), to: path(in: container))
+        FileManager.default.createFile(atPath: path(in: container), contents: Data("\(pid)".utf8),
+                                       attributes: [.posixPermissions: 0o600])
     }
 
     public static func clear(in container: String) {
