@@ -278,6 +278,8 @@ public final class Connection: @unchecked Sendable {
         switch message.kind {
         case .methodReturn, .error:
             let call = lock.withLock { pendingCalls.removeValue(forKey: message.replySerial) }
+            // A reply after its call timed out or was cancelled: nobody takes its descriptors.
+            if call == nil { message.closeUnixFDs() }
             if let error = message.error {
                 call?.continuation.resume(throwing: error)
             } else {

@@ -1,4 +1,7 @@
 import CDBus
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A message received from the bus, decoded into Swift values.
 public struct Message: Sendable {
@@ -39,6 +42,13 @@ public struct Message: Sendable {
         errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
         noReplyExpected = dbus_message_get_no_reply(raw) != 0
         body = Marshal.readBody(of: raw)
+    }
+
+    /// Closes the unix fds the body carries, however deeply nested: for a message nobody takes
+    /// (a call answered with an error before any handler saw it, a reply no call waits for, a
+    /// signal no subscriber matched). Each is a descriptor of this process until closed.
+    func closeUnixFDs() {
+        for value in body { value.closeUnixFDs() }
     }
 
     static let localPath = "/org/freedesktop/DBus/Local"

@@ -64,6 +64,8 @@ extension Connection {
         do {
             method = try lock.withLock { () throws(DBusError) in try resolve(message) }
         } catch {
+            // No handler saw the call, so no handler owns the descriptors it carried.
+            message.closeUnixFDs()
             reply(to: message, with: .failure(error))
             return
         }
@@ -157,6 +159,8 @@ enum StandardInterfaces {
             return [.vardict(values)]
         },
         .init("Set", in: [.init("interface_name", "s"), .init("property_name", "s"), .init("value", "v")]) { call in
+            // Every property is read-only: the value, and any descriptor in it, goes nowhere.
+            call.arguments[2].closeUnixFDs()
             let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
             throw DBusError.propertyReadOnly("\(property.name) is read-only")
         },

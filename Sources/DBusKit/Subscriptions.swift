@@ -160,10 +160,12 @@ extension Connection {
         }
     }
 
+    /// Each matching subscriber gets the signal; with none (a signal sent to this connection
+    /// directly, or let through by a rule for another subscriber) its descriptors are closed.
     func deliverSignal(_ message: Message) {
-        for deliver in lock.withLock({ subscriptions.receivers(of: message) }) {
-            deliver(message)
-        }
+        let receivers = lock.withLock { subscriptions.receivers(of: message) }
+        if receivers.isEmpty { message.closeUnixFDs() }
+        for deliver in receivers { deliver(message) }
     }
 }
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One D-Bus value of any type. Containers carry their element types so that empty arrays
 /// and dictionaries still have a signature.
 public indirect enum DBusValue: Hashable, Sendable {
@@ -109,6 +113,36 @@ public indirect enum DBusValue: Hashable, Sendable {
 extension Array where Element == DBusValue {
     /// The signature of a message body made of these values.
     public var signature: Signature { Signature(unchecked: map(\.signature.rawValue).joined()) }
+}
+
+// MARK: - Received descriptors
+
+extension DBusValue {
+    /// Closes every unix fd in this value. Containers whose type can hold none are skipped,
+    /// so a large byte array costs nothing.
+    func closeUnixFDs() {
+        switch self {
+        case .unixFD(let fd):
+            close(fd)
+        case .array(let element, let items) where Self.mayHoldUnixFD(element):
+            for item in items { item.closeUnixFDs() }
+        case .dictionary(let key, let value, let entries) where Self.mayHoldUnixFD(key) || Self.mayHoldUnixFD(value):
+            for entry in entries {
+                entry.key.closeUnixFDs()
+                entry.value.closeUnixFDs()
+            }
+        case .structure(let fields):
+            for field in fields { field.closeUnixFDs() }
+        case .variant(let inner):
+            inner.closeUnixFDs()
+        default:
+            break
+        }
+    }
+
+    private static func mayHoldUnixFD(_ type: Signature) -> Bool {
+        type.rawValue.utf8.contains { $0 == TypeCode.unixFD || $0 == TypeCode.variant }
+    }
 }
 
 // MARK: - Reading values
