@@ -19,9 +19,9 @@ public struct Message: Sendable {
     public let member: String?
     public let errorName: String?
     public let noReplyExpected: Bool
-    public let body: [DBusValue]
-
-    public var signature: Signature { body.signature }
+    /// The body's type, as the header gives it.
+    public let signature: Signature
+    public private(set) var body: [DBusValue] = []
 
     /// For an error reply: the error it carries (the message is its first string argument).
     public var error: DBusError? {
@@ -29,7 +29,8 @@ public struct Message: Sendable {
         return DBusError(name: errorName ?? DBusError.prefix + "Failed", message: body.first?.string ?? "")
     }
 
-    init?(decoding raw: OpaquePointer) {
+    /// The header only: the body is decoded by `withBody(of:)`, once someone takes the message.
+    init?(decodingHeaderOf raw: OpaquePointer) {
         guard let kind = Kind(rawValue: dbus_message_get_type(raw)) else { return nil }
         self.kind = kind
         serial = dbus_message_get_serial(raw)
@@ -41,12 +42,19 @@ public struct Message: Sendable {
         member = dbus_message_get_member(raw).map { String(cString: $0) }
         errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
         noReplyExpected = dbus_message_get_no_reply(raw) != 0
-        body = Marshal.readBody(of: raw)
+        signature = Signature(unchecked: dbus_message_get_signature(raw).map { String(cString: $0) } ?? "")
     }
 
-    /// Closes the unix fds the body carries, however deeply nested: for a message nobody takes
-    /// (a call answered with an error before any handler saw it, a reply no call waits for, a
-    /// signal no subscriber matched). Each is a descriptor of this process until closed.
+    /// This message with its body decoded from `raw`, the message its header came from. Each
+    /// unix fd in it is a new descriptor of this process.
+    func withBody(of raw: OpaquePointer) -> Message {
+        var message = self
+        message.body = Marshal.readBody(of: raw)
+        return message
+    }
+
+    /// Closes the unix fds the body carries, however deeply nested: for a message decoded for
+    /// nobody (a signal no subscriber matched). Each is a descriptor of this process until closed.
     func closeUnixFDs() {
         for value in body { value.closeUnixFDs() }
     }

@@ -58,17 +58,17 @@ extension Connection {
         try emitSignal(path: path, interface: interface.name, member: signal, arguments)
     }
 
-    /// Finds the method a call names and runs it, or answers with the standard error.
-    func handleMethodCall(_ message: Message) {
+    /// Finds the method a call names and runs it, or answers with the standard error. The
+    /// call's header is enough to find the method: `decoded` gives the whole call once found.
+    func handleMethodCall(_ header: Message, decoded: () -> Message) {
         let method: DBusInterface.Method
         do {
-            method = try lock.withLock { () throws(DBusError) in try resolve(message) }
+            method = try lock.withLock { () throws(DBusError) in try resolve(header) }
         } catch {
-            // No handler saw the call, so no handler owns the descriptors it carried.
-            message.closeUnixFDs()
-            reply(to: message, with: .failure(error))
+            reply(to: header, with: .failure(error))
             return
         }
+        let message = decoded()
         let call = DBusInterface.Call(message: message, connection: self)
         switch method.handler {
         case .sync(let handler):
