@@ -103,7 +103,10 @@ enum OutgoingMessage {
         address(message, replyingTo: call)
         dbus_message_set_error_name(message, name)
         let text = error.message.utf8.contains(0) ? String(error.message.split(separator: "\0").joined()) : error.message
-        return try? withBody(message, [.string(text)])
+        // Cut to 4 KiB: a text may quote what the caller sent, and the error must fit in a
+        // message whatever the call carried, or the call goes unanswered.
+        let short = text.utf8.count <= 4096 ? text : String(decoding: text.utf8.prefix(4000), as: UTF8.self) + "…"
+        return try? withBody(message, [.string(short)])
     }
 
     private static func address(_ message: OpaquePointer, replyingTo call: Message) {
@@ -117,10 +120,31 @@ enum OutgoingMessage {
             _ = try Signature(body.signature.rawValue)  // at most 255 bytes for the whole body
             for value in body { try value.validate() }
             try Marshal.append(body, to: message)
+            try checkSize(of: message, body: body)
             return message
         } catch {
             dbus_message_unref(message)
             throw error
+        }
+    }
+
+    /// The largest message DBusKit sends: the reference dbus-daemon's default max_message_size.
+    /// A bus disconnects a connection that sends a larger one, so such a message fails here,
+    /// with LimitsExceeded, and the connection stays.
+    static let maximumSize = 32 << 20
+
+    /// The body's bound decides for nearly every message; one that may be too large is
+    /// measured exactly, by marshalling a copy.
+    private static func checkSize(of message: OpaquePointer, body: [DBusValue]) throws(DBusError) {
+        // Header fields are names of at most 255 bytes each, but the path.
+        let header = 4096 + (dbus_message_get_path(message).map { strlen($0) } ?? 0)
+        guard header + body.reduce(0, { $0 + $1.wireSizeBound }) > maximumSize else { return }
+        var data: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        guard dbus_message_marshal(message, &data, &length) != 0 else { throw .noMemory() }
+        dbus_free(data)
+        guard Int(length) <= maximumSize else {
+            throw .standard("LimitsExceeded", "the message would be \(length) bytes, more than the \(maximumSize) a bus carries")
         }
     }
 }

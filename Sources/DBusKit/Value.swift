@@ -115,6 +115,38 @@ extension Array where Element == DBusValue {
     public var signature: Signature { Signature(unchecked: map(\.signature.rawValue).joined()) }
 }
 
+// MARK: - Size on the wire
+
+extension DBusValue {
+    /// At least the bytes this value takes in a message wherever it starts, alignment padding
+    /// included; close for strings and arrays of fixed-size values, generous for small values.
+    var wireSizeBound: Int {
+        switch self {
+        case .string(let text): 8 + text.utf8.count
+        case .objectPath(let path): 8 + path.rawValue.utf8.count
+        case .signature(let signature): 2 + signature.rawValue.utf8.count
+        case .array(let element, let items):
+            16 + (Self.fixedWidth(element).map { items.count * $0 } ?? items.reduce(0) { $0 + $1.wireSizeBound })
+        case .dictionary(_, _, let entries):
+            16 + entries.reduce(0) { $0 + 8 + $1.key.wireSizeBound + $1.value.wireSizeBound }
+        case .structure(let fields): 8 + fields.reduce(0) { $0 + $1.wireSizeBound }
+        case .variant(let inner): 10 + inner.signature.rawValue.utf8.count + inner.wireSizeBound
+        default: 16
+        }
+    }
+
+    /// The size of one element of an array of a fixed-size type: such elements are packed.
+    private static func fixedWidth(_ type: Signature) -> Int? {
+        switch type.rawValue {
+        case "y": 1
+        case "n", "q": 2
+        case "b", "i", "u", "h": 4
+        case "x", "t", "d": 8
+        default: nil
+        }
+    }
+}
+
 // MARK: - Received descriptors
 
 extension DBusValue {

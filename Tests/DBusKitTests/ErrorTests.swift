@@ -29,6 +29,7 @@ import TestSupport
             .init("Oops") { _ in throw Oops() },
             .init("WrongOutput", out: [.init("text", "s")]) { _ in [.int32(1)] },
             .init("Echo", in: [.init("text", "s")], out: [.init("text", "s")]) { call in call.arguments },
+            .init("TooLarge", out: [.init("text", "s")]) { _ in [.string(String(repeating: "x", count: 33 << 20))] },
             .init("Record") { _ in
                 recorded.update { $0 += 1 }
                 return []
@@ -105,6 +106,31 @@ import TestSupport
             let reply = try await client.call(destination: server.connection.uniqueName, path: testPath, interface: nil,
                                               member: "Echo", ["found"], timeout: .seconds(10))
             #expect(reply == ["found"])
+        }
+    }
+
+    /// A bus disconnects whoever sends a message larger than its max_message_size (32 MiB by
+    /// default, and in Bus/device.conf): such a reply becomes an error reply instead, such a
+    /// call fails before it is sent, and both connections keep serving.
+    @Test(.timeLimit(.minutes(1)))
+    func messagesLargerThanABusCarriesFailWithoutADisconnect() async throws {
+        try await withFailingServer { server, client in
+            func call(_ member: String, _ arguments: [DBusValue] = []) async -> DBusError? {
+                await #expect(throws: DBusError.self) {
+                    try await client.call(destination: server.connection.uniqueName, path: testPath, interface: testInterface,
+                                          member: member, arguments, timeout: .seconds(30))
+                }
+            }
+            let reply = await call("TooLarge")
+            #expect(reply?.name == "org.freedesktop.DBus.Error.Failed")
+            #expect(reply?.message.contains("more than the 33554432 a bus carries") == true, "\(reply?.message ?? "")")
+            let tooLarge = await call("Record", [.string(String(repeating: "x", count: 33 << 20))])
+            #expect(tooLarge?.name == "org.freedesktop.DBus.Error.LimitsExceeded")
+            // Just under the limit goes out (and is refused by its signature at the other end).
+            let nearlyAsLarge = await call("Record", [.string(String(repeating: "y", count: (32 << 20) - 8192))])
+            #expect(nearlyAsLarge?.name == "org.freedesktop.DBus.Error.InvalidArgs")
+            #expect(server.recorded.value == 0)
+            #expect(server.connection.isConnected && client.isConnected)
         }
     }
 
