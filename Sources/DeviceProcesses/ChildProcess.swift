@@ -109,6 +109,18 @@ public struct ChildProcess: Sendable, Hashable {
         kill(pid, number)
     }
 
+    /// SIGSTOP, returning once every thread has stopped (or the process has ended). The
+    /// kernel stops a process through the one thread that takes the signal, which then stops
+    /// the others: until it gets a CPU they run on, and on a busy machine a "stopped" app could
+    /// still read what arrives right after kill(). The parent hears when the last thread has
+    /// stopped; that is waited for here, without taking the news from anyone. SIGSTOP cannot
+    /// be blocked, so this ends once the threads are scheduled. Not our child: not waited for.
+    public func suspend() {
+        signal(SIGSTOP)
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WSTOPPED | WEXITED | WNOWAIT) != 0, errno == EINTR {}
+    }
+
     public var isRunning: Bool { kill(pid, 0) == 0 && !isZombie }
 
     private var isZombie: Bool {

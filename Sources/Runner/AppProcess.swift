@@ -77,8 +77,9 @@ public struct LaunchedApp: Sendable {
         return LaunchedApp(spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory))
     }
 
-    /// SIGSTOP: the process really stops and hears nothing until resumed.
-    public func suspend() { process.signal(SIGSTOP) }
+    /// SIGSTOP: the process really stops and hears nothing until resumed. Returns once it has
+    /// stopped, so nothing sent afterwards reaches it.
+    public func suspend() { process.suspend() }
     /// SIGCONT.
     public func resume() { process.signal(SIGCONT) }
     /// SIGKILL, then reaped; a cleanup hook it was running dies with it, as work does on a phone.
