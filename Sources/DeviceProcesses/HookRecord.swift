@@ -3,12 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// The cleanup hook an app is running, noted in its container (`hook.pid`) so that the hook
+/// The cleanup hook an app is running, noted in its container (`running-hook.pid`) so that the hook
 /// dies with the app. A hook runs in a session of its own, so that a timeout stops everything
 /// it started, and so a SIGKILL to the app does not reach it: whoever finds the app gone (the
 /// runner, or the app at its next launch) stops the hook's group.
 public enum HookRecord {
-    static func path(in container: String) -> String { container + "/hook.pid" }
+    static func path(in container: String) -> String { container + "/running-hook.pid" }
 
     public static func note(_ pid: Int32, in container: String) {
         FileManager.default.createFile(atPath: path(in: container), contents: Data("\(pid)".utf8),

@@ -106,7 +106,7 @@ import Testing
             HookRecord.note(hook.pid, in: container.root)
             HookRecord.stopLeftover(in: container.root)
             #expect(hook.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
-            #expect(!FileManager.default.fileExists(atPath: container.root + "/hook.pid"))
+            #expect(!FileManager.default.fileExists(atPath: container.root + "/running-hook.pid"))
         }
     }
 
