@@ -88,7 +88,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),

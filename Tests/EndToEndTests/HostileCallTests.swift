@@ -357,29 +357,16 @@ private struct Stats: CustomStringConvertible {
 
 // MARK: - Random calls and values
 
-/// SplitMix64 (as in ScenarioTests' RobustnessTests): a seed gives the same calls on every
-/// run and machine.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Random calls: declared members with their own signature and random values (so the
 /// handlers' own logic runs), declared members with random arguments, names that do not
 /// exist, wrong interfaces, no interface, wrong paths, and Properties calls of any name.
 private struct HostileInput {
-    var random: SplitMix64
+    var random: SeededGenerator
     /// An open descriptor sent wherever a value is of type `h`.
     let descriptor: Int32
 
     init(seed: UInt64, descriptor: Int32) {
-        random = SplitMix64(state: seed)
+        random = SeededGenerator(state: seed)
         self.descriptor = descriptor
     }
 

@@ -7,18 +7,6 @@ import TestSupport
 /// process. Each answer is exit 0, or exit 2 with every problem at `FILE:LINE:COL`; never a
 /// crash, a hang or another exit. The seed is printed; `SDLAB_MUTATION_SEED` replays one.
 @Suite(.timeLimit(.minutes(5))) struct MutatedScenarioTests {
-    /// SplitMix64: one seed, the same files on every machine.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Values a scenario could hold in the wrong place, or that test a bound.
     static let values = ["", "0", "-1", "1e308", "9223372036854775808", "99999999999999999999", "true", "null", "~",
                          "[]", "{}", "[a, [b, [c]]]", "{times: 1000000, steps: [checkin]}", "all", "msal", "ws1",

@@ -1,20 +1,9 @@
 import Scenario
 import Testing
+import TestSupport
 
 /// Whatever the bytes, parsing returns a scenario or problems with locations; it never traps.
 @Suite struct RobustnessTests {
-    /// SplitMix64: a fixed seed gives the same inputs on every run and machine.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Characters that matter to YAML and to scenarios, so mutations reach past the YAML parser.
     static let yamlish = Array("-:{}[],&*!|>'\"#%@`?~ \n\n\t  abcxyz019_.()".utf8)
 
