@@ -25,7 +25,8 @@ public final class Connection: @unchecked Sendable {
     // Guarded by `lock`.
     private var isOpen = true
     private var closeRequested = false
-    private var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    private var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    private var nextCloseWaiter: UInt64 = 0
     private var pendingCalls: [UInt32: PendingCall] = [:]
     private var earliestDeadline = UInt64.max
     var objects = ObjectRegistry()
@@ -131,22 +132,33 @@ public final class Connection: @unchecked Sendable {
             let alreadyClosed = lock.withLock {
                 guard isOpen else { return true }
                 closeRequested = true
-                closeWaiters.append(continuation)
+                closeWaiters[nextCloseWaiter] = continuation
+                nextCloseWaiter += 1
                 return false
             }
             if alreadyClosed { continuation.resume() } else { wake() }
         }
     }
 
-    /// Returns once the connection has closed: by `close()` or because the bus went away.
+    /// Returns once the connection has closed (by `close()` or because the bus went away), or
+    /// once the waiting task is cancelled.
     public func closed() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alreadyClosed = lock.withLock {
-                guard isOpen else { return true }
-                closeWaiters.append(continuation)
-                return false
+        let id = lock.withLock {
+            defer { nextCloseWaiter += 1 }
+            return nextCloseWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Under the lock, so that a cancellation is seen here or finds the waiter there.
+                let resumeNow = lock.withLock {
+                    guard isOpen, !Task.isCancelled else { return true }
+                    closeWaiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
             }
-            if alreadyClosed { continuation.resume() }
+        } onCancel: {
+            lock.withLock { closeWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 
@@ -306,9 +318,9 @@ public final class Connection: @unchecked Sendable {
             Glibc.close(wakeFD)
             defer {
                 pendingCalls = [:]
-                closeWaiters = []
+                closeWaiters = [:]
             }
-            return (Array(pendingCalls.values), subscriptions.removeAll(), closeWaiters)
+            return (Array(pendingCalls.values), subscriptions.removeAll(), Array(closeWaiters.values))
         }
         // Whatever still prefers this executor runs on the global one from now on.
         let leftover = lock.withLock { defer { jobs = [] }; return jobs }

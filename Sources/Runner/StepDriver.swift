@@ -77,12 +77,15 @@ public final class StepDriver {
         case .post(let name): try DeviceBus.post(name, on: connection)
         case .hub(let action): try await hubProcess(action)
         case .wait(let duration):
-            // In slices, cut short when the device's bus stops: the run is over then.
-            let end = ContinuousClock.now + duration
-            while ContinuousClock.now < end {
-                guard connection.isConnected else { throw DBusError.disconnected("the device's bus stopped") }
-                try await Task.sleep(for: min(end - ContinuousClock.now, .milliseconds(100)))
+            // Cut short when the device's bus stops: the run is over then.
+            let connection = self.connection
+            let slept = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try await Task.sleep(for: duration); return true }
+                group.addTask { await connection.closed(); return false }
+                defer { group.cancelAll() }
+                return try await group.next() ?? false
             }
+            guard slept else { throw DBusError.disconnected("the device's bus stopped") }
         case .settle, .repeat, .expect: break
         }
     }

@@ -82,11 +82,7 @@ public struct Step: Sendable, Equatable {
 
     /// How many steps this one runs, every `repeat` unrolled (anything above `mostRunSteps`
     /// counts as one more than it).
-    public var runCount: Int {
-        guard case .repeat(let times, let inner) = kind else { return 1 }
-        let (product, overflow) = Self.runCount(of: inner).multipliedReportingOverflow(by: times)
-        return overflow ? Self.mostRunSteps + 1 : min(product, Self.mostRunSteps + 1)
-    }
+    public var runCount: Int { kind.runCount }
 
     public static func runCount(of steps: [Step]) -> Int {
         steps.reduce(0) { min($0 + $1.runCount, mostRunSteps + 1) }
@@ -127,6 +123,13 @@ public enum StepKind: Sendable, Equatable {
     case settle(Duration?)
     case `repeat`(times: Int, steps: [Step])
     case expect([Expectation])
+
+    /// How many steps this runs, every `repeat` unrolled (see `Step.runCount`).
+    public var runCount: Int {
+        guard case .repeat(let times, let inner) = self else { return 1 }
+        let (product, overflow) = Step.runCount(of: inner).multipliedReportingOverflow(by: times)
+        return overflow ? Step.mostRunSteps + 1 : min(product, Step.mostRunSteps + 1)
+    }
 
     public enum HubAction: String, Sendable, Equatable, CaseIterable {
         case crash, restart

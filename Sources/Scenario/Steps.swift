@@ -186,7 +186,7 @@ extension Reader {
         }
         guard let times, let steps else { return nil }
         let repeated = StepKind.repeat(times: times, steps: steps)
-        if let entry = fields["times"], Step(location: location(node), kind: repeated).runCount > Step.mostRunSteps {
+        if let entry = fields["times"], repeated.runCount > Step.mostRunSteps {
             report(entry.value, "times: \(times) repeats of \(Step.runCount(of: steps)) steps is more than the "
                    + "\(Step.mostRunSteps) steps a scenario may run")
             return nil

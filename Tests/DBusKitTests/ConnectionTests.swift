@@ -63,6 +63,21 @@ import TestSupport
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func waitingForTheCloseEndsWhenTheWaiterIsCancelledOrTheConnectionCloses() async throws {
+        try await withConnections(1) { _, connections in
+            let connection = connections[0]
+            let waiter = Task { await connection.closed() }
+            waiter.cancel()
+            await waiter.value  // returns although the connection is still open
+            #expect(connection.isConnected)
+            let second = Task { await connection.closed() }
+            await connection.close()
+            await second.value
+            #expect(!connection.isConnected)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func peerInterfaceOfOurConnection() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
