@@ -59,12 +59,15 @@ let package = Package(
         .target(name: "Bench", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
+        // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
+        .target(name: "Faults", dependencies: ["SharedDevice", "Scenario"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
         .target(name: "Reports", dependencies: ["Runner", "Scenario"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "Bench", "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario", "Reports",
+                "Bench", "DBusKit", "Faults", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario",
+                "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -88,13 +91,15 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Scenario", "SharedDevice", "TestSupport"]),
+        .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Runner"]),
         .testTarget(name: "EndToEndTests",
-                    dependencies: ["DBusKit", "DeviceProcesses", "Hub", "ManagedApp", "Runner", "SharedDevice", "TestSupport"],
+                    dependencies: ["DBusKit", "DeviceProcesses", "Faults", "Hub", "ManagedApp", "Runner", "SharedDevice",
+                                   "TestSupport"],
                     exclude: ["Scenarios"]),
     ],
     swiftLanguageModes: [.v6]

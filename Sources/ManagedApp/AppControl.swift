@@ -117,7 +117,8 @@ extension AppHost {
     func snapshot() -> DBusValue {
         let state = withState { $0 }
         let keys = heldKeys
-        let shown = state.model.user.map { user in
+        // A blocked UI shows nothing.
+        let shown = state.blocked ? [] : state.model.user.map { user in
             container.readable(with: keys).filter { $0.user == user && $0.kind != .common }
         } ?? []
         return .vardict([

@@ -260,17 +260,14 @@ public final class AppHost: Sendable {
             noteFailure("\(error)", trigger: trigger)
             return
         }
-        guard let session = detection.session else {
-            noteFailure(SDKErrors.hubUnreachable, trigger: trigger)
-            return
-        }
         if detection.effects.contains(.deleteDataKeys) { trace?.record("sdk-keys-deleted") }
         noteCallbacks(detection.effects.compactMap { if case .callback(let c) = $0 { c.description } else { nil } }, trigger: trigger)
+        if detection.session == nil { noteFailure(SDKErrors.hubUnreachable, trigger: trigger) }
         let blocked = await ws1.isBlocked
         if blocked, !state.withLock({ $0.blocked }) { trace?.record("blocked") }
         let reactions = state.withLock { state in
             state.blocked = blocked
-            return state.model.heard(detection.effects, session: session, hasPreferences: hasPreferences)
+            return state.model.heard(detection.effects, session: detection.session, hasPreferences: hasPreferences)
         }
         await react(reactions)
     }

@@ -87,7 +87,7 @@ public enum ScenarioRun {
     }
 
     private static func run(_ step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {
-        let title = describe(step)
+        let title = step.title
         do {
             switch step.kind {
             case .expect(let expectations):
@@ -118,31 +118,5 @@ public enum ScenarioRun {
     private static func isExpectation(_ step: Step) -> Bool {
         if case .expect = step.kind { return true }
         return false
-    }
-
-    /// A step in a line, as a scenario writes it.
-    static func describe(_ step: Step) -> String {
-        let text: String
-        switch step.kind {
-        case .enroll(let user, _): text = "enroll: \(user)"
-        case .checkout(let user, _): text = "checkout: \(user)"
-        case .checkin: text = "checkin"
-        case .signin(let app, let user, _): text = "signin: \(user) in \(app)"
-        case .signout(let app): text = "signout: \(app)"
-        case .removeAccount: text = "remove-account"
-        case .lifecycle(let action, let apps): text = "\(action.rawValue): \(apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", "))"
-        case .write(let app, let kind, let count): text = "write: \(count) \(kind.rawValue) in \(app)"
-        case .network(let online): text = "network: \(online ? "online" : "offline")"
-        case .lock: text = "lock"
-        case .unlock(let app, let user, _): text = "unlock: \(user)" + (app.map { " in \($0)" } ?? "")
-        case .wipe: text = "wipe"
-        case .post(let name): text = "post: \(name)"
-        case .hub(let action): text = "hub: \(action.rawValue)"
-        case .wait(let duration): text = "wait: \(duration)"
-        case .settle(let limit): text = "settle" + (limit.map { ": \($0)" } ?? "")
-        case .repeat(let times, _): text = "repeat \(times)×"
-        case .expect(let expectations): text = "expect: " + expectations.map(\.target).joined(separator: ", ")
-        }
-        return step.error.map { "\(text) (error \($0))" } ?? text
     }
 }

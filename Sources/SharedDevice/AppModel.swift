@@ -84,11 +84,13 @@ public struct AppModel: Codable, Equatable, Sendable {
         return .nothing
     }
 
-    /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session`: `wipe`
-    /// ends the user, `user-changed` and a successful `initial-check` adopt the session's user.
-    public mutating func heard(_ effects: [WorkspaceOneSDK.Effect], session: Session,
+    /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session` (nil:
+    /// it did not, and a blocked UI says nothing of the user): `wipe` ends the user,
+    /// `user-changed` and a successful `initial-check` adopt the session's user.
+    public mutating func heard(_ effects: [WorkspaceOneSDK.Effect], session: Session?,
                                hasPreferences: (String) -> Bool = { _ in false }) -> [Reaction] {
-        effects.compactMap { effect in
+        guard let session else { return [] }
+        return effects.compactMap { effect in
             switch effect {
             case .callback(.wipe):
                 userChanged(to: nil, reason: "wipe", hasPreferences: hasPreferences)

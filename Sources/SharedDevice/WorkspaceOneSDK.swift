@@ -34,6 +34,8 @@ public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
     }
 
     public static let notCheckedOutError = "sharedDeviceNotCheckedOut"
+    /// The initial check's error when the Hub did not answer.
+    public static let hubUnreachableError = "HubUnreachable"
 
     /// The last session the SDK saw; persisted in the app's container, so it outlives the process.
     public private(set) var lastSession: Session?
@@ -46,16 +48,23 @@ public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
 
     private enum CodingKeys: String, CodingKey { case lastSession }
 
+    /// Whether the SDK looks at this opportunity: a cold start always, a return to the
+    /// foreground only in an initialised app whose UI is not blocked.
+    public func takes(_ opportunity: Opportunity) -> Bool { opportunity == .coldStart || (initialised && !blocked) }
+
     /// At an opportunity, given the session the Hub answered (none when it did not answer:
-    /// then nothing changes).
+    /// then nothing changes, except that an initialisation that failed blocks the UI, SPEC §2.7).
     public mutating func detect(_ opportunity: Opportunity, hub: Session?) -> [Effect] {
+        guard takes(opportunity) else { return [] }
         if opportunity == .coldStart {
             initialised = false
             blocked = false
-        } else if !initialised || blocked {
-            return []
         }
-        guard let hub else { return [] }
+        guard let hub else {
+            guard opportunity == .coldStart else { return [] }
+            blocked = true
+            return [.callback(.initialCheck(error: Self.hubUnreachableError)), .block]
+        }
         var effects: [Effect] = []
         if let stored = lastSession {
             if Self.ended(stored, by: hub) { effects += [.deleteDataKeys, .callback(.wipe)] }

@@ -5,7 +5,7 @@ import SharedDevice
 /// Error names the simulated SDKs report besides the hub's own.
 public enum SDKErrors {
     /// The hub did not answer (gone, or not in time): nothing changed.
-    public static let hubUnreachable = "HubUnreachable"
+    public static let hubUnreachable = WorkspaceOneSDK.hubUnreachableError
 }
 
 /// Calls from an app's SDK to the hub, each bounded: a hub that does not answer in time

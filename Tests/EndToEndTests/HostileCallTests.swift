@@ -1,12 +1,13 @@
 import DBusKit
 import DeviceProcesses
+import Faults
 import Foundation
 import Hub
 import ManagedApp
 import Runner
 import SharedDevice
-import Testing
 import TestSupport
+import Testing
 
 /// A foreign client fuzzing every member of the hub and of real app processes with random
 /// signatures and values (SPEC §4: a bad call gets a D-Bus error reply and the process keeps

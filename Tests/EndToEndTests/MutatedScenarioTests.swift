@@ -1,7 +1,8 @@
 import DeviceProcesses
+import Faults
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Hostile scenario files: every file of the library, mutated, through `sdlab check` as a
 /// process. Each answer is exit 0, or exit 2 with every problem at `FILE:LINE:COL`; never a

@@ -1,3 +1,4 @@
+import Faults
 import Scenario
 import Testing
 import TestSupport

@@ -90,3 +90,18 @@ import Testing
         #expect(restored.lastSession == sdk.lastSession && !restored.initialised && !restored.blocked)
     }
 }
+
+extension WorkspaceOneSDKTests {
+    /// SPEC §2.7: an initialisation that fails (the Hub does not answer) blocks the UI until
+    /// the next launch; a return to the foreground is then no opportunity, and nothing is wiped.
+    @Test func aColdStartWithoutTheHubIsBlockedUntilTheNextLaunch() {
+        var sdk = WorkspaceOneSDK(lastSession: Session(state: .checkedOut, user: "cou1", generation: 1))
+        #expect(sdk.detect(.coldStart, hub: nil) == [.callback(.initialCheck(error: "HubUnreachable")), .block])
+        #expect(sdk.blocked && !sdk.initialised && !sdk.takes(.returnToForeground))
+        #expect(sdk.detect(.returnToForeground, hub: Session(state: .checkedIn, generation: 2)) == [])
+        #expect(sdk.detect(.coldStart, hub: Session(state: .checkedIn, generation: 2))
+            == [.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")), .block])
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        #expect(app.heard([.callback(.initialCheck(error: "HubUnreachable")), .block], session: nil).isEmpty && app.user == "cou1")
+    }
+}

@@ -1,0 +1,208 @@
+import Scenario
+import SharedDevice
+
+/// A random sequence of session changes and faults on a scenario's device, users and apps,
+/// the same for the same seed. `scenario()` turns it into steps the real device can take,
+/// with the errors and beliefs the domain predicts checked at checkpoints, and at the end the
+/// invariants: after settling and bringing each app to the foreground every app acts for the
+/// hub's user and shows no other user's record.
+public struct FaultSequence: Sendable {
+    public enum Action: Equatable, Sendable {
+        /// A step; its `error:` is the simulation's to give.
+        case step(StepKind)
+        /// Settle, then check the hub and every app against the simulation.
+        case checkpoint
+    }
+
+    /// The device, users and apps (its steps are not used).
+    public let base: Scenario
+    public let seed: UInt64
+    public var actions: [Action]
+
+    public init(base: Scenario, seed: UInt64, actions: [Action]) {
+        self.base = base
+        self.seed = seed
+        self.actions = actions
+    }
+
+    /// Enrollment, a first check-out and every app launched, then `length` random actions
+    /// that the device can take at that point.
+    public static func random(base: Scenario, seed: UInt64, length: Int) -> FaultSequence {
+        var chooser = ActionChooser(base: base, generator: SeededGenerator(state: seed))
+        var device = SimulatedDevice(base)
+        var actions: [Action] = []
+        let start = chooser.opening.map(Action.step)
+        for case .step(let kind) in start { _ = device.apply(kind) }
+        while actions.count < length {
+            if chooser.checkpointNow() {
+                actions.append(.checkpoint)
+                continue
+            }
+            guard let kind = chooser.step(on: device) else { break }
+            _ = device.apply(kind)
+            actions.append(.step(kind))
+        }
+        return FaultSequence(base: base, seed: seed, actions: start + actions)
+    }
+
+    /// The sequence as a scenario, and the invariants the domain itself broke on the way.
+    /// Actions the device can no longer take (once others were removed in shrinking) are left out.
+    public func scenario() -> (scenario: Scenario, violations: [String]) {
+        var builder = StepBuilder(device: SimulatedDevice(base))
+        for action in actions {
+            switch action {
+            case .step(let kind): builder.take(kind)
+            case .checkpoint: builder.checkpoint()
+            }
+        }
+        builder.finish()
+        var scenario = base
+        scenario.name = "Fault sequence \(Self.seedText(seed)) (\(actions.count) actions)"
+        scenario.steps = builder.steps
+        return (scenario, builder.device.violations)
+    }
+
+    /// How a seed is printed and read back: `0x` and 16 hex digits.
+    public static func seedText(_ seed: UInt64) -> String {
+        let digits = String(seed, radix: 16)
+        return "0x" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The fault steps among the actions, by the name a summary gives them.
+    public var faults: [String: Int] {
+        var counts: [String: Int] = [:]
+        for case .step(let kind) in actions { if let fault = kind.faultName { counts[fault, default: 0] += 1 } }
+        return counts
+    }
+}
+
+extension StepKind {
+    /// The fault this step injects, if it is one.
+    var faultName: String? {
+        switch self {
+        case .lifecycle(.crash, _): "app crashes"
+        case .lifecycle(.terminate, _): "app terminations"
+        case .lifecycle(.suspend, _): "suspensions"
+        case .hub(.crash): "hub crashes"
+        case .hub(.restart): "hub restarts"
+        case .network(online: false): "offline periods"
+        case .post(let name) where name == NotifyCenter.accountChanged: "spoofed posts"
+        case .checkout, .checkin, .signin, .signout, .removeAccount, .wipe: "session changes"
+        default: nil
+        }
+    }
+
+    /// Whether the real device must settle before this step for the step to meet the same
+    /// device as the simulation: a step that stops an app, changes the session without a post,
+    /// or takes the hub down would otherwise race checks still under way. Writes, posts,
+    /// posting session changes and killing an app may race them; they meet the same outcome.
+    var needsSettledDevice: Bool {
+        switch self {
+        case .write, .post, .checkin, .signout, .wipe, .lifecycle(.crash, _), .lifecycle(.terminate, _),
+             .settle, .wait, .expect: false
+        default: true
+        }
+    }
+}
+
+/// Turns actions into steps, taking each on the simulated device too.
+struct StepBuilder {
+    var device: SimulatedDevice
+    var steps: [Step] = []
+    static let location = Location(file: "fault-sequence", line: 0, column: 0)
+
+    mutating func take(_ kind: StepKind) {
+        var next = device
+        let outcome = next.apply(kind)
+        guard outcome != .notApplicable else { return }
+        if kind.needsSettledDevice { settle() }
+        let error: String? = if case .refused(let name) = outcome { name } else { nil }
+        steps.append(Step(location: Self.location, error: error, kind: kind))
+        device = next
+    }
+
+    mutating func settle() {
+        guard let last = steps.last else { return }  // nothing has run yet
+        if case .settle = last.kind { return }
+        steps.append(Step(location: Self.location, kind: .settle(nil)))
+    }
+
+    /// Settles, then expects what the simulation believes: the hub's session, each app's
+    /// state, whom each running app acts for, and no leak in one that handled the latest change.
+    mutating func checkpoint() {
+        settle()
+        var expectations = [expect(Expectation.hub, [.hubState(device.hub.session.state), .user(device.hub.session.user),
+                                                     .generation(device.hub.session.generation)])]
+        for name in device.appNames {
+            let app = device.apps[name]!
+            let running = device.state(of: name) != .notRunning
+            var checks: [ExpectField.Check] = [.state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: name)))]
+            if running {
+                checks.append(.user(app.model.user))
+                if device.hasHandledLatestChange(name) { checks.append(.leaks(0)) }
+            }
+            expectations.append(expect(name, checks))
+        }
+        steps.append(Step(location: Self.location, kind: .expect(expectations)))
+    }
+
+    /// Brings the hub back if it is down, then every app to the foreground (a Workspace ONE
+    /// app that is blocked or never finished its initial check is launched again: nothing else
+    /// unblocks it), settles and expects the invariants.
+    mutating func finish() {
+        if !device.hubRunning { take(.hub(.restart)) }
+        for name in device.appNames {
+            let app = device.apps[name]!
+            switch device.state(of: name) {
+            case .notRunning:
+                take(.lifecycle(.launch, apps: [name]))
+            case _ where app.sdk == .ws1 && (app.blocked || !app.initialised):
+                take(.lifecycle(.terminate, apps: [name]))
+                take(.lifecycle(.launch, apps: [name]))
+            case .foreground:
+                take(.lifecycle(.background, apps: [name]))
+                take(.lifecycle(.foreground, apps: [name]))
+            default:
+                take(.lifecycle(.foreground, apps: [name]))
+            }
+        }
+        settle()
+        device.checkAgreement()
+        let user = device.hub.currentAccount
+        steps.append(Step(location: Self.location, kind: .expect(
+            [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
+                + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
+    }
+
+    private func expect(_ target: String, _ checks: [ExpectField.Check]) -> Expectation {
+        Expectation(target: target, location: Self.location, fields: checks.map { ExpectField(location: Self.location, check: $0) })
+    }
+}
+
+extension ExpectField.AppState {
+    init(_ state: AppLifecycle.State) {
+        self = switch state {
+        case .notRunning: .notRunning
+        case .foreground: .foreground
+        case .background: .background
+        case .suspended: .suspended
+        }
+    }
+}
+
+extension FaultSequence {
+    /// The device `sdlab fuzz` uses when given no scenario: the default users and one app of
+    /// each kind of SDK, lifecycle and cleanup.
+    public static let defaultDevice: Scenario = {
+        let location = StepBuilder.location
+        let apps = [
+            AppEntry(name: "mail", sdk: .msal, background: true, cleanup: .wipeAll, location: location),
+            AppEntry(name: "notes", sdk: .msal, cleanup: .retainPreferences, location: location),
+            AppEntry(name: "scanner", sdk: .msalAndroid, background: true, cleanup: .cacheCommon, location: location),
+            AppEntry(name: "inventory", sdk: .ws1, cleanup: .cacheCommon, location: location),
+            AppEntry(name: "timesheet", sdk: .ws1, cleanup: .wipeAll, location: location),
+        ]
+        return Scenario(name: "Fault sequences", file: location.file, device: Device(), users: Scenario.defaultUsers,
+                        apps: apps, steps: [])
+    }()
+}

@@ -1,0 +1,116 @@
+import SharedDevice
+
+/// One app as the domain sees it: its SDK's persisted state, whom it acts for, and which
+/// users' readable records its container holds.
+public struct SimulatedApp: Sendable {
+    public let name: String
+    public let sdk: SDKKind
+    public let backgroundMode: Bool
+    public private(set) var model: AppModel
+    var client: Client
+    /// The UI is blocked (Workspace ONE) until the next launch.
+    public internal(set) var blocked = false
+    /// A post reached it while it was stopped: it checks once continued.
+    var pendingPost = false
+    /// The account-change state noted at this process's last check (MSAL).
+    var notedState: UInt64?
+    /// The hub's generation at the app's last answered check: it has handled the latest
+    /// session change when this is the hub's generation.
+    public internal(set) var seenGeneration: UInt64?
+    /// The `plain` and `sensitive` records it could show an attacker, by user.
+    public private(set) var records: [String: Set<RecordKind>] = [:]
+    /// A team's hook cleaned up: what it left is not known here.
+    public private(set) var recordsUnknown = false
+
+    enum Client: Sendable {
+        case msal(MSALClient)
+        case android(AndroidMSALClient)
+        case ws1(WorkspaceOneSDK)
+    }
+
+    init(name: String, sdk: SDKKind, backgroundMode: Bool, policy: CleanupPolicy) {
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        model = AppModel(policy: policy)
+        client = switch sdk {
+        case .msal: .msal(MSALClient())
+        case .msalAndroid: .android(AndroidMSALClient())
+        case .ws1: .ws1(WorkspaceOneSDK())
+        }
+    }
+
+    /// Workspace ONE finished its initial check in this process (MSAL apps have none).
+    public var initialised: Bool {
+        if case .ws1(let sdk) = client { return sdk.initialised }
+        return true
+    }
+
+    /// A new process: what lived in memory is gone, what was persisted stays.
+    mutating func spawned() {
+        blocked = false
+        pendingPost = false
+        notedState = nil
+    }
+
+    /// An MSAL check the broker answered with `account` (at most one account).
+    mutating func checked(account: String?, session: Session, notifyState: UInt64) {
+        let accounts = account.map { [BrokerAccount(user: $0)] } ?? []
+        notedState = notifyState
+        seenGeneration = session.generation
+        switch client {
+        case .msal(var msal):
+            guard let result = try? msal.getCurrentAccount(.success(accounts)) else { return }
+            client = .msal(msal)
+            react(model.heard(result))
+        case .android(var android):
+            guard let callbacks = try? android.getCurrentAccount(.success(accounts)) else { return }
+            client = .android(android)
+            react(model.heard(callbacks))
+        case .ws1:
+            break
+        }
+    }
+
+    /// A Workspace ONE opportunity; `session` is nil when the hub did not answer. Returns the
+    /// callbacks the SDK made.
+    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [WorkspaceOneSDK.Callback] {
+        guard case .ws1(var sdk) = client, sdk.takes(opportunity) else { return [] }
+        let effects = sdk.detect(opportunity, hub: session)
+        client = .ws1(sdk)
+        blocked = sdk.blocked
+        if effects.contains(.deleteDataKeys) { forget(.sensitive) }
+        if let session { seenGeneration = session.generation }
+        for reaction in model.heard(effects, session: session) { react(reaction) }
+        return effects.compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+    }
+
+    /// The app's own sign-in (true) or sign-out (false) succeeded for `user`.
+    mutating func changedHere(to user: String?) {
+        if case .android(var android) = client {
+            if let user { android.signedInHere(as: BrokerAccount(user: user)) } else { android.signedOutHere() }
+            client = .android(android)
+        }
+        react(model.userChanged(to: user, reason: user == nil ? "sign-out" : "sign-in"))
+    }
+
+    mutating func wrote(_ kind: RecordKind, as user: String) {
+        if kind.leaksWhenReadable { records[user, default: []].insert(kind) }
+    }
+
+    private mutating func react(_ reaction: AppModel.Reaction) {
+        guard let job = reaction.cleanup else { return }
+        let plan = job.policy.plan
+        if plan.hook != nil { recordsUnknown = true }
+        for kind in plan.deletes { forget(kind) }
+        if plan.deletesDataKey { forget(.sensitive) }
+    }
+
+    /// No record of `kind` can be read any more (deleted, or its key is gone).
+    private mutating func forget(_ kind: RecordKind) {
+        records = records.compactMapValues { kinds in
+            let left = kinds.subtracting([kind])
+            return left.isEmpty ? nil : left
+        }
+    }
+}

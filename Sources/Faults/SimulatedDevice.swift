@@ -1,0 +1,247 @@
+import Scenario
+import SharedDevice
+
+/// The whole device as the domain sees it (hub, bus and apps), taking a scenario's steps one
+/// at a time, each carried out to its end before the next: `FaultSequence` settles the real
+/// device wherever a step could otherwise race what came before. It says how each step ends,
+/// what each app then believes, and notes every invariant that breaks.
+public struct SimulatedDevice: Sendable {
+    public private(set) var hub: HubModel
+    public private(set) var hubRunning = true
+    public private(set) var fleet: AppFleet
+    public private(set) var apps: [String: SimulatedApp]
+    /// The apps in the scenario's order.
+    public let appNames: [String]
+    /// Every invariant broken so far, as a sentence.
+    public private(set) var violations: [String] = []
+    /// Apps whose leak is already among the violations.
+    private var leaking: Set<String> = []
+    private let users: [String: UserEntry]
+
+    public init(_ scenario: Scenario) {
+        hub = HubModel(policy: scenario.device.policy, online: scenario.device.online)
+        users = Dictionary(scenario.users.map { ($0.user.name, $0) }) { first, _ in first }
+        appNames = scenario.apps.map(\.name)
+        fleet = AppFleet(Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
+        apps = Dictionary(uniqueKeysWithValues: scenario.apps.map {
+            ($0.name, SimulatedApp(name: $0.name, sdk: $0.sdk, backgroundMode: $0.background, policy: $0.cleanup))
+        })
+    }
+
+    /// How a step ends.
+    public enum Outcome: Equatable, Sendable {
+        case done
+        /// Refused with `dev.sdlab.Error.NAME`.
+        case refused(String)
+        /// Not a step this device can take now (an app that is not running or is stopped, the
+        /// hub down); nothing changed.
+        case notApplicable
+    }
+
+    /// Takes one step and checks the invariants after it.
+    public mutating func apply(_ kind: StepKind) -> Outcome {
+        var next = self
+        let outcome = next.carryOut(kind)
+        guard outcome != .notApplicable else { return outcome }
+        next.checkNoLeakOnceHandled(after: kind)
+        self = next
+        return outcome
+    }
+
+    public func state(of app: String) -> AppLifecycle.State { fleet.apps[app]?.state ?? .notRunning }
+
+    /// Running and not stopped: it hears posts and answers the runner.
+    public func isAwake(_ app: String) -> Bool { [.foreground, .background].contains(state(of: app)) }
+
+    /// The app has checked since the latest session change.
+    public func hasHandledLatestChange(_ app: String) -> Bool {
+        apps[app]?.seenGeneration == hub.session.generation
+    }
+
+    /// After settling and bringing every app to the foreground: each acts for the hub's user.
+    public mutating func checkAgreement() {
+        for name in appNames where apps[name]!.model.user != hub.currentAccount {
+            violations.append("\(name) acts for \(apps[name]!.model.user ?? "none") after settling and coming to the "
+                              + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
+        }
+    }
+
+    // MARK: - Steps
+
+    private mutating func carryOut(_ kind: StepKind) -> Outcome {
+        switch kind {
+        case .enroll(let name, let password):
+            let user = directoryUser(name, password)
+            return onHub { hub throws(DeviceError) in try hub.enroll(as: user); return [] }
+        case .checkout(let name, let password):
+            let user = directoryUser(name, password)
+            return onHub { hub throws(DeviceError) in try hub.checkOut(as: user) }
+        case .checkin: return onHub { hub throws(DeviceError) in try hub.checkIn() }
+        case .removeAccount: return onHub { hub throws(DeviceError) in try hub.removeAccount(); return [] }
+        case .lock: return onHub { hub in hub.lock(); return [] }
+        case .unlock(nil, let name, let password):
+            let user = directoryUser(name, password)
+            return onHub { hub throws(DeviceError) in _ = try hub.unlock(as: user); return [] }
+        case .network(let online): return onHub { hub in hub.setOnline(online); return [] }
+        case .wipe: return onHub { hub throws(DeviceError) in try hub.enterpriseWipe() }
+        case .signin(let app, let user, let password): return signIn(in: app, as: directoryUser(user, password))
+        case .signout(let app): return signOut(in: app)
+        case .lifecycle(let action, let names):
+            for name in names where lifecycle(action, name) == .notApplicable { return .notApplicable }
+            return .done
+        case .write(let app, let kind, _): return write(kind, in: app)
+        case .post(let name):
+            if name == NotifyCenter.accountChanged { deliverPost() }
+            return .done
+        case .hub(let action):
+            hubRunning = action == .restart
+            return .done
+        case .wait, .settle, .expect: return .done
+        case .unlock, .repeat: return .notApplicable  // not simulated: an app's unlock goes by the hub alike
+        }
+    }
+
+    /// The scenario's user, or nil (as the hub sees a bad password) when `password` is not theirs.
+    private func directoryUser(_ name: String, _ password: String?) -> DirectoryUser? {
+        guard let entry = users[name], password == nil || password == entry.password else { return nil }
+        return entry.user
+    }
+
+    private mutating func onHub(_ body: (inout HubModel) throws(DeviceError) -> [HubModel.Effect]) -> Outcome {
+        guard hubRunning else { return .notApplicable }
+        let before = hub.session.generation
+        do {
+            let effects = try body(&hub)
+            if hub.session.generation < before {
+                violations.append("the generation went back from \(before) to \(hub.session.generation)")
+            }
+            for case .post in effects { deliverPost() }
+            return .done
+        } catch {
+            return .refused(error.rawValue)
+        }
+    }
+
+    private mutating func signIn(in app: String, as user: DirectoryUser?) -> Outcome {
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true else { return .notApplicable }
+        let effects: [HubModel.Effect]
+        do {
+            effects = try hub.signIn(as: user)
+        } catch {
+            return .refused(error.rawValue)
+        }
+        apps[app]!.changedHere(to: user?.name)
+        for case .post in effects { deliverPost() }
+        check(app)
+        return .done
+    }
+
+    private mutating func signOut(in app: String) -> Outcome {
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true else { return .notApplicable }
+        guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
+        let effects: [HubModel.Effect]
+        do {
+            effects = try hub.signOut(homeAccountID: HubModel.homeAccountID(of: account))
+        } catch {
+            return .refused(error.rawValue)
+        }
+        apps[app]!.changedHere(to: nil)
+        for case .post in effects { deliverPost() }
+        check(app)
+        return .done
+    }
+
+    private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
+        // `external` needs the key service's answer, which this does not follow.
+        guard isAwake(app), kind != .external else { return .notApplicable }
+        if apps[app]!.blocked { return .refused("Blocked") }
+        guard let user = apps[app]!.model.user else { return .refused("NoUser") }
+        apps[app]!.wrote(kind, as: user)
+        return .done
+    }
+
+    // MARK: - The bus and the apps
+
+    /// The broker's post, or anyone's: every awake MSAL app checks; a stopped one will once continued.
+    private mutating func deliverPost() {
+        for name in appNames where apps[name]!.sdk.listensToPosts {
+            if isAwake(name) {
+                check(name)
+            } else if state(of: name) == .suspended {
+                apps[name]!.pendingPost = true
+            }
+        }
+    }
+
+    /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
+    private mutating func check(_ name: String) {
+        guard hubRunning else { return }
+        apps[name]!.checked(account: hub.currentAccount, session: hub.session,
+                            notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+    }
+
+    private mutating func detect(_ name: String, _ opportunity: WorkspaceOneSDK.Opportunity) {
+        let callbacks = apps[name]!.detected(opportunity, session: hubRunning ? hub.session : nil)
+        let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.sorted()
+        if !repeated.isEmpty {
+            violations.append("\(name) got more than one \(repeated.joined(separator: ", ")) at one \(opportunity.rawValue)")
+        }
+    }
+
+    private mutating func lifecycle(_ action: AppLifecycle.Action, _ name: String) -> Outcome {
+        guard apps[name] != nil, let effects = try? fleet.apply(action, to: name) else { return .notApplicable }
+        for (app, effect) in effects { carryOut(effect, on: app) }
+        return .done
+    }
+
+    private mutating func carryOut(_ effect: AppLifecycle.Effect, on name: String) {
+        let listens = apps[name]!.sdk.listensToPosts
+        switch effect {
+        case .spawn:
+            apps[name]!.spawned()
+            if listens { check(name) } else { detect(name, .coldStart) }
+        case .continue:
+            if apps[name]!.pendingPost {
+                apps[name]!.pendingPost = false
+                check(name)
+            }
+        case .toldForeground:
+            if listens { check(name) } else { detect(name, .returnToForeground) }
+        case .toldResumed:
+            // A background-mode app always checks; another one only if the state moved (notify_check).
+            let app = apps[name]!
+            if listens, app.backgroundMode || !hubRunning || app.notedState != hub.notify.state(of: NotifyCenter.accountChanged) {
+                check(name)
+            }
+        case .terminate, .kill:
+            apps[name]!.pendingPost = false
+        case .stop, .toldBackground:
+            break
+        }
+    }
+
+    // MARK: - Invariants
+
+    /// An app that has handled the latest change shows an attacker no other user's record.
+    private mutating func checkNoLeakOnceHandled(after kind: StepKind) {
+        for name in appNames where hasHandledLatestChange(name) && !apps[name]!.recordsUnknown && !leaking.contains(name) {
+            let others = apps[name]!.records.keys.filter { $0 != hub.currentAccount }.sorted()
+            if !others.isEmpty {
+                leaking.insert(name)
+                violations.append("after \(kind.title), \(name) has handled the latest session change but holds "
+                                  + "readable records of \(others.joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+extension WorkspaceOneSDK.Callback {
+    /// The callback's kind, without its error.
+    var kind: String {
+        switch self {
+        case .wipe: "wipe"
+        case .userChanged: "user-changed"
+        case .initialCheck: "initial-check"
+        }
+    }
+}
