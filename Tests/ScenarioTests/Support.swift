@@ -68,3 +68,43 @@ apps:
 steps:
 
 """
+
+/// Every location moved to 1:1 of one file, so two readings of a scenario compare by content.
+extension Scenario {
+    var relocated: Scenario {
+        let here = Location(file: "s.yaml", line: 1, column: 1)
+        var copy = self
+        copy.file = here.file
+        copy.apps = apps.map { app in
+            var app = app
+            app.location = here
+            return app
+        }
+        copy.steps = steps.map { $0.relocated(to: here) }
+        return copy
+    }
+}
+
+extension Step {
+    func relocated(to here: Location) -> Step {
+        Step(location: here, error: error, kind: kind.relocated(to: here))
+    }
+}
+
+extension StepKind {
+    func relocated(to here: Location) -> StepKind {
+        switch self {
+        case .repeat(let times, let steps):
+            return .repeat(times: times, steps: steps.map { $0.relocated(to: here) })
+        case .expect(let expectations):
+            return .expect(expectations.map { expectation in
+                var expectation = expectation
+                expectation.location = here
+                expectation.fields = expectation.fields.map { ExpectField(location: here, check: $0.check) }
+                return expectation
+            })
+        default:
+            return self
+        }
+    }
+}
