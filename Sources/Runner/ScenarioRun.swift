@@ -79,6 +79,12 @@ public enum ScenarioRun {
         }
         result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = TraceEvent.merged(from: directory + "/trace")
+        let broken = DeviceInvariants.violations(in: result.events)
+        if !broken.isEmpty {
+            result.steps.append(StepResult(location: scenario.steps.last?.location ?? Location(file: scenario.file, line: 1, column: 1),
+                                           title: "device invariants", failures: broken))
+            progress(result.steps[result.steps.count - 1])
+        }
         result.timings = SessionChangeTiming.all(in: result.events)
         driver.stopApps()
         await connection.close()

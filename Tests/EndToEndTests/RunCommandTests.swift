@@ -65,20 +65,9 @@ struct RunCommandTests {
         return runner
     }
 
-    /// The command lines of live processes that name `folder`, or whose environment puts an
-    /// app's container in it (a cleanup hook names its container there only).
+    /// The command lines of live processes that belong to the run folder `folder`.
     static func processes(mentioning folder: String) -> [String] {
-        liveProcesses(mentioning: folder).map(\.commandLine)
-    }
-
-    static func liveProcesses(mentioning folder: String) -> [(pid: Int32, commandLine: String)] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).compactMap { pid in
-            guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !bytes.isEmpty,
-                  !isGone(pid) else { return nil }
-            let line = String(decoding: bytes.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
-            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ").map { String(decoding: $0, as: UTF8.self) }
-            return line.contains(folder) || environment?.contains("SDLAB_CONTAINER=\(folder)") == true ? (pid, line) : nil
-        }
+        LiveProcesses.mentioning(folder).map(\.commandLine)
     }
 }
 
@@ -139,7 +128,7 @@ extension RunCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runner = try await Self.startLongRun(in: folder)
         defer { runner.stop(grace: .seconds(2)) }
-        let bus = try #require(Self.liveProcesses(mentioning: folder).first { $0.commandLine.contains("dbus-daemon") }?.pid)
+        let bus = try #require(LiveProcesses.mentioning(folder).first { $0.commandLine.contains("dbus-daemon") }?.pid)
         kill(bus, SIGKILL)
         // The run waits 60 s; it must notice at once (a suspended app cannot notice at all).
         #expect(runner.exitStatus(timeout: .seconds(15)) == .exited(3))

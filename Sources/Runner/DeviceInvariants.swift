@@ -1,0 +1,39 @@
+/// What must hold in every run, whatever its steps (read from the merged trace): the
+/// generation never goes back, and no check gives two callbacks of one kind (Workspace ONE:
+/// at most one `wipe`, `user-changed` and `initial-check` per opportunity, SPEC §2.6).
+enum DeviceInvariants {
+    static func violations(in events: [TraceEvent]) -> [String] {
+        generationGoesBack(in: events) + repeatedCallbacks(in: events)
+    }
+
+    private static func generationGoesBack(in events: [TraceEvent]) -> [String] {
+        var highest: UInt64 = 0
+        var found: [String] = []
+        for event in events where event.proc == "hub" && event.event == "session-changed" {
+            guard let generation = event.fields["generation"].flatMap(UInt64.init) else { continue }
+            if generation < highest { found.append("the hub's generation went back from \(highest) to \(generation)") }
+            highest = max(highest, generation)
+        }
+        return found
+    }
+
+    private static func repeatedCallbacks(in events: [TraceEvent]) -> [String] {
+        var kindsThisCheck: [String: Set<String>] = [:]
+        var found: [String] = []
+        for event in events where event.proc != "hub" {
+            switch event.event {
+            case "check-started", "launched":
+                kindsThisCheck[event.proc] = []
+            case "callback":
+                guard let name = event.fields["name"] else { continue }
+                let kind = String(name.prefix { $0 != "(" })
+                if kindsThisCheck[event.proc, default: []].insert(kind).inserted == false {
+                    found.append("\(event.proc) got a second \(kind) in one check")
+                }
+            default:
+                break
+            }
+        }
+        return found
+    }
+}

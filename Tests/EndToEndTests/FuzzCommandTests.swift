@@ -1,0 +1,61 @@
+import DeviceProcesses
+import Foundation
+import Testing
+import TestSupport
+
+/// `sdlab fuzz` as a team runs it: seeded fault sequences on real devices, and a failure shrunk
+/// to a scenario file that `sdlab run` reproduces.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct FuzzCommandTests {
+    static let seed = ProcessInfo.processInfo.environment["SDLAB_FUZZ_SEED"] ?? "0x5d1ab"
+
+    @Test func sequencesOnRealDevicesHoldAndLeaveNothingRunning() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-test")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await run(sdlabPath, ["fuzz", "--sequences", "4", "--actions", "30", "--seed", Self.seed, "--out", folder],
+                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(300))
+        #expect(result.status == 0, "seed \(Self.seed):\n\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").filter { $0.contains(": ✓ ") }.count == 4, "\(result.stdout)")
+        #expect(result.stdout.contains("every invariant held") && result.stdout.contains("hub crashes"), "\(result.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "no scenario written, no run folder left")
+        #expect(LiveProcesses.mentioning(folder).isEmpty)
+    }
+
+    @Test func theDomainAloneRunsThousandsOfSequences() async throws {
+        let result = try await run(sdlabPath, ["fuzz", "--domain-only", "--sequences", "1000", "--seed", Self.seed])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("every invariant held"))
+    }
+
+    /// A team's hook that cleans nothing: the domain cannot know what a hook does, the real
+    /// device shows the leak; the sequence is shrunk to a file `sdlab run` fails on.
+    @Test func aLeakingHookIsFoundShrunkAndReproduced() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-hook")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let device = folder + "/device.yaml"
+        try """
+            name: A mail app whose hook forgets to clean up
+            apps:
+              - {name: mail, sdk: msal, background: true, cleanup: {hook: "true"}}
+            """.write(toFile: device, atomically: true, encoding: .utf8)
+        let result = try await run(sdlabPath, ["fuzz", "--scenario", device, "--sequences", "3", "--actions", "20",
+                                               "--seed", Self.seed, "--shrink-runs", "25", "--out", folder],
+                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(400))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("fuzz-") }.sorted()
+        let file = folder + "/" + (try #require(written.first, "\(result.stdout)"))
+        #expect(result.stdout.contains("✗ on the device") && result.stdout.contains("reproduce: sdlab run \(file)"))
+
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let steps = text.split(separator: "\n").filter { $0.hasPrefix("  - ") && !$0.contains("settle") }.count
+        #expect(steps <= 10, "shrunk to a few steps:\n\(text)")
+        let rerun = try await run(sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(rerun.status == 1 && rerun.stdout.contains("leaks: expected 0"), "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(LiveProcesses.mentioning(folder).isEmpty)
+    }
+
+    @Test func aSeedThatIsNotANumberIsAUsageError() async throws {
+        let result = try await run(sdlabPath, ["fuzz", "--seed", "banana"])
+        #expect(result.status == 2 && result.stderr.contains("--seed: banana is not a number"), "\(result.stderr)")
+    }
+}
