@@ -74,14 +74,15 @@ public struct AppModel: Codable, Equatable, Sendable {
                            hasPreferences: hasPreferences)
     }
 
-    /// Android MSAL callbacks (§2.5): `account-changed` carries the change.
+    /// Android MSAL callbacks (§2.5): `account-changed` carries the change. As on iOS, the app
+    /// also compares `account-loaded` with its own user: a change the SDK reported just before
+    /// the app died is not reported again, and is still acted on at the next launch.
     public mutating func heard(_ callbacks: [AndroidMSALClient.Callback],
                                hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
-        for case .accountChanged(_, let current) in callbacks {
-            return userChanged(to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
-                               hasPreferences: hasPreferences)
-        }
-        return .nothing
+        // The first account named that is not the app's user (`account-changed` comes first).
+        guard let current = callbacks.lazy.map(\.account).first(where: { $0?.username != user }) else { return .nothing }
+        return userChanged(to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
+                           hasPreferences: hasPreferences)
     }
 
     /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session` (nil:

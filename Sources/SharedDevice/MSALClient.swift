@@ -89,6 +89,13 @@ public struct AndroidMSALClient: Codable, Equatable, Sendable {
         case accountChanged(prior: BrokerAccount?, current: BrokerAccount?)
         case accountLoaded(BrokerAccount?)
 
+        /// The account the app is told it now has.
+        public var account: BrokerAccount? {
+            switch self {
+            case .accountChanged(_, let current), .accountLoaded(let current): current
+            }
+        }
+
         public var description: String {
             switch self {
             case .accountChanged(let prior, let current): "account-changed(\(label(prior)),\(label(current)))"

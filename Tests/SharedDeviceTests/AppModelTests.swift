@@ -31,6 +31,15 @@ import Testing
         #expect(app.user == nil)
     }
 
+    /// Killed after the SDK stored the change and before the app cleaned up: the next launch
+    /// reports only `account-loaded`, and the app still sees that its user is gone.
+    @Test func androidActsOnAnAccountLoadedThatIsNotItsUser() {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        #expect(app.heard([.accountLoaded(nil)]).cleanup == CleanupJob(previousUser: "cou1", currentUser: nil,
+                                                                      reason: "sign-out", policy: .wipeAll))
+        #expect(app.user == nil && app.heard([.accountLoaded(nil)]) == .nothing)
+    }
+
     /// A corrupt stored value reports `account-changed(none, current)`: the app still knows
     /// whose data it holds, and cleans it.
     @Test func androidWithACorruptStoredValueStillCleansTheAppsOwnUser() {
