@@ -26,14 +26,15 @@ struct ActionChooser {
     /// A step the device can take now; nil if none is found.
     mutating func step(on device: SimulatedDevice) -> StepKind? {
         for _ in 0..<100 {
-            let kind = candidate(on: device)
+            guard let kind = candidate(on: device) else { continue }
             var trial = device
             if trial.apply(kind) != .notApplicable { return kind }
         }
         return nil
     }
 
-    private mutating func candidate(on device: SimulatedDevice) -> StepKind {
+    /// nil when the choice needs what the scenario does not have (an MSAL app, a user).
+    private mutating func candidate(on device: SimulatedDevice) -> StepKind? {
         let weighted: [(Int, Choice)] = [
             (device.hub.session.state == .unenrolled ? 30 : 1, .enroll), (12, .checkout), (10, .checkin),
             (3, .removeAccount), (1, .wipe), (2, .lock), (3, .unlock), (3, .network), (4, .signin), (4, .signout),
@@ -55,21 +56,21 @@ struct ActionChooser {
         case hubCrash, hubRestart
     }
 
-    private mutating func make(_ choice: Choice, online: Bool) -> StepKind {
+    private mutating func make(_ choice: Choice, online: Bool) -> StepKind? {
         switch choice {
-        case .enroll: .enroll(user: pick(stagingUsers + users), password: nil)
-        case .checkout: .checkout(user: pick(users + stagingUsers), password: password())
+        case .enroll: pick(stagingUsers + users).map { .enroll(user: $0, password: nil) }
+        case .checkout: pick(users + stagingUsers).map { .checkout(user: $0, password: password()) }
         case .checkin: .checkin
         case .removeAccount: .removeAccount
         case .wipe: .wipe
         case .lock: .lock
-        case .unlock: .unlock(app: nil, user: pick(users), password: password())
+        case .unlock: pick(users).map { .unlock(app: nil, user: $0, password: password()) }
         case .network: .network(online: !online)
-        case .signin: .signin(app: pick(msalApps), user: pick(users), password: password())
-        case .signout: .signout(app: pick(msalApps))
-        case .lifecycle(let action): .lifecycle(action, apps: [pick(apps)])
-        case .write: .write(app: pick(apps), kind: pick([.plain, .sensitive, .preferences, .common]),
-                            count: Int.random(in: 1...3, using: &generator))
+        case .signin: pick(msalApps).flatMap { app in pick(users).map { .signin(app: app, user: $0, password: password()) } }
+        case .signout: pick(msalApps).map { .signout(app: $0) }
+        case .lifecycle(let action): pick(apps).map { .lifecycle(action, apps: [$0]) }
+        case .write: pick(apps).map { .write(app: $0, kind: pick([.plain, .sensitive, .preferences, .common])!,
+                                             count: Int.random(in: 1...3, using: &generator)) }
         case .post: .post(name: Int.random(in: 0..<5, using: &generator) == 0 ? "SOME_OTHER_NOTIFICATION" : NotifyCenter.accountChanged)
         case .hubCrash: .hub(.crash)
         case .hubRestart: .hub(.restart)
@@ -81,5 +82,5 @@ struct ActionChooser {
         Int.random(in: 0..<8, using: &generator) == 0 ? "not-the-password" : nil
     }
 
-    private mutating func pick<T>(_ items: [T]) -> T { items.randomElement(using: &generator)! }
+    private mutating func pick<T>(_ items: [T]) -> T? { items.randomElement(using: &generator) }
 }

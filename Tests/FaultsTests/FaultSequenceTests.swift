@@ -18,6 +18,18 @@ import Testing
         #expect(steps > 2000 * 60)
     }
 
+    /// Whatever a team's scenario declares: here no MSAL app and no user who may check out
+    /// but the staging user.
+    @Test func aSparseDeviceStillGetsSequences() {
+        var device = Self.device
+        device.apps = device.apps.filter { $0.sdk == .ws1 }
+        device.users = device.users.filter { $0.user.role == .staging }
+        for seed in UInt64(1)...200 {
+            let sequence = FaultSequence.random(base: device, seed: seed, length: 30)
+            #expect(sequence.actions.count > 30 && sequence.scenario().violations.isEmpty, "seed \(seed)")
+        }
+    }
+
     @Test func aSeedGivesTheSameSequenceEveryTime() {
         let once = FaultSequence.random(base: Self.device, seed: 42, length: 80)
         #expect(once.actions == FaultSequence.random(base: Self.device, seed: 42, length: 80).actions)
