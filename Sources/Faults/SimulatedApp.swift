@@ -85,7 +85,7 @@ public struct SimulatedApp: Sendable {
         return effects.compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
     }
 
-    /// The app's own sign-in (true) or sign-out (false) succeeded for `user`.
+    /// The app's own sign-in (as `user`) or sign-out (nil) succeeded.
     mutating func changedHere(to user: String?) {
         if case .android(var android) = client {
             if let user { android.signedInHere(as: BrokerAccount(user: user)) } else { android.signedOutHere() }
