@@ -74,13 +74,7 @@ struct BenchCommand: AsyncParsableCommand {
         if DevicePaths.executablePath().contains("/debug/") {
             note("note: this is a debug build; `swift build -c release` and .build/release/sdlab give representative figures")
         }
-        let work = Task { try await sweep() }
-        let watcher = Task {
-            _ = await TerminationSignals.next()
-            work.cancel()
-        }
-        defer { watcher.cancel() }
-        let results = try await work.value
+        let results = try await cancellingOnTermination(Task { try await sweep() })
         emitLine("")
         emitLine(results.table)
         do {

@@ -64,13 +64,7 @@ struct FuzzCommand: AsyncParsableCommand {
         emitLine("\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
                  + "\(base.apps.count) apps\(domainOnly ? ", domain only" : "")")
         // A termination signal stops the sequence under way; the run still stops what it started.
-        let work = Task { await runAll(base: base, from: first) }
-        let watcher = Task {
-            _ = await TerminationSignals.next()
-            work.cancel()
-        }
-        let (tally, environment) = await work.value
-        watcher.cancel()
+        let (tally, environment) = await cancellingOnTermination(Task { await runAll(base: base, from: first) })
         emitLine(tally.summary(domainOnly: domainOnly))
         if environment { throw failure("a device could not run", code: ExitCodes.environment) }
         if tally.failed > 0 { throw ExitCode(ExitCodes.failed) }

@@ -104,7 +104,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             return ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
         }
-        let run = Task {
+        let result = await cancellingOnTermination(Task {
             await ScenarioRun.run(scenario, in: folder, progress: { step in
                 say("  \(step.passed ? "✓" : "✗") \(step.title)")
                 for failure in step.failures { say("      \(failure)") }
@@ -113,13 +113,7 @@ struct RunCommand: AsyncParsableCommand {
                 guard isatty(STDERR_FILENO) == 1 else { return }
                 FileHandle.standardError.write(Data("\r  … \(done) of \(total) apps\(done == total ? "\r\u{1B}[K" : "")".utf8))
             })
-        }
-        let watcher = Task {
-            _ = await TerminationSignals.next()
-            run.cancel()
-        }
-        let result = await run.value
-        watcher.cancel()
+        })
         if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
         printTiming(result)
         let scan = result.scan.lines
