@@ -30,6 +30,10 @@ let package = Package(
         .target(name: "SharedDevice"),
         // Child processes and the private dbus-daemon, shared by the product and the tests.
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
+        // The device attacker: reads containers and tries every key found in them (SPEC §2.8).
+        .target(name: "LeakScan", dependencies: [
+            "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.
         .target(name: "Hub", dependencies: [
@@ -45,13 +49,13 @@ let package = Package(
         // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
         // cleanup.
         .target(name: "ManagedApp", dependencies: [
-            "DBusKit", "SharedDevice", "SharedDeviceSDK", "Hub", "DeviceProcesses",
+            "DBusKit", "SharedDevice", "SharedDeviceSDK", "Hub", "DeviceProcesses", "LeakScan",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: [
-            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Scenario",
+            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Scenario", "LeakScan",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
@@ -62,7 +66,7 @@ let package = Package(
         // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
         .target(name: "Faults", dependencies: ["SharedDevice", "Scenario"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
-        .target(name: "Reports", dependencies: ["Runner", "Scenario"]),
+        .target(name: "Reports", dependencies: ["Runner", "Scenario", "LeakScan"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
@@ -98,8 +102,8 @@ let package = Package(
         .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Runner"]),
         .testTarget(name: "EndToEndTests",
-                    dependencies: ["DBusKit", "DeviceProcesses", "Faults", "Hub", "ManagedApp", "Runner", "SharedDevice",
-                                   "TestSupport"],
+                    dependencies: ["DBusKit", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
+                                   "SharedDevice", "TestSupport"],
                     exclude: ["Scenarios"]),
     ],
     swiftLanguageModes: [.v6]

@@ -95,7 +95,7 @@ public struct SimulatedApp: Sendable {
     }
 
     mutating func wrote(_ kind: RecordKind, as user: String) {
-        if kind.leaksWhenReadable { records[user, default: []].insert(kind) }
+        if kind.isUserData { records[user, default: []].insert(kind) }
     }
 
     private mutating func react(_ reaction: AppModel.Reaction) {

@@ -19,12 +19,14 @@ public struct AppConfiguration: Sendable {
     /// The app's trace file.
     public var trace: String?
     public var hookTimeout: Duration
+    /// The folder a cleanup hook runs in (a scenario's own folder); nil: the app's.
+    public var hookDirectory: String?
     /// How long the SDK waits for the hub before treating it as unreachable.
     public var hubTimeout: Duration
 
     public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
                 container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
-                hubTimeout: Duration = .seconds(5)) {
+                hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)) {
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
@@ -32,6 +34,7 @@ public struct AppConfiguration: Sendable {
         self.container = container
         self.trace = trace
         self.hookTimeout = hookTimeout
+        self.hookDirectory = hookDirectory
         self.hubTimeout = hubTimeout
     }
 
@@ -105,7 +108,7 @@ public final class AppHost: Sendable {
         let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
         state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil), savedUser: saved ?? nil))
         cleaner = Cleaner(container: container, dataKeyName: Self.dataKeyName(for: configuration.sdk),
-                          hookTimeout: configuration.hookTimeout)
+                          hookTimeout: configuration.hookTimeout, hookDirectory: configuration.hookDirectory)
         let keychain = container.keychain
         sdk = switch configuration.sdk {
         case .msal: .msal(MSALPublicClient(connection: connection, clientID: configuration.name, keychain: keychain,

@@ -29,11 +29,17 @@ public struct AppOptions: ParsableArguments {
     @Flag(help: "Keep running in the background (else the runner suspends the app there).")
     var backgroundMode = false
 
-    @Option(help: "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")).")
+    @Option(help: "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own).")
     var cleanup = "wipe-all"
 
     @Option(help: "Run this shell command as the cleanup instead of a policy (SDLAB_APP, SDLAB_CONTAINER, SDLAB_PREVIOUS_USER, SDLAB_CURRENT_USER and SDLAB_REASON are set).")
     var hook: String?
+
+    @Option(help: ArgumentHelp("The folder the hook runs in (default: the current one).", valueName: "folder"))
+    var hookDirectory: String?
+
+    @Option(help: ArgumentHelp("What the hook or the app's own cleanup keeps of another user: \(RecordKind.keepable.map(\.rawValue).joined(separator: ", ")); repeatable.", valueName: "kind"))
+    var keeps: [String] = []
 
     @Option(help: "How long a cleanup hook may run (e.g. 10s, 500ms).")
     var hookTimeout: Duration = .seconds(10)
@@ -51,14 +57,26 @@ public struct AppOptions: ParsableArguments {
             throw ValidationError("--name \(name): letters, digits and _ only, not starting with a digit")
         }
         guard hook != nil || CleanupPolicy(name: cleanup) != nil else {
-            throw ValidationError("--cleanup \(cleanup): one of \(CleanupPolicy.names.joined(separator: ", "))")
+            throw ValidationError("--cleanup \(cleanup): one of \(CleanupPolicy.names.joined(separator: ", ")) or own")
+        }
+        let keepable = RecordKind.keepable.map(\.rawValue)
+        if let kind = keeps.first(where: { !keepable.contains($0) }) {
+            throw ValidationError("--keeps \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)")
+        }
+        guard keeps.isEmpty || hook != nil || cleanup == "own" else {
+            throw ValidationError("--keeps declares what a hook or the app's own cleanup keeps: add --hook or --cleanup own")
         }
     }
 
     public var configuration: AppConfiguration {
-        AppConfiguration(name: name, sdk: sdk, backgroundMode: backgroundMode,
-                         policy: hook.map(CleanupPolicy.hook(command:)) ?? CleanupPolicy(name: cleanup) ?? .wipeAll,
-                         container: container, trace: trace, hookTimeout: hookTimeout)
+        let kept = Set(keeps.compactMap(RecordKind.init(rawValue:)))
+        let policy: CleanupPolicy = switch CleanupPolicy(name: cleanup) ?? .wipeAll {
+        case _ where hook != nil: .hook(command: hook!, keeps: kept)
+        case .own: .own(keeps: kept)
+        case let named: named
+        }
+        return AppConfiguration(name: name, sdk: sdk, backgroundMode: backgroundMode, policy: policy, container: container,
+                                trace: trace, hookTimeout: hookTimeout, hookDirectory: hookDirectory)
     }
 }
 
@@ -75,10 +93,18 @@ public enum AppMain {
         done; SIGTERM lets the work in hand finish, then exits 0. Exit 3 when it cannot start.
         """
 
-    /// `cleanupWork` replaces the policy's cleanup with the app's own.
+    /// `cleanupWork` is the app's own cleanup: the app must then be run with `--cleanup own`
+    /// (its declaration), and without it `own` is refused, so what runs is what was declared.
     public static func run(_ options: AppOptions, cleanupWork: CleanupWork? = nil) async throws {
         TerminationSignals.install()
         let configuration = options.configuration
+        if case .own = configuration.policy, cleanupWork == nil {
+            throw cannotStart(configuration.name, "--cleanup own: this app has no cleanup code of its own")
+        }
+        if cleanupWork != nil, configuration.policy != .own(keeps: configuration.policy.keeps) {
+            throw cannotStart(configuration.name, "it cleans up with code of its own, not \(configuration.policy.description):"
+                              + " declare `cleanup: own` for it (or `cleanup: {keeps: [...]}`), or run it with --cleanup own")
+        }
         guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
             throw ValidationError("no device bus: pass --bus or set DBUS_SESSION_BUS_ADDRESS")
         }

@@ -10,11 +10,15 @@ public struct Cleaner: Sendable {
     /// The keychain key of this app's `sensitive` records.
     public let dataKeyName: String
     public let hookTimeout: Duration
+    /// The folder a hook runs in, so that its relative paths are the scenario's; nil: the app's.
+    public let hookDirectory: String?
 
-    public init(container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10)) {
+    public init(container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10),
+                hookDirectory: String? = nil) {
         self.container = container
         self.dataKeyName = dataKeyName
         self.hookTimeout = hookTimeout
+        self.hookDirectory = hookDirectory
     }
 
     public typealias Job = CleanupJob
@@ -64,13 +68,13 @@ public struct Cleaner: Sendable {
         let environment = ProcessInfo.processInfo.environment.merging([
             "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
             "SDLAB_PREVIOUS_USER": job.previousUser ?? "", "SDLAB_CURRENT_USER": job.currentUser ?? "",
-            "SDLAB_REASON": job.reason, "SDLAB_HOOK": command,
+            "SDLAB_REASON": job.reason, "SDLAB_HOOK": command, "SDLAB_HOOK_DIRECTORY": hookDirectory ?? ".",
         ]) { $1 }
         let log = container.root + "/hook.log"
         // dash counts `ulimit -f` in 512-byte blocks.
         // `hook` is not exported: the command sees only the documented variables.
-        let limited = "umask 077 && ulimit -f \(Self.hookOutputLimitKiB * 2) && hook=$SDLAB_HOOK && unset SDLAB_HOOK"
-            + " && exec /bin/sh -c \"$hook\""
+        let limited = "umask 077 && ulimit -f \(Self.hookOutputLimitKiB * 2) && cd \"$SDLAB_HOOK_DIRECTORY\""
+            + " && hook=$SDLAB_HOOK && unset SDLAB_HOOK SDLAB_HOOK_DIRECTORY && exec /bin/sh -c \"$hook\""
         let hook: ChildProcess
         do {
             (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", limited], stdout: .file(log), stderr: .file(log),

@@ -1,4 +1,5 @@
 import Foundation
+import LeakScan
 import Runner
 import Scenario
 
@@ -39,7 +40,10 @@ public enum Reports {
                     "name": result.scenario.name, "file": result.scenario.file, "passed": result.passed,
                     "environment_failure": result.environmentFailure ?? NSNull(),
                     "scan": ["current_user": result.scan.currentUser ?? NSNull(),
-                             "apps": result.scan.apps.mapValues { ["leaks": $0.leaks, "retained": $0.retained, "exposed": $0.exposed] }]
+                             "apps": result.scan.apps.mapValues { found in
+                                 ["leaks": found.leaks.map(finding), "retained": found.retained.map(finding),
+                                  "exposed": found.exposed.map(\.description)]
+                             }]
                         as [String: Any],
                     "steps": result.steps.map { ["location": $0.location.description, "step": $0.title,
                                                  "passed": $0.passed, "failures": $0.failures] as [String: Any] },
@@ -83,6 +87,12 @@ public enum Reports {
             }
         }
         return out
+    }
+
+    /// A finding as the JSON gives it: whose, what kind, which file of the container.
+    private static func finding(_ finding: LeakScanner.Finding) -> [String: Any] {
+        ["user": finding.canary.user, "kind": finding.canary.kind.rawValue, "file": finding.place,
+         "canary": finding.canary.description, "encrypted": finding.encrypted]
     }
 
     private static func percentiles(_ value: Percentiles?) -> Any {

@@ -25,14 +25,17 @@ public struct AppSpec: Sendable, Equatable {
     public var cleanup: CleanupPolicy
     /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
     public var executable: String?
+    /// The folder a cleanup hook runs in: the scenario file's, so its relative paths are the file's.
+    public var hookDirectory: String?
 
     public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-                executable: String? = nil) {
+                executable: String? = nil, hookDirectory: String? = nil) {
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
         self.cleanup = cleanup
         self.executable = executable
+        self.hookDirectory = hookDirectory
     }
 
     /// The app options (`AppOptions`) for this app in a run folder.
@@ -41,10 +44,12 @@ public struct AppSpec: Sendable, Equatable {
                        "--container", RunFolder.container(of: name, in: directory),
                        "--trace", RunFolder.trace(of: name, in: directory)]
         if backgroundMode { options.append("--background-mode") }
-        if case .hook(let command) = cleanup {
-            options += ["--hook", command]
-        } else {
-            options += ["--cleanup", cleanup.name]
+        let declaredKeeps = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }
+        switch cleanup {
+        case .hook(let command, _):
+            options += ["--hook", command] + (hookDirectory.map { ["--hook-directory", $0] } ?? []) + declaredKeeps
+        case .own: options += ["--cleanup", cleanup.name] + declaredKeeps
+        default: options += ["--cleanup", cleanup.name]
         }
         return options
     }

@@ -1,3 +1,4 @@
+import LeakScan
 import DBusKit
 import Foundation
 import Hub
@@ -24,13 +25,15 @@ struct ExpectationCheck {
                 continue
             }
             for app in apps(of: expectation.target) {
+                let cleanup = driver.scenario.apps.first { $0.name == app }?.cleanup ?? .wipeAll
                 let context = AppContext(app: app, snapshot: try await snapshot(of: app), currentUser: session.user,
-                                         findings: findings.filter { $0.app == app },
+                                         scan: LeakScanner.judge(findings.filter { $0.app == app }, currentUser: session.user,
+                                                                 cleanup: cleanup),
                                          timing: timings.last { $0.app == app },
                                          callbacks: events.filter { $0.proc == app && $0.event == "callback" && $0.t > since }
                                              .compactMap { $0.fields["name"] })
-                failures += expectation.fields.compactMap { field in
-                    context.mismatch(field.check).map { "\(field.location): \(app).\($0)" }
+                failures += expectation.fields.flatMap { field in
+                    context.mismatches(field.check).map { "\(field.location): \(app).\($0)" }
                 }
             }
         }
@@ -103,7 +106,8 @@ private struct AppContext {
     let app: String
     let snapshot: (state: AppLifecycle.State, value: AppSnapshot?)
     let currentUser: String?
-    let findings: [LeakScanner.Finding]
+    /// Other users' data readable in the app's container, judged by its declared cleanup.
+    let scan: (leaks: [LeakScanner.Finding], retained: [LeakScanner.Finding])
     let timing: SessionChangeTiming?
     let callbacks: [String]
 
@@ -112,16 +116,26 @@ private struct AppContext {
         return String(format2: Double(seconds) * 1000 + Double(attoseconds) / 1e15) + " ms"
     }
 
-    /// `field: expected X, got Y`, or nil when it holds.
-    func mismatch(_ check: ExpectField.Check) -> String? {
-        let (name, expected, actual) = compare(check)
-        return expected == actual ? nil : "\(name): expected \(expected), got \(actual)"
+    /// `field: expected X, got Y` for each part of the check that does not hold; with what
+    /// the scanner found when a count of leaks or retained data is off.
+    func mismatches(_ check: ExpectField.Check) -> [String] {
+        switch check {
+        case .leaks(let count) where scan.leaks.count != count:
+            return ["leaks: expected \(count), got \(scan.leaks.count)" + (scan.leaks.isEmpty ? "" : ": \(scan.leaks.described)")]
+        case .retained(let preferences, let common):
+            return [(RecordKind.preferences, preferences), (.common, common)].compactMap { kind, expected in
+                let kept = scan.retained.filter { $0.canary.kind == kind }
+                guard let expected, kept.count != expected else { return nil }
+                return "retained.\(kind.rawValue): expected \(expected), got \(kept.count)" + (kept.isEmpty ? "" : ": \(kept.described)")
+            }
+        default:
+            let (name, expected, actual) = compare(check)
+            return expected == actual ? [] : ["\(name): expected \(expected), got \(actual)"]
+        }
     }
 
     private func compare(_ check: ExpectField.Check) -> (String, String, String) {
         let value = snapshot.value
-        let leaks = LeakScanner.leaks(in: findings, currentUser: currentUser)
-        let retained = LeakScanner.retained(in: findings, currentUser: currentUser)
         switch check {
         case .state(let state):
             let actual = value?.blocked == true ? "blocked" : snapshot.state.rawValue
@@ -130,13 +144,9 @@ private struct AppContext {
         case .previous(let previous): return ("previous", previous ?? "none", value?.previous ?? "none")
         case .callbacks(let expected): return ("callbacks", "\(expected)", "\(callbacks)")
         case .error(let error): return ("error", error ?? "none", value?.error ?? "none")
-        case .leaks(let count): return ("leaks", "\(count)", "\(leaks.count)")
+        case .leaks(let count): return ("leaks", "\(count)", "\(scan.leaks.count)")
         case .exposed(let count):
             return ("exposed", "\(count)", "\(value?.exposed(currentUser: currentUser).count ?? 0)")
-        case .retained(let preferences, let common):
-            let kept = { (kind: RecordKind) in retained.filter { $0.canary.kind == kind }.count }
-            return ("retained", "\(preferences.map(String.init) ?? "-") \(common.map(String.init) ?? "-")",
-                    "\(preferences == nil ? "-" : String(kept(.preferences))) \(common == nil ? "-" : String(kept(.common)))")
         case .records(let count): return ("records", "\(count)", "\(value?.displayed.count ?? 0)")
         case .prefsApplied: return ("prefs", "applied", value?.preferencesApplied == true ? "applied" : "not applied")
         case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue, timing?.mechanism.rawValue ?? "none")

@@ -106,7 +106,7 @@ public final class StepDriver {
         case .spawn:
             guard let entry = scenario.apps.first(where: { $0.name == name }) else { return }
             let spec = AppSpec(name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
-                               executable: entry.executable)
+                               executable: entry.executable, hookDirectory: scenario.folder)
             running[name] = try await LaunchedApp.launch(spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
             frozen[name] = nil
         case .stop:

@@ -1,3 +1,4 @@
+import Foundation
 import SharedDevice
 
 /// A scenario file (SPEC §6), validated: every name it uses is declared, every value typed.
@@ -18,6 +19,14 @@ public struct Scenario: Sendable, Equatable {
         self.users = users
         self.apps = apps
         self.steps = steps
+    }
+
+    /// The folder of the scenario file, absolute: relative paths in it (hooks, executables)
+    /// are relative to it.
+    public var folder: String {
+        let absolute = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
+        let folder = absolute[..<(absolute.lastIndex(of: "/") ?? absolute.startIndex)]
+        return folder.isEmpty ? "/" : String(folder)
     }
 
     /// The directory a scenario without `users` gets: `stage` (staging), `cou1`, `cou2`.

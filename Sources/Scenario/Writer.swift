@@ -126,7 +126,7 @@ extension AppEntry {
         if background { fields.append(("background", "true")) }
         switch cleanup {
         case .wipeAll: break
-        case .hook(let command): fields.append(("cleanup", YAMLText.flow([("hook", YAMLText.scalar(command))])))
+        case .hook(let command, _): fields.append(("cleanup", YAMLText.flow([("hook", YAMLText.scalar(command))])))
         default: fields.append(("cleanup", cleanup.name))
         }
         if let executable { fields.append(("executable", YAMLText.scalar(executable))) }

@@ -11,8 +11,12 @@ public enum RecordKind: String, Codable, CaseIterable, Sendable {
     /// Encrypted with the user's own key from the off-device key service, held in memory only.
     case external
 
-    /// What a leak is made of when another user's canary can be read (the others are retained).
-    public var leaksWhenReadable: Bool { self == .sensitive || self == .plain || self == .external }
+    /// User data: another user's readable canary of these kinds is a leak whatever the cleanup
+    /// declares. Of the other kinds, a cleanup may declare it keeps them (`CleanupPolicy.keeps`).
+    public var isUserData: Bool { self == .sensitive || self == .plain || self == .external }
+
+    /// The kinds a cleanup may declare it keeps.
+    public static let keepable: [RecordKind] = [.preferences, .common]
 }
 
 /// What an app does with the previous user's data on an account change (SPEC §2.8).
@@ -27,8 +31,10 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
     case externalKey
     /// Deliberately broken: ignore account changes.
     case keepAll
-    /// The team's own cleanup command.
-    case hook(command: String)
+    /// The team's own cleanup command, and what it declares it keeps (`preferences`, `common`).
+    case hook(command: String, keeps: Set<RecordKind> = [])
+    /// The cleanup code of an app a team built on SharedDeviceSDK, and what it declares it keeps.
+    case own(keeps: Set<RecordKind> = [])
 
     /// The policy a scenario names (`hook:` is given with its command instead).
     public init?(name: String) {
@@ -38,10 +44,12 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
         case "cache-common": self = .cacheCommon
         case "external-key": self = .externalKey
         case "keep-all": self = .keepAll
+        case "own": self = .own()
         default: return nil
         }
     }
 
+    /// The built-in policies (`own` is named too, but only an app with cleanup code of its own has it).
     public static let names = ["wipe-all", "retain-preferences", "cache-common", "external-key", "keep-all"]
 
     public var name: String {
@@ -52,6 +60,33 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
         case .externalKey: "external-key"
         case .keepAll: "keep-all"
         case .hook: "hook"
+        case .own: "own"
+        }
+    }
+
+    /// Of the kinds a cleanup may keep (`RecordKind.keepable`), those it keeps by declaration:
+    /// a built-in policy what its name says (`keep-all` declares nothing: it is broken, not
+    /// keeping), a hook or an app's own code what the scenario declares.
+    public var keeps: Set<RecordKind> {
+        switch self {
+        case .retainPreferences: [.preferences]
+        case .cacheCommon: [.common]
+        case .hook(_, let keeps), .own(let keeps): keeps
+        case .wipeAll, .externalKey, .keepAll: []
+        }
+    }
+
+    /// Whether another user's readable canary of `kind` is a leak after this cleanup (SPEC
+    /// §2.8); if not, it is retained.
+    public func leaks(_ kind: RecordKind) -> Bool { kind.isUserData || !keeps.contains(kind) }
+
+    /// What cleanup the app runs, for a person: `wipe-all`, `hook ./clean.sh (keeps common)`.
+    public var description: String {
+        let kept = keeps.isEmpty ? "" : " (keeps \(RecordKind.keepable.filter(keeps.contains).map(\.rawValue).joined(separator: ", ")))"
+        switch self {
+        case .hook(let command, _): return "hook \(command)" + kept
+        case .own: return "the app's own code" + kept
+        default: return name
         }
     }
 
@@ -85,9 +120,11 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
                         reappliesPreferences: false)
         case .keepAll:
             return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: false, reappliesPreferences: false)
-        case .hook(let command):
+        case .hook(let command, _):
             return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: true, reappliesPreferences: false,
                         hook: command)
+        case .own:
+            return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: true, reappliesPreferences: false)
         }
     }
 }

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func onlySensitivePlainAndExternalCanariesAreLeaks() {
-        #expect(RecordKind.allCases.filter(\.leaksWhenReadable) == [.sensitive, .plain, .external])
+        #expect(RecordKind.allCases.filter(\.isUserData) == [.sensitive, .plain, .external])
     }
 
     @Test func canariesAreWrittenAndFoundAgain() {
