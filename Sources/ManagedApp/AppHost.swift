@@ -3,6 +3,7 @@ import DBusKit
 import DeviceProcesses
 import Foundation
 import Hub
+import LeakScan
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
@@ -98,7 +99,16 @@ public final class AppHost: Sendable {
 
     /// Opens the container and the trace and finishes a cleanup a previous run left unfinished,
     /// before anything else. Call `start` next.
+    /// An app with `cleanupWork` (cleanup code of its own) must be configured with the `own`
+    /// policy, and only such an app may be: what runs is what the scenario declared.
     public init(_ configuration: AppConfiguration, connection: Connection, cleanupWork: CleanupWork? = nil) throws {
+        switch (configuration.policy, cleanupWork) {
+        case (.own, nil): throw LaunchError("--cleanup own: this app has no cleanup code of its own")
+        case (.own, _?), (_, nil): break
+        case (let declared, _?):
+            throw LaunchError("it cleans up with code of its own, not \(declared.description): declare `cleanup: own`"
+                              + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
+        }
         self.configuration = configuration
         self.connection = connection
         self.cleanupWork = cleanupWork
@@ -122,9 +132,9 @@ public final class AppHost: Sendable {
     /// Finishes an interrupted cleanup, listens for posts (MSAL) and resumes, serves `App1`,
     /// takes the app's bus name and makes the launch check. Returns once the app shows its UI.
     public func start() async throws {
-        trace?.record("launched", ["sdk": .string(configuration.sdk.rawValue), "pid": .int(Int64(getpid())),
-                                   "background_mode": .bool(configuration.backgroundMode),
-                                   "policy": .string(configuration.policy.name)])
+        trace?.record("launched", fields: [("sdk", .string(configuration.sdk.rawValue)), ("pid", .int(Int64(getpid()))),
+                                           ("background_mode", .bool(configuration.backgroundMode))]
+                                          + Self.fields(of: configuration.policy))
         if let job = cleaner.unfinished() {
             HookRecord.stopLeftover(in: container.root)  // the hook of the run that died, if it outlived it
             trace?.record("cleanup-resumed", fields: fields(of: job))
@@ -233,7 +243,12 @@ public final class AppHost: Sendable {
                 noteFailure(error.label, trigger: trigger)
             }
         case .ws1(let ws1):
-            await detect(with: ws1, because: trigger, answered: answered)
+            guard await detect(with: ws1, because: trigger, answered: answered) else {
+                // Not an opportunity: the SDK did not look, so the app learned nothing.
+                trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user),
+                                                 "opportunity": .bool(false)])
+                return
+            }
         }
         await fetchExternalKeyIfNeeded()
         trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
@@ -247,7 +262,8 @@ public final class AppHost: Sendable {
         }
     }
 
-    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger, answered: () -> Void) async {
+    /// Whether this was a detection opportunity (an answer from the hub or not).
+    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger, answered: () -> Void) async -> Bool {
         let detection: WorkspaceOneController.Detection
         do {
             switch trigger {
@@ -255,14 +271,15 @@ public final class AppHost: Sendable {
             case .foreground: detection = try await ws1.applicationWillEnterForeground()
             default:
                 answered()
-                return  // not an opportunity for Workspace ONE
+                return false
             }
             answered()
         } catch {
             answered()
             noteFailure("\(error)", trigger: trigger)
-            return
+            return true
         }
+        guard detection.taken else { return false }
         if detection.effects.contains(.deleteDataKeys) { trace?.record("sdk-keys-deleted") }
         noteCallbacks(detection.effects.compactMap { if case .callback(let c) = $0 { c.description } else { nil } }, trigger: trigger)
         if detection.session == nil { noteFailure(SDKErrors.hubUnreachable, trigger: trigger) }
@@ -273,6 +290,7 @@ public final class AppHost: Sendable {
             return state.model.heard(detection.effects, session: detection.session, hasPreferences: hasPreferences)
         }
         await react(reactions)
+        return true
     }
 
     private func noteCallbacks(_ callbacks: [String], trigger: CheckTrigger) {
@@ -329,18 +347,36 @@ public final class AppHost: Sendable {
         }
         // A policy's own cleanup deletes a few files, at once on this thread; a hook or an
         // app's own cleanup may take long, so it runs on a thread of its own.
-        let outcome = job.policy.plan.hook == nil && work == nil ? run() : await offPool(run)
-        if let outcome {
-            state.withLock { $0.cleanupFailures.append(outcome) }
-            trace?.record("cleanup-failed", fields: fields(of: job) + [("error", .string(outcome))])
-        } else {
-            trace?.record("cleanup-finished", fields: fields(of: job))
+        let error = job.policy.plan.hook == nil && work == nil ? run() : await offPool(run)
+        let ended = TraceLog.now()
+        // Clean means clean: whatever the cleanup says, the container is read as the device
+        // attacker reads it, and another user's data it does not declare it keeps is left over.
+        let found = LeakScanner(container: container.root, app: configuration.name).scan()
+        let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
+        let held: [(String, TraceValue)] = [("holds", .string(Holdings(found).description))]
+        if error == nil, left.isEmpty {
+            trace?.record("cleanup-finished", at: ended, fields: fields(of: job) + held)
+            return
         }
+        let failure = [error, left.isEmpty ? nil : "left \(left.described)"].compactMap { $0 }.joined(separator: "; ")
+        state.withLock { $0.cleanupFailures.append(failure) }
+        trace?.record("cleanup-failed", at: ended, fields: fields(of: job) + held + [("error", .string(failure))])
     }
 
+    /// Whom a cleanup was for, why, and what ran.
     private func fields(of job: CleanupJob) -> [(String, TraceValue)] {
-        [("previous", .user(job.previousUser)), ("current", .user(job.currentUser)), ("reason", .string(job.reason)),
-         ("policy", .string(job.policy.name))]
+        [("previous", .user(job.previousUser)), ("current", .user(job.currentUser)), ("reason", .string(job.reason))]
+            + Self.fields(of: job.policy)
+    }
+
+    /// What cleanup runs: a policy, a hook (with its command) or the app's own code, and what it keeps.
+    private static func fields(of policy: CleanupPolicy) -> [(String, TraceValue)] {
+        var fields: [(String, TraceValue)] = [("policy", .string(policy.name))]
+        if case .hook(let command, _) = policy { fields.append(("hook", .string(command))) }
+        if !policy.keeps.isEmpty {
+            fields.append(("keeps", .string(RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue).joined(separator: ","))))
+        }
+        return fields
     }
 
     private func saveModel() {

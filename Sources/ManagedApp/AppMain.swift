@@ -94,17 +94,10 @@ public enum AppMain {
         """
 
     /// `cleanupWork` is the app's own cleanup: the app must then be run with `--cleanup own`
-    /// (its declaration), and without it `own` is refused, so what runs is what was declared.
+    /// (see `AppHost.init`).
     public static func run(_ options: AppOptions, cleanupWork: CleanupWork? = nil) async throws {
         TerminationSignals.install()
         let configuration = options.configuration
-        if case .own = configuration.policy, cleanupWork == nil {
-            throw cannotStart(configuration.name, "--cleanup own: this app has no cleanup code of its own")
-        }
-        if cleanupWork != nil, configuration.policy != .own(keeps: configuration.policy.keeps) {
-            throw cannotStart(configuration.name, "it cleans up with code of its own, not \(configuration.policy.description):"
-                              + " declare `cleanup: own` for it (or `cleanup: {keeps: [...]}`), or run it with --cleanup own")
-        }
         guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
             throw ValidationError("no device bus: pass --bus or set DBUS_SESSION_BUS_ADDRESS")
         }

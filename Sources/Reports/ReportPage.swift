@@ -28,7 +28,7 @@ public enum ReportPage {
         let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
         let steps = result.steps.map { step in
             let mark = step.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
-            let failures = step.failures.map { "<div class=\"fail\">\(Reports.xml($0))</div>" }.joined()
+            let failures = (step.failures + step.notes.map { "! " + $0 }).map { "<div class=\"fail\">\(Reports.xml($0))</div>" }.joined()
             return "<tr><td>\(mark)</td><td>\(Reports.xml(step.title))\(failures)</td><td>\(Reports.xml(step.location.description))</td></tr>"
         }.joined(separator: "\n")
         let timing = TimingRow.table(result.timings, sdk: sdk).map { row in
@@ -41,11 +41,35 @@ public enum ReportPage {
             <table><tr><th></th><th>step</th><th>where</th></tr>
             \(steps)
             </table>
-            <table><tr><th>model</th><th>mechanism</th><th>changes×apps</th><th>open</th><th>notified ms (p50 / p90 / p99 / max)</th><th>exposure ms</th></tr>
+            <table><tr><th>model</th><th>mechanism</th><th>exposed pairs</th><th>open</th><th>notified ms (p50 / p90 / p99 / max)</th><th>exposure ms</th></tr>
             \(timing)
             </table>
+            \(openPairs(result))
+            \(scan(result))
             \(Timeline(result).svg)
             """
+    }
+}
+
+extension ReportPage {
+    /// The pairs still open: another user's data the app still held readable, and why.
+    static func openPairs(_ result: ScenarioResult) -> String {
+        let open = result.timings.filter(\.isOpen)
+        guard !open.isEmpty else { return "" }
+        let rows = open.map { timing in
+            "<tr><td>\(timing.generation)</td><td>\(Reports.xml(timing.app))</td><td>\(Reports.xml(timing.held.description))</td>"
+                + "<td>\(timing.mechanism.rawValue)</td><td class=\"bad\">\(Reports.xml(timing.openReason ?? ""))</td></tr>"
+        }.joined(separator: "\n")
+        return "<p class=\"bad\">Open: another user's data still readable</p>"
+            + "<table><tr><th>generation</th><th>app</th><th>held</th><th>mechanism</th><th>why open</th></tr>\n\(rows)</table>"
+    }
+
+    /// The leak scan at the end: leaks and retained data by kind and file, what apps showed.
+    static func scan(_ result: ScenarioResult) -> String {
+        let lines = result.scan.lines
+        guard !lines.isEmpty else { return "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))): nothing of another user readable.</p>" }
+        return "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))):</p><ul>"
+            + lines.map { "<li>\(Reports.xml($0))</li>" }.joined() + "</ul>"
     }
 }
 
@@ -77,10 +101,12 @@ struct Timeline {
             shapes.append("<rect x=\"0\" y=\"\(top - 12)\" width=\"\(Self.width)\" height=\"\(Self.laneHeight)\" fill=\"\(index % 2 == 0 ? "#f6f8fa" : "#fff")\"/>")
             shapes.append("<text x=\"4\" y=\"\(top + 4)\">\(Reports.xml(lane))</text>")
         }
-        // Windows of changes the app has seen; a change it never checked for is not drawn.
-        for timing in timings where lanes.contains(timing.app) && timing.mechanism != .none {
+        // A window for each change at which the app held another user's data: until clean, or
+        // to the end while open.
+        for timing in timings where lanes.contains(timing.app) && timing.exposed {
             let end = timing.clean ?? last
-            shapes.append("<rect x=\"\(x(timing.t0))\" y=\"\(y(timing.app) - 8)\" width=\"\(max(x(end) - x(timing.t0), 1))\" height=\"16\" fill=\"#cf222e\" fill-opacity=\"0.18\"><title>exposure after generation \(timing.generation): \(timing.exposure.map { "\(Double($0) / 1e6) ms" } ?? "open")</title></rect>")
+            let what = timing.exposure.map { "\(Double($0) / 1e6) ms" } ?? "open: \(timing.openReason ?? "")"
+            shapes.append("<rect x=\"\(x(timing.t0))\" y=\"\(y(timing.app) - 8)\" width=\"\(max(x(end) - x(timing.t0), 1))\" height=\"16\" fill=\"#cf222e\" fill-opacity=\"\(timing.isOpen ? 0.35 : 0.18)\"><title>\(Reports.xml("exposure after generation \(timing.generation) (held \(timing.held)): \(what)"))</title></rect>")
         }
         for event in events where lanes.contains(event.proc) {
             let (cx, cy) = (x(event.t), y(event.proc))

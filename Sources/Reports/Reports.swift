@@ -18,10 +18,11 @@ public enum Reports {
             }
             for step in result.steps {
                 let open = "    <testcase name=\"\(xml(step.title))\" classname=\"\(xml(step.location.description))\""
+                let notes = step.notes.isEmpty ? "" : "<system-out>\(xml(step.notes.joined(separator: "\n")))</system-out>"
                 if step.passed {
-                    lines.append(open + "/>")
+                    lines.append(open + (notes.isEmpty ? "/>" : ">\(notes)</testcase>"))
                 } else {
-                    lines.append(open + "><failure message=\"\(xml(step.failures.first ?? ""))\">\(xml(step.failures.joined(separator: "\n")))</failure></testcase>")
+                    lines.append(open + "><failure message=\"\(xml(step.failures.first ?? ""))\">\(xml(step.failures.joined(separator: "\n")))</failure>\(notes)</testcase>")
                 }
             }
             lines.append("  </testsuite>")
@@ -46,10 +47,14 @@ public enum Reports {
                              }]
                         as [String: Any],
                     "steps": result.steps.map { ["location": $0.location.description, "step": $0.title,
-                                                 "passed": $0.passed, "failures": $0.failures] as [String: Any] },
+                                                 "passed": $0.passed, "failures": $0.failures, "notes": $0.notes] as [String: Any] },
                     "timing": TimingRow.table(result.timings, sdk: sdk).map { row -> [String: Any] in
                         ["model": row.model, "mechanism": row.mechanism.rawValue, "count": row.count, "open": row.open,
                          "notified_ms": percentiles(row.notified), "exposure_ms": percentiles(row.exposure)]
+                    },
+                    "open": result.timings.filter(\.isOpen).map { timing -> [String: Any] in
+                        ["generation": timing.generation, "app": timing.app, "held": timing.held.description,
+                         "mechanism": timing.mechanism.rawValue, "reason": timing.openReason ?? ""]
                     },
                 ]
             },
@@ -57,15 +62,17 @@ public enum Reports {
         return try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 
-    /// One line per session change and app: `scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms`
-    /// (empty while open).
+    /// One line per session change and app: `scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open`.
+    /// `held` is the other users' data the app held at the change (`cou1/plain,…`; empty: nothing
+    /// was exposed, and there is no exposure); `exposure_ms` is empty while `open` says why.
     public static func timingCSV(_ results: [ScenarioResult]) -> String {
-        var lines = ["scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms"]
+        var lines = ["scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open"]
         for result in results {
             let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk.rawValue) })
             for timing in result.timings {
                 lines.append([csv(result.scenario.name), "\(timing.generation)", csv(timing.app), sdk[timing.app] ?? "",
-                              timing.mechanism.rawValue, milliseconds(timing.notifiedAfter), milliseconds(timing.exposure)]
+                              timing.mechanism.rawValue, milliseconds(timing.notifiedAfter), csv(timing.held.description),
+                              milliseconds(timing.exposure), csv(timing.openReason ?? "")]
                     .joined(separator: ","))
             }
         }

@@ -17,8 +17,9 @@ struct ExpectationCheck {
         let session = try await hubSession()
         let findings = LeakScanner(containersFolder: driver.device.directory + "/containers").scan()
         let events = TraceEvent.merged(from: driver.device.directory + "/trace")
-        let timings = SessionChangeTiming.all(in: events)
+        let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [String] = []
+        var appFailures = FailuresByApp()
         for expectation in expectations {
             if expectation.target == Expectation.hub {
                 failures += try await hubFailures(expectation, session: session)
@@ -32,12 +33,12 @@ struct ExpectationCheck {
                                          timing: timings.last { $0.app == app },
                                          callbacks: events.filter { $0.proc == app && $0.event == "callback" && $0.t > since }
                                              .compactMap { $0.fields["name"] })
-                failures += expectation.fields.flatMap { field in
-                    context.mismatches(field.check).map { "\(field.location): \(app).\($0)" }
+                for field in expectation.fields {
+                    for mismatch in context.mismatches(field.check) { appFailures.add(mismatch, of: app, at: field.location) }
                 }
             }
         }
-        return failures
+        return failures + appFailures.lines
     }
 
     private func apps(of target: String) -> [String] {
@@ -152,11 +153,71 @@ private struct AppContext {
         case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue, timing?.mechanism.rawValue ?? "none")
         case .within(let limit):
             let bound = "≤ \(Self.milliseconds(limit))"
-            guard let exposure = timing?.exposure else { return ("within", bound, "still exposed") }
+            guard let timing, timing.exposed else { return ("within", bound, bound) }  // nothing was exposed
+            guard let exposure = timing.exposure else { return ("within", bound, "still open: \(timing.openReason ?? "")") }
             let window = Duration.nanoseconds(Int64(exposure))
             return ("within", bound, window <= limit ? bound : Self.milliseconds(window))
         default:
             return ("field", "an app field", "\(check)")
         }
+    }
+}
+
+/// App failures of one `expect` step: the same failure of several apps (a fleet's members,
+/// `all`) is one line that lists them, `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`.
+struct FailuresByApp {
+    private struct Key: Hashable { let location: Location, failure: String }
+    private var order: [Key] = []
+    private var apps: [Key: [String]] = [:]
+
+    mutating func add(_ failure: String, of app: String, at location: Location) {
+        let key = Key(location: location, failure: failure)
+        if apps[key] == nil { order.append(key) }
+        apps[key, default: []].append(app)
+    }
+
+    var lines: [String] {
+        order.map { key in
+            let names = apps[key]!
+            let who = names.count == 1 ? names[0] : "\(AppNames.listed(names)) (\(names.count) apps)"
+            return "\(key.location): \(who).\(key.failure)"
+        }
+    }
+}
+
+/// App names as a person reads a list of them.
+public enum AppNames {
+    /// `fleet1–fleet5, fleet7, mail`: runs of a name with consecutive numbers written as one range.
+    public static func listed(_ names: [String]) -> String {
+        var parts: [String] = []
+        var run: (stem: String, first: Int, last: Int)?
+        func flush() {
+            guard let current = run else { return }
+            parts.append(current.first == current.last ? "\(current.stem)\(current.first)"
+                         : "\(current.stem)\(current.first)–\(current.stem)\(current.last)")
+            run = nil
+        }
+        for name in names {
+            guard let (stem, number) = numbered(name) else {
+                flush()
+                parts.append(name)
+                continue
+            }
+            if let current = run, current.stem == stem, current.last + 1 == number {
+                run?.last = number
+            } else {
+                flush()
+                run = (stem, number, number)
+            }
+        }
+        flush()
+        return parts.joined(separator: ", ")
+    }
+
+    /// `fleet12` is (`fleet`, 12); a name without a number at its end is nil.
+    private static func numbered(_ name: String) -> (String, Int)? {
+        let digits = name.reversed().prefix { $0.isNumber }
+        guard !digits.isEmpty, digits.count < name.count, let number = Int(String(digits.reversed())) else { return nil }
+        return (String(name.dropLast(digits.count)), number)
     }
 }

@@ -6,6 +6,9 @@ import Scenario
 import SharedDevice
 
 extension Scenario {
+    /// Each app's declared cleanup, by name.
+    public var cleanups: [String: CleanupPolicy] { Dictionary(uniqueKeysWithValues: apps.map { ($0.name, $0.cleanup) }) }
+
     /// What a new hub starts from: the scenario's `device` settings and its users, hashed.
     public var hubSetup: HubSetup {
         HubSetup(policy: device.policy, online: device.online, directory: ConsoleDirectory(users.map { ($0.user, $0.password) }))
@@ -18,6 +21,9 @@ public struct StepResult: Sendable {
     public var title: String
     /// Empty when the step held.
     public var failures: [String]
+    /// What surfaced during the step without failing it: a cleanup that failed, a launch that
+    /// only brought a running app to the front.
+    public var notes: [String] = []
     public var passed: Bool { failures.isEmpty }
 }
 
@@ -40,6 +46,15 @@ public struct ScenarioResult: Sendable {
     /// The device could not start or broke (exit 3), rather than an expectation failing.
     public var environmentFailure: String?
     public var passed: Bool { environmentFailure == nil && steps.allSatisfy(\.passed) }
+}
+
+extension TraceEvent {
+    /// What a person must hear of at once: an app's cleanup that failed or left data behind.
+    var surfacedProblem: String? {
+        guard event == "cleanup-failed" else { return nil }
+        let ran = fields["hook"].map { "hook \($0)" } ?? fields["policy"] ?? "cleanup"
+        return "\(proc): cleanup (\(ran)) for \(fields["previous"] ?? "?") failed: \(fields["error"] ?? "")"
+    }
 }
 
 /// Runs one scenario in a run folder: starts the device, drives the steps, checks the
@@ -67,8 +82,10 @@ public enum ScenarioRun {
         let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
         driver.onFleetProgress = fleetProgress
         var since: UInt64 = 0
+        let traces = TraceTail(folder: directory + "/trace")
         for step in flattened(scenario.steps) {
-            let outcome = await run(step, driver: driver, since: &since)
+            var outcome = await run(step, driver: driver, since: &since)
+            outcome.notes += traces.newEvents().compactMap(\.surfacedProblem)
             result.steps.append(outcome)
             progress(outcome)
             if !device.bus.process.isRunning {
@@ -85,7 +102,7 @@ public enum ScenarioRun {
                                            title: "device invariants", failures: broken))
             progress(result.steps[result.steps.count - 1])
         }
-        result.timings = SessionChangeTiming.all(in: result.events)
+        result.timings = SessionChangeTiming.all(in: result.events, cleanups: scenario.cleanups)
         driver.stopApps()
         await connection.close()
         device.stop()
@@ -103,7 +120,8 @@ public enum ScenarioRun {
             case .settle(let limit):
                 try await driver.settle(within: limit ?? .seconds(5))
             default:
-                try await driver.perform(step)
+                let notes = try await driver.perform(step)
+                return StepResult(location: step.location, title: title, failures: [], notes: notes)
             }
             return StepResult(location: step.location, title: title, failures: [])
         } catch {

@@ -38,8 +38,11 @@ public final class StepDriver {
     }
 
     /// Runs one step (not `expect`, `repeat` or `settle`, which the runner handles). A step
-    /// with `error:` must fail with `dev.sdlab.Error.NAME`.
-    public func perform(_ step: Step) async throws {
+    /// with `error:` must fail with `dev.sdlab.Error.NAME`. Returns what a person should know
+    /// of how it went (a launch that found the app running).
+    @discardableResult
+    public func perform(_ step: Step) async throws -> [String] {
+        let notes = launchesOfRunningApps(step.kind)
         do {
             try await act(step.kind)
         } catch let error as DBusError {
@@ -47,9 +50,19 @@ public final class StepDriver {
             guard error.name == "dev.sdlab.Error." + expected else {
                 throw StepFailure(description: "expected error \(expected), got \(error.name)")
             }
-            return
+            return notes
         }
         if let expected = step.error { throw StepFailure(description: "expected error \(expected), but the step succeeded") }
+        return notes
+    }
+
+    /// A `launch` of an app that runs brings it to the front, as a tap on its icon does: said,
+    /// so that a scenario meant as a cold start is not silently something else.
+    private func launchesOfRunningApps(_ kind: StepKind) -> [String] {
+        guard case .lifecycle(.launch, let apps) = kind else { return [] }
+        return apps.filter { fleet.apps[$0]?.isRunning == true }.map {
+            "\($0) was running: launch brought it to the front, as a tap on its icon does (no cold start: terminate it first for one)"
+        }
     }
 
     private func act(_ kind: StepKind) async throws {

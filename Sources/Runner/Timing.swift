@@ -1,5 +1,9 @@
+import LeakScan
+import SharedDevice
+
 /// SPEC §3: for every session change (t0 = the hub's commit) and every app, when the app's
-/// SDK learned of it, when its cleanup was done, by which mechanism, and the exposure window.
+/// SDK learned of it and by which mechanism; and, when the app held another user's data at
+/// t0, when that data stopped being readable (clean) and the exposure window.
 public struct SessionChangeTiming: Equatable, Sendable {
     public enum Mechanism: String, Sendable {
         case signal, launch, foreground, poll, none
@@ -9,60 +13,136 @@ public struct SessionChangeTiming: Equatable, Sendable {
     public var app: String
     /// The hub's commit.
     public var t0: UInt64
+    /// Who the device's user became (nil: none).
+    public var newUser: String?
     /// When the SDK learned of the change: the post's arrival for `signal`, else the start
     /// of the check that saw it. Nil while it has not.
     public var notified: UInt64?
-    /// When the app was clean: its cleanup finished, or the check that found nothing to clean
-    /// did. Nil while the app has not checked, or its check failed.
-    public var clean: UInt64?
     public var mechanism: Mechanism
+    /// Other users' data the app held at t0 that its cleanup does not declare it keeps. Empty:
+    /// nothing was exposed, and the pair has no exposure window.
+    public var held: Holdings
+    /// When none of the held data was readable any more: a cleanup that finished and whose scan
+    /// found none of it, or a later change that made its owner the device's user again. Nil
+    /// while open (or when nothing was held).
+    public var clean: UInt64?
+    /// Why a pair that held data is still open; nil when clean or nothing was held.
+    public var openReason: String?
 
-    public init(generation: UInt64, app: String, t0: UInt64, notified: UInt64?, clean: UInt64?, mechanism: Mechanism) {
+    public init(generation: UInt64, app: String, t0: UInt64, newUser: String? = nil, notified: UInt64?,
+                mechanism: Mechanism, held: Holdings = Holdings(), clean: UInt64? = nil, openReason: String? = nil) {
         self.generation = generation
         self.app = app
         self.t0 = t0
+        self.newUser = newUser
         self.notified = notified
-        self.clean = clean
         self.mechanism = mechanism
+        self.held = held
+        self.clean = clean
+        self.openReason = openReason
     }
 
-    /// clean − t0, in nanoseconds; nil while still open.
-    public var exposure: UInt64? { clean.map { $0 - t0 } }
+    /// The app held another user's data at the commit.
+    public var exposed: Bool { !held.isEmpty }
+    /// clean − t0, in nanoseconds; nil while open or when nothing was exposed.
+    public var exposure: UInt64? { clean.map { $0 - min($0, t0) } }
+    public var isOpen: Bool { exposed && clean == nil }
     public var notifiedAfter: UInt64? { notified.map { $0 - t0 } }
 
-    /// Every (change, app) pair of a merged trace. A check counts for the changes committed
-    /// before it started; a later change ends the window of an earlier one the app never saw.
-    public static func all(in events: [TraceEvent]) -> [SessionChangeTiming] {
+    /// Every (change, app) pair of a merged trace; `cleanups` is each app's declared cleanup
+    /// (what it keeps is not exposure). A check counts for the changes committed before it
+    /// started; a later change ends the window of an earlier one the app never saw.
+    public static func all(in events: [TraceEvent], cleanups: [String: CleanupPolicy]) -> [SessionChangeTiming] {
         let changes = events.filter { $0.proc == "hub" && $0.event == "session-changed" }
         let apps = Array(Set(events.filter { $0.proc != "hub" && $0.event == "launched" }.map(\.proc))).sorted()
-        return changes.flatMap { change in
-            apps.map { app in timing(of: change, for: app, in: events.filter { $0.proc == app && $0.t > change.t }) }
+        return apps.flatMap { app in
+            let own = events.filter { $0.proc == app }
+            let held = HeldData(of: own, cleanup: cleanups[app] ?? .wipeAll)
+            return changes.enumerated().map { index, change in
+                let later = changes[(index + 1)...]
+                var timing = learning(of: change, by: app, in: own.filter { $0.t > change.t })
+                timing.held = held.exposed(at: change.t, to: timing.newUser)
+                if timing.exposed { close(&timing, with: own.filter { $0.t > change.t }, laterChanges: Array(later)) }
+                return timing
+            }
         }
     }
 
-    /// The first check after the change that succeeded tells when the app learned of it.
-    private static func timing(of change: TraceEvent, for app: String, in later: [TraceEvent]) -> SessionChangeTiming {
+    /// The first check after the change that the SDK made and that succeeded tells when the
+    /// app learned of it (a blocked Workspace ONE app's foreground is no opportunity).
+    private static func learning(of change: TraceEvent, by app: String, in later: [TraceEvent]) -> SessionChangeTiming {
+        let user = change.fields["user"].flatMap { $0.isEmpty ? nil : $0 }
         var timing = SessionChangeTiming(generation: UInt64(change.fields["generation"] ?? "") ?? 0, app: app,
-                                         t0: change.t, notified: nil, clean: nil, mechanism: .none)
+                                         t0: change.t, newUser: user, notified: nil, mechanism: .none)
         var from = later.startIndex
         while let start = later[from...].firstIndex(where: { $0.event == "check-started" }) {
             guard let end = later[start...].firstIndex(where: { $0.event == "check-finished" || $0.event == "check-failed" })
             else { return timing }  // still checking
             from = end + 1
-            guard later[end].event == "check-finished" else { continue }
+            guard later[end].event == "check-finished", later[end].fields["opportunity"] != "false" else { continue }
             let check = later[start]
             timing.mechanism = mechanism(of: check.fields["trigger"] ?? "")
             let post = later[..<start].first { $0.event == "post-received" }
             timing.notified = timing.mechanism == .signal ? (post?.t ?? check.t) : check.t
-            // The check's cleanup, if it needed one, finishes inside the check.
-            timing.clean = later[start..<end].last { $0.event == "cleanup-finished" }?.t ?? later[end].t
             return timing
         }
         return timing
     }
 
+    /// Closes an exposed pair at the first cleanup that finished with none of the held data
+    /// left, or at a later change whose user owns all that is left; else says why it is open.
+    private static func close(_ timing: inout SessionChangeTiming, with later: [TraceEvent], laterChanges: [TraceEvent]) {
+        let owners = timing.held.users
+        let comeBack = laterChanges.first { change in owners == [change.fields["user"] ?? ""] }?.t ?? .max
+        var lastFailure: String?
+        for event in later where event.t < comeBack {
+            guard event.event == "cleanup-finished" || event.event == "cleanup-failed" else { continue }
+            let left = Holdings(text: event.fields["holds"] ?? "").items.filter { timing.held.items.contains($0) }
+            if event.event == "cleanup-finished", left.isEmpty {
+                timing.clean = event.t
+                return
+            }
+            lastFailure = event.fields["error"] ?? "the cleanup left \(Holdings(left))"
+        }
+        if comeBack != .max {
+            timing.clean = comeBack
+            return
+        }
+        timing.openReason = lastFailure.map { "cleanup failed: \($0)" }
+            ?? (timing.notified == nil ? "the app has not learned of the change yet" : "the app ran no cleanup")
+    }
+
     /// The app's own sign-in or sign-out is the user acting in the foreground app.
     private static func mechanism(of trigger: String) -> Mechanism {
         Mechanism(rawValue: trigger) ?? (trigger == "sign-in" || trigger == "sign-out" ? .foreground : .none)
+    }
+}
+
+/// An app's data over a run, replayed from its trace: each write adds its user and kind; the
+/// scan after each cleanup says what is left.
+struct HeldData {
+    private var history: [(t: UInt64, holdings: Holdings)] = []
+    let cleanup: CleanupPolicy
+
+    init(of events: [TraceEvent], cleanup: CleanupPolicy) {
+        self.cleanup = cleanup
+        var now = Holdings()
+        for event in events {
+            switch event.event {
+            case "wrote":
+                guard let user = event.fields["user"], let kind = event.fields["kind"].flatMap(RecordKind.init) else { continue }
+                now.items.insert(.init(user: user, kind: kind))
+            case "cleanup-finished", "cleanup-failed":
+                guard let text = event.fields["holds"] else { continue }
+                now = Holdings(text: text)
+            default: continue
+            }
+            history.append((event.t, now))
+        }
+    }
+
+    /// Other users' data the app held just before `t` that its cleanup does not keep.
+    func exposed(at t: UInt64, to user: String?) -> Holdings {
+        (history.last { $0.t < t }?.holdings ?? Holdings()).exposed(to: user, under: cleanup)
     }
 }

@@ -35,8 +35,9 @@ extension String {
     }
 }
 
-/// The timing table of SPEC §3 and §7: per model and mechanism, how many (change, app)
-/// pairs, how many are still open, and the notified and exposure percentiles.
+/// The timing table of SPEC §3 and §7: per model and mechanism, the (change, app) pairs where
+/// the app held another user's data, how many of them are still open, and the notified and
+/// exposure percentiles.
 public struct TimingRow: Equatable, Sendable {
     public var model: String
     public var mechanism: SessionChangeTiming.Mechanism
@@ -47,13 +48,35 @@ public struct TimingRow: Equatable, Sendable {
 
     public static func table(_ timings: [SessionChangeTiming], sdk: [String: SDKKind]) -> [TimingRow] {
         struct Group: Hashable { let model: String, mechanism: SessionChangeTiming.Mechanism }
-        let groups = Dictionary(grouping: timings) { Group(model: sdk[$0.app]?.rawValue ?? "?", mechanism: $0.mechanism) }
+        let groups = Dictionary(grouping: timings.filter(\.exposed)) {
+            Group(model: sdk[$0.app]?.rawValue ?? "?", mechanism: $0.mechanism)
+        }
         return groups.keys.sorted { ($0.model, $0.mechanism.rawValue) < ($1.model, $1.mechanism.rawValue) }.map { group in
             let rows = groups[group]!
             return TimingRow(model: group.model, mechanism: group.mechanism, count: rows.count,
-                             open: rows.filter { $0.exposure == nil }.count,
+                             open: rows.filter(\.isOpen).count,
                              notified: Percentiles(nanoseconds: rows.compactMap(\.notifiedAfter)),
                              exposure: Percentiles(nanoseconds: rows.compactMap(\.exposure)))
+        }
+    }
+}
+
+extension SessionChangeTiming {
+    /// A line per open pair, `generation 2, mail (held cou1/plain): cleanup failed: …`; pairs
+    /// alike but for the app (a fleet's members) are one line that lists the apps.
+    public static func openLines(_ timings: [SessionChangeTiming]) -> [String] {
+        struct Key: Hashable { let generation: UInt64, held: String, reason: String }
+        var order: [Key] = []
+        var apps: [Key: [String]] = [:]
+        for timing in timings where timing.isOpen {
+            let key = Key(generation: timing.generation, held: timing.held.description, reason: timing.openReason ?? "open")
+            if apps[key] == nil { order.append(key) }
+            apps[key, default: []].append(timing.app)
+        }
+        return order.map { key in
+            let names = apps[key]!
+            let who = names.count == 1 ? names[0] : "\(AppNames.listed(names)) (\(names.count) apps)"
+            return "generation \(key.generation), \(who) (held \(key.held)): \(key.reason)"
         }
     }
 }

@@ -40,7 +40,9 @@ public struct AppLifecycle: Equatable, Sendable {
             state = .foreground
             return [.spawn]
         case (.launch, _):
-            return []  // already running: a no-op (terminate, then launch, for a cold start)
+            // Already running: as a tap on its icon, it comes to the front; not a cold start
+            // (terminate, then launch, for one).
+            return try apply(.foreground)
         case (.terminate, .notRunning), (.crash, .notRunning):
             return []
         case (.terminate, let from):
@@ -84,7 +86,7 @@ public struct AppFleet: Equatable, Sendable {
     public mutating func apply(_ action: AppLifecycle.Action, to name: String) throws(AppLifecycle.Refusal) -> [(app: String, effect: AppLifecycle.Effect)] {
         guard var app = apps[name] else { return [] }
         var effects: [(String, AppLifecycle.Effect)] = []
-        let takesFront = action == .foreground || (action == .launch && !app.isRunning)
+        let takesFront = action == .foreground || action == .launch
         if takesFront, let front = foregroundApp, front != name {
             effects += try apps[front]!.apply(.background).map { (front, $0) }
         }

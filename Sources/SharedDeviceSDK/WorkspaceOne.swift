@@ -41,6 +41,9 @@ public actor WorkspaceOneController {
     public struct Detection: Sendable {
         public var effects: [WorkspaceOneSDK.Effect]
         public var session: Session?
+        /// The SDK looked: false for a return to the foreground of an app that is not
+        /// initialised or is blocked, which is no detection opportunity (SPEC §2.6).
+        public var taken = true
     }
 
     /// SDK initialisation at a cold start.
@@ -74,6 +77,7 @@ public actor WorkspaceOneController {
 
     /// Deletes the keys before anything else, saves the session it saw, then tells the delegate.
     private func detect(_ opportunity: WorkspaceOneSDK.Opportunity) async throws -> Detection {
+        guard sdk.takes(opportunity) else { return Detection(effects: [], session: nil, taken: false) }
         let session = await hub.session()
         var next = sdk
         let effects = next.detect(opportunity, hub: session)

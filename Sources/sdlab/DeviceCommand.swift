@@ -17,7 +17,8 @@ struct DeviceCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Start a device: a private dbus-daemon and the hub.",
             discussion: """
-                With --scenario, the hub takes the scenario's `device` settings and `users`; without, \
+                With --scenario, the hub takes the scenario's `device` settings and `users` (not its \
+                apps or steps: `sdlab run` starts apps; `sdlab app` starts one by hand); without, \
                 the console has the default users: `stage` (multi-user staging), `cou1` and \
                 `cou2`, each password equal to the name. An invalid scenario is exit 2. Prints DBUS_SESSION_BUS_ADDRESS=… (for gdbus, dbus-send, busctl and `sdlab notify`) \
                 and SDLAB_DEVICE_DIR=… on stdout. The hub saves its state in the run folder: a device \
@@ -30,7 +31,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @Option(help: "The run folder (default: a new folder under $TMPDIR or /tmp).")
         var dir: String?
 
-        @Option(help: "A scenario whose `device` and `users` set up the hub.")
+        @Option(help: "A scenario whose `device` and `users` set up the hub (its apps are not started).")
         var scenario: String?
 
         @Flag(help: "Return once the hub answers and leave the device running.")
@@ -66,7 +67,12 @@ struct DeviceCommand: AsyncParsableCommand {
         /// The hub's setup from a scenario's `device` and `users`; an invalid scenario is exit 2.
         static func setup(from path: String) throws -> HubSetup {
             do throws(ScenarioProblems) {
-                return try Scenario.load(path: path).hubSetup
+                let scenario = try Scenario.load(path: path)
+                if !scenario.apps.isEmpty {
+                    note("the scenario's apps (\(AppNames.listed(scenario.apps.map(\.name)))) are not started: "
+                         + "`sdlab run` starts them, `sdlab app` starts one by hand")
+                }
+                return scenario.hubSetup
             } catch {
                 throw failure(error.description, code: ExitCodes.usage)
             }

@@ -80,18 +80,22 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Per model and mechanism: notified and exposure p50 / p90 / p99 / max, in ms.
+    /// Per model and mechanism: notified and exposure p50 / p90 / p99 / max, in ms, of the pairs
+    /// where an app held another user's data; then every pair still open, with why.
     private func printTiming(_ result: ScenarioResult) {
         let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
-        let rows = TimingRow.table(result.timings, sdk: sdk).filter { $0.mechanism != .none }
+        let rows = TimingRow.table(result.timings, sdk: sdk)
         guard !rows.isEmpty else { return }
-        say("  timing (ms: p50 / p90 / p99 / max)   changes×apps   notified                     exposure")
+        say("  timing (ms: p50 / p90 / p99 / max)   exposed pairs  notified                     exposure")
         for row in rows {
             let label = "\(row.model) \(row.mechanism.rawValue)".padding(toLength: 36, withPad: " ", startingAt: 0)
             let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(toLength: 14, withPad: " ", startingAt: 0)
             let notified = (row.notified?.text ?? "-").padding(toLength: 28, withPad: " ", startingAt: 0)
             say("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
         }
+        let open = SessionChangeTiming.openLines(result.timings)
+        if !open.isEmpty { say("  open (another user's data still readable):") }
+        for line in open { say("    \(line)") }
     }
 
     /// One scenario in a run folder of its own; a termination signal cancels it, and the run
@@ -108,6 +112,7 @@ struct RunCommand: AsyncParsableCommand {
             await ScenarioRun.run(scenario, in: folder, progress: { step in
                 say("  \(step.passed ? "✓" : "✗") \(step.title)")
                 for failure in step.failures { say("      \(failure)") }
+                for note in step.notes { say("      ! \(note)") }
             }, fleetProgress: { done, total in
                 // On a terminal only: one line rewritten in place on stderr.
                 guard isatty(STDERR_FILENO) == 1 else { return }

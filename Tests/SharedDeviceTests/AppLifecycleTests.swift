@@ -17,6 +17,8 @@ import Testing
     @Test(arguments: [
         ([A.launch], true, AppLifecycle.State.foreground, [E.spawn]),
         ([.launch, .launch], true, .foreground, []),
+        ([.launch, .background, .launch], true, .foreground, [.toldForeground]),
+        ([.launch, .background, .launch], false, .foreground, [.continue, .toldForeground]),
         ([.launch, .background], true, .background, [.toldBackground]),
         ([.launch, .background], false, .suspended, [.toldBackground, .stop]),
         ([.launch, .background, .foreground], true, .foreground, [.toldForeground]),
@@ -52,8 +54,9 @@ import Testing
         let front = try fleet.apply(.foreground, to: "notes")
         #expect(front.map { "\($0.app) \($0.effect)" } == ["mail toldBackground", "notes continue", "notes toldForeground"])
         #expect(fleet.foregroundApp == "notes" && fleet.apps["mail"]?.state == .background)
-        // Launching a running app is a no-op: the front app stays in front.
-        #expect(try fleet.apply(.launch, to: "mail").isEmpty)
-        #expect(fleet.foregroundApp == "notes")
+        // Launching a running app brings it to the front, as a tap on its icon: no new process.
+        let tap = try fleet.apply(.launch, to: "mail")
+        #expect(tap.map { "\($0.app) \($0.effect)" } == ["notes toldBackground", "notes stop", "mail toldForeground"])
+        #expect(fleet.foregroundApp == "mail")
     }
 }
