@@ -99,7 +99,7 @@ let package = Package(
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
-        .testTarget(name: "RunnerTests", dependencies: ["Runner", "SharedDevice"]),
+        .testTarget(name: "RunnerTests", dependencies: ["LeakScan", "Runner", "SharedDevice"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "Runner"]),
         .testTarget(name: "EndToEndTests",
                     dependencies: ["DBusKit", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",

@@ -38,6 +38,7 @@ public enum ReportPage {
         return """
             <h2 class="\(result.passed ? "ok" : "bad")">\(result.passed ? "✓" : "✗") \(Reports.xml(result.scenario.name))</h2>
             <div>\(Reports.xml(result.scenario.file))\(result.environmentFailure.map { " — <span class=\"bad\">the device could not run: \(Reports.xml($0))</span>" } ?? "")</div>
+            \(apps(result))
             <table><tr><th></th><th>step</th><th>where</th></tr>
             \(steps)
             </table>
@@ -52,6 +53,26 @@ public enum ReportPage {
 }
 
 extension ReportPage {
+    /// Each app and the cleanup it ran, as its trace says (`launched`): apps alike are one row.
+    static func apps(_ result: ScenarioResult) -> String {
+        var ran: [String: String] = [:]
+        for event in result.events where event.event == "launched" {
+            let policy = event.fields["hook"].map { "hook \($0)" } ?? event.fields["policy"] ?? "?"
+            ran[event.proc] = policy + (event.fields["keeps"].map { " (keeps \($0))" } ?? "")
+        }
+        var order: [String] = []
+        var names: [String: [String]] = [:]
+        for app in result.scenario.apps {
+            let row = "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
+                + "<td>\(Reports.xml(ran[app.name] ?? "not launched"))</td>"
+            if names[row] == nil { order.append(row) }
+            names[row, default: []].append(app.name)
+        }
+        guard !order.isEmpty else { return "" }
+        return "<table><tr><th>app</th><th>sdk</th><th>cleanup that ran</th></tr>\n"
+            + order.map { "<tr><td>\(Reports.xml(AppNames.listed(names[$0]!)))</td>\($0)</tr>" }.joined(separator: "\n") + "</table>"
+    }
+
     /// The pairs still open: another user's data the app still held readable, and why.
     static func openPairs(_ result: ScenarioResult) -> String {
         let open = result.timings.filter(\.isOpen)

@@ -2,6 +2,7 @@ import DBusKit
 import DeviceProcesses
 import Foundation
 import Hub
+import LeakScan
 import Runner
 import SharedDevice
 import Synchronization
