@@ -203,8 +203,8 @@ extension Reader {
         }
         let sdk = fields["sdk"].flatMap { choice($0.value, "sdk", SDKKind.self) }
         let background = fields["background"].map { bool($0.value, "background") } ?? false
-        let cleanup = fields["cleanup"].map { cleanupPolicy($0.value) } ?? .wipeAll
-        let executable = fields["executable"].map { text($0.value, "executable", expecting: "a path") }
+        let executable = fields["executable"].map { executablePath($0.value) }
+        let cleanup = fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
         var app: AppEntry?
         if let sdk, let background, let cleanup, executable != .some(nil) {
             app = AppEntry(name: name, sdk: sdk, background: background, cleanup: cleanup,
@@ -229,19 +229,88 @@ extension Reader {
         return name
     }
 
-    /// `cleanup: NAME` or `cleanup: {hook: COMMAND}`.
-    mutating func cleanupPolicy(_ node: Node) -> CleanupPolicy? {
-        let expecting = "one of \(CleanupPolicy.names.joined(separator: ", ")) or {hook: COMMAND}"
-        if case .mapping = node {
-            guard let fields = mapping(node, "cleanup", allowed: ["hook"], required: ["hook"]),
-                  let command = fields["hook"].flatMap({ text($0.value, "hook", expecting: "a command") }) else { return nil }
-            return .hook(command: command)
+    /// `executable:`, absolute; from a file, a program that can run.
+    mutating func executablePath(_ node: Node) -> String? {
+        guard let written = text(node, "executable", expecting: "a path") else { return nil }
+        guard !written.isEmpty else {
+            expected("executable", "a path", found: node)
+            return nil
         }
-        guard let name = text(node, "cleanup", expecting: expecting) else { return nil }
-        guard let policy = CleanupPolicy(name: name) else {
-            expected("cleanup", expecting, found: node)
+        let path = ScenarioPath.absolute(written, in: folder)
+        if checksFiles, let problem = ScenarioPath.problem(running: path, written: written, folder: folder) {
+            report(node, "executable: \(problem)")
+            return nil
+        }
+        return path
+    }
+
+    static let cleanupExpecting = "one of \((CleanupPolicy.names + ["own"]).joined(separator: ", ")), "
+        + "{hook: COMMAND, keeps: [KINDS]} or {keeps: [KINDS]}"
+
+    /// `cleanup: NAME`, `{hook: COMMAND, keeps: [KINDS]}`, or `own` / `{keeps: [KINDS]}` for the
+    /// cleanup code of an app a team built (`teamBuilt`: it has `executable:`).
+    mutating func cleanupPolicy(_ node: Node, teamBuilt: Bool) -> CleanupPolicy? {
+        let policy = cleanupDeclaration(node)
+        if case .own = policy, !teamBuilt {
+            report(node, "cleanup: the app's own code needs executable: only an app a team built has cleanup code "
+                   + "of its own (the built-in app takes a policy or {hook: COMMAND})")
             return nil
         }
         return policy
+    }
+
+    mutating func cleanupDeclaration(_ node: Node) -> CleanupPolicy? {
+        guard case .mapping(let raw) = node else {
+            guard let name = text(node, "cleanup", expecting: Self.cleanupExpecting) else { return nil }
+            guard let policy = CleanupPolicy(name: name) else {
+                expected("cleanup", Self.cleanupExpecting, found: node)
+                return nil
+            }
+            return policy
+        }
+        guard !raw.isEmpty else {
+            report(node, "cleanup: expected hook, keeps or both")
+            return nil
+        }
+        guard let fields = mapping(node, "cleanup", allowed: ["hook", "keeps"]) else { return nil }
+        let keeps = fields["keeps"].map { keptKinds($0.value) } ?? .some([])
+        guard let entry = fields["hook"] else { return keeps.map { .own(keeps: $0) } }
+        let command = hookCommand(entry.value)
+        guard let command, let keeps else { return nil }
+        return .hook(command: command, keeps: keeps)
+    }
+
+    /// A hook's command with its program path made absolute; from a file, that program must run.
+    mutating func hookCommand(_ node: Node) -> String? {
+        guard let command = text(node, "hook", expecting: "a command") else { return nil }
+        if checksFiles, let (_, written) = ScenarioPath.programPath(of: command),
+           let problem = ScenarioPath.problem(running: ScenarioPath.absolute(written, in: folder), written: written, folder: folder) {
+            report(node, "hook: \(problem)")
+            return nil
+        }
+        return ScenarioPath.hookCommand(command, in: folder)
+    }
+
+    /// `keeps: [preferences, common]`: what a hook or an app's own code declares it leaves of
+    /// another user.
+    mutating func keptKinds(_ node: Node) -> Set<RecordKind>? {
+        guard let items = list(node, "keeps", of: Self.keepable) else { return nil }
+        let kinds = items.map { keptKind($0) }
+        return kinds.contains(nil) ? nil : Set(kinds.compactMap { $0 })
+    }
+
+    static let keepable = RecordKind.keepable.map(\.rawValue).joined(separator: ", ")
+
+    mutating func keptKind(_ node: Node) -> RecordKind? {
+        guard let name = text(node, "keeps", expecting: "one of \(Self.keepable)") else { return nil }
+        guard let kind = RecordKind(rawValue: name), RecordKind.keepable.contains(kind) else {
+            if RecordKind(rawValue: name)?.isUserData == true {
+                report(node, "keeps: \(name) is user data, which a cleanup never keeps (it may keep \(Self.keepable))")
+            } else {
+                expected("keeps", "one of \(Self.keepable)", found: node)
+            }
+            return nil
+        }
+        return kind
     }
 }

@@ -20,7 +20,9 @@ extension Reader {
             if entry.key == Expectation.hub {
                 guard let fields = checks(entry, allowed: Self.hubCheckKeys, { $0.hubCheck($1) }) else { continue }
                 expectations.append(Expectation(target: entry.key, location: at, fields: fields))
-            } else if let targets = expectTargets(entry), let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1) }) {
+            } else if let targets = expectTargets(entry) {
+                let sdks = sdks(of: targets)
+                guard let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1, sdks: sdks) }) else { continue }
                 expectations += targets.map { Expectation(target: $0, location: at, fields: fields) }
             }
         }
@@ -53,13 +55,14 @@ extension Reader {
         return result.count == fields.entries.count ? result : nil
     }
 
-    mutating func appCheck(_ field: Entry) -> ExpectField.Check? {
+    /// One check under an app or group, whose apps embed `sdks`.
+    mutating func appCheck(_ field: Entry, sdks: [SDKKind]) -> ExpectField.Check? {
         let (key, value) = (field.key, field.value)
         switch key {
         case "state": return choice(value, key, ExpectField.AppState.self).map { .state($0) }
         case "user": return userOrNone(value, key).map { .user($0) }
         case "previous": return userOrNone(value, key).map { .previous($0) }
-        case "callbacks": return callbacks(value).map { .callbacks($0) }
+        case "callbacks": return callbacks(value, sdks: sdks).map { .callbacks($0) }
         case "error":
             if value.scalar?.string == "none" { return .error(nil) }
             return errorName(value, key).map { .error($0) }
@@ -119,15 +122,15 @@ extension Reader {
 
     /// YAML splits a flow list at every comma, so `[account-changed(cou1,none)]` arrives as two
     /// items: items are joined back until their parentheses balance, keeping each callback as
-    /// SPEC §6 writes it.
-    mutating func callbacks(_ node: Node) -> [String]? {
+    /// SPEC §6 writes it. Each must be a callback of every SDK in `sdks`.
+    mutating func callbacks(_ node: Node, sdks: [SDKKind]) -> [String]? {
         guard let items = list(node, "callbacks", of: "callbacks") else { return nil }
-        var result: [String] = []
-        var open: String?
+        var result: [(text: String, node: Node)] = []
+        var open: (text: String, node: Node)?
         for item in items {
             guard let text = text(item, "callbacks", expecting: "a callback such as wipe or initial-check") else { return nil }
-            let joined = open.map { "\($0),\(text)" } ?? text
-            let depth = joined.filter { $0 == "(" }.count - joined.filter { $0 == ")" }.count
+            let joined = open.map { ($0.text + "," + text, $0.node) } ?? (text, item)
+            let depth = joined.0.filter { $0 == "(" }.count - joined.0.filter { $0 == ")" }.count
             if depth > 0 {
                 open = joined
             } else {
@@ -136,9 +139,10 @@ extension Reader {
             }
         }
         if let open {
-            report(node, "callbacks: unbalanced parenthesis in '\(Self.shown(open))'")
+            report(node, "callbacks: unbalanced parenthesis in '\(Self.shown(open.text))'")
             return nil
         }
-        return result
+        let known = result.map { isCallback($0.text, at: $0.node, sdks: sdks) }
+        return known.allSatisfy { $0 } ? result.map(\.text) : nil
     }
 }

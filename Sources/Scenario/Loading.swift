@@ -18,51 +18,24 @@ extension Scenario {
             throw unreadable(error.localizedDescription)
         }
         guard let text = String(data: data, encoding: .utf8) else { throw unreadable("it is not UTF-8 text") }
-        return try parse(text, file: path)
+        return try parse(text, file: path, checkingFiles: true)
     }
 
-    /// Validates a scenario's text; `file` names it in every problem.
-    public static func parse(_ text: String, file: String) throws(ScenarioProblems) -> Scenario {
+    /// Validates a scenario's text; `file` names it in every problem, and relative paths in it
+    /// (executables, hooks) start at `file`'s folder. With `checkingFiles` (as `load` does),
+    /// every executable and hook program it names must also be an executable file now; text
+    /// that is not read from a file (a scenario just written) is checked without them.
+    public static func parse(_ text: String, file: String, checkingFiles: Bool = false) throws(ScenarioProblems) -> Scenario {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
         } catch {
             throw ScenarioProblems([yamlProblem(error, text: text, file: file)])
         }
-        var reader = Reader(file: file)
+        var reader = Reader(file: file, checksFiles: checkingFiles)
         let scenario = reader.scenario(root)
         guard let scenario, reader.problems.isEmpty else { throw ScenarioProblems(reader.problems) }
         return scenario
-    }
-
-    /// A YAML syntax error at the mark libyaml gives it.
-    static func yamlProblem(_ error: any Error, text: String, file: String) -> ScenarioProblem {
-        func at(_ mark: (line: Int, column: Int)?, _ message: String) -> ScenarioProblem {
-            ScenarioProblem(location: Location(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1), message: message)
-        }
-        func syntax(_ context: YamlError.Context?, _ problem: String) -> String {
-            "invalid YAML: " + (context.map { "\($0.text): " } ?? "") + problem
-        }
-        switch error as? YamlError {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            return at((mark.line, mark.column), syntax(context, problem))
-        case .reader(let problem, let offset, _, _):
-            return at(offset.flatMap { mark(ofCharacter: $0, in: text) }, "invalid YAML: \(problem)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return at((context.mark.line, context.mark.column), "duplicate key \(duplicates.joined(separator: ", ")) in one mapping")
-        default:
-            return at(nil, "invalid YAML: \(error)")
-        }
-    }
-
-    /// Line and column (in Unicode scalars, as libyaml counts) of the character at `offset`.
-    static func mark(ofCharacter offset: Int, in text: String) -> (line: Int, column: Int)? {
-        guard let index = text.index(text.startIndex, offsetBy: offset, limitedBy: text.endIndex) else { return nil }
-        let before = text[..<index]
-        let lineStart = before.lastIndex(where: \.isNewline).map { before.index(after: $0) } ?? before.startIndex
-        let line = before.filter(\.isNewline).count + 1
-        return (line, before[lineStart...].unicodeScalars.count + 1)
     }
 }
 

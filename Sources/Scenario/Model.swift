@@ -23,7 +23,10 @@ public struct Scenario: Sendable, Equatable {
 
     /// The folder of the scenario file, absolute: relative paths in it (hooks, executables)
     /// are relative to it.
-    public var folder: String {
+    public var folder: String { Self.folder(of: file) }
+
+    /// The absolute folder of the scenario file `file` (relative to the current folder).
+    public static func folder(of file: String) -> String {
         let absolute = file.hasPrefix("/") ? file : FileManager.default.currentDirectoryPath + "/" + file
         let folder = absolute[..<(absolute.lastIndex(of: "/") ?? absolute.startIndex)]
         return folder.isEmpty ? "/" : String(folder)
@@ -67,7 +70,8 @@ public struct AppEntry: Sendable, Equatable {
     /// Keeps running in the background (else it is suspended there).
     public var background: Bool
     public var cleanup: CleanupPolicy
-    /// A team's own app executable; nil runs the built-in app.
+    /// A team's own app executable, absolute (the scenario names it relative to its folder);
+    /// nil runs the built-in app.
     public var executable: String?
     /// The entry that declared it (for a fleet member, the fleet's entry).
     public var location: Location

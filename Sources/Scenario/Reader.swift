@@ -1,3 +1,4 @@
+import Foundation
 import SharedDevice
 import Yams
 
@@ -5,6 +6,10 @@ import Yams
 /// the first, so one `sdlab check` lists everything wrong with a file.
 struct Reader {
     let file: String
+    /// The scenario file's folder, absolute: relative paths in the file start there.
+    let folder: String
+    /// Whether executables and hooks must be programs on this machine (a file read from disk).
+    let checksFiles: Bool
     var problems: [ScenarioProblem] = []
 
     // What steps and expectations may name, filled from `users` and `apps` before the steps.
@@ -21,7 +26,11 @@ struct Reader {
     /// Aliases can repeat a `repeat` inside another: a bound keeps the model finite.
     var stepBudget = 100_000
 
-    init(file: String) { self.file = file }
+    init(file: String, checksFiles: Bool = false) {
+        self.file = file
+        self.folder = Scenario.folder(of: file)
+        self.checksFiles = checksFiles
+    }
 
     func location(_ node: Node) -> Location {
         Location(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
@@ -83,6 +92,14 @@ extension Reader {
         return result
     }
 
+    /// `checkout:cou1` read as one text: a key or step name, a colon and a value with no space.
+    static func missingSpace(_ text: String, names: [String]) -> String? {
+        guard let colon = text.firstIndex(of: ":"), names.contains(String(text[..<colon])) else { return nil }
+        let value = text[text.index(after: colon)...]
+        guard let first = value.first, first != " " else { return nil }
+        return "a space is missing after ':' in \(shown(text)) (write \(text[..<colon]): \(shown(String(value))))"
+    }
+
     mutating func expected(_ what: String, _ expectation: String, found node: Node) {
         report(node, "\(what): expected \(expectation), found \(Self.describe(node))")
     }
@@ -94,19 +111,25 @@ extension Reader {
             return nil
         }
         var entries: [Entry] = []
+        var unspaced: Set<String> = []  // `name:mail`: reported once, not also as a missing `name`
         for (keyNode, value) in mapping {
             guard case .scalar(let key) = keyNode, !Self.isNull(keyNode) else {
                 expected(what, "a key name", found: keyNode)
                 continue
             }
             guard allowed.contains(key.string) else {
+                if let missing = Self.missingSpace(key.string, names: allowed) {
+                    report(keyNode, missing)
+                    unspaced.insert(String(key.string.prefix { $0 != ":" }))
+                    continue
+                }
                 report(keyNode, "unknown key \(Self.shown(key.string)) in \(what) (expected \(allowed.joined(separator: ", ")))")
                 continue
             }
             entries.append(Entry(key: key.string, keyNode: keyNode, value: value))
         }
         let fields = Fields(entries: entries)
-        for key in required where fields[key] == nil {
+        for key in required where fields[key] == nil && !unspaced.contains(key) {
             report(node, "\(what) is missing \(key)")
         }
         return fields
@@ -187,6 +210,12 @@ extension Reader {
     mutating func duration(_ node: Node, _ what: String) -> Duration? {
         let expecting = "a duration such as 250ms, 5s or 2m"
         guard let text = text(node, what, expecting: expecting) else { return nil }
+        // `1500` could mean either unit (Durations reads it as seconds): a duration says which.
+        let number = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if Durations.parse(text) != nil, number.last?.isLetter == false {
+            report(node, "\(what): \(Self.shown(number)) needs a unit (\(Self.shown(number))ms or \(Self.shown(number))s?)")
+            return nil
+        }
         guard let duration = Durations.parse(text) else {
             report(node, "\(what): bad duration '\(Self.shown(text))' (expected \(expecting))")
             return nil

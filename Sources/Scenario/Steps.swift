@@ -75,6 +75,7 @@ extension Reader {
     }
 
     mutating func unknownStep(_ node: Node, _ name: String) {
+        if let missing = Self.missingSpace(name, names: Self.stepNames) { return report(node, missing) }
         report(node, "unknown step \(Self.shown(name)) (expected one of \(Self.stepNames.joined(separator: ", ")))")
     }
 

@@ -124,13 +124,23 @@ extension AppEntry {
     var yaml: String {
         var fields: [Field] = [("name", YAMLText.scalar(name)), ("sdk", sdk.rawValue)]
         if background { fields.append(("background", "true")) }
-        switch cleanup {
-        case .wipeAll: break
-        case .hook(let command, _): fields.append(("cleanup", YAMLText.flow([("hook", YAMLText.scalar(command))])))
-        default: fields.append(("cleanup", cleanup.name))
-        }
+        if let written = cleanup.yaml { fields.append(("cleanup", written)) }
         if let executable { fields.append(("executable", YAMLText.scalar(executable))) }
         return YAMLText.flow(fields)
+    }
+}
+
+extension CleanupPolicy {
+    /// `cleanup:`'s value; nil for the default. Own code that keeps nothing is `own`.
+    var yaml: String? {
+        let keeps: [Field] = self.keeps.isEmpty ? []
+            : [("keeps", YAMLText.flowList(RecordKind.keepable.filter(self.keeps.contains).map(\.rawValue)))]
+        switch self {
+        case .wipeAll: return nil
+        case .hook(let command, _): return YAMLText.flow([("hook", YAMLText.scalar(command))] + keeps)
+        case .own: return keeps.isEmpty ? name : YAMLText.flow(keeps)
+        default: return name
+        }
     }
 }
 

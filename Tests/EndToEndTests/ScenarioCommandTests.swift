@@ -61,6 +61,25 @@ struct ScenarioCommandTests {
         }
         let invalid = try Self.write("name: [", as: "broken.yaml", in: folder)
         let refused = try await run(sdlabPath, ["device", "up", "--detach", "--dir", folder + "/dev2", "--scenario", invalid])
-        #expect(refused.status == 2 && refused.stderr.contains("broken.yaml:2:1: invalid YAML"), "\(refused.stderr)")
+        #expect(refused.status == 2 && refused.stderr.contains("broken.yaml:2:1: the file ends inside [ … ] or { … }: a ] or } is missing"), "\(refused.stderr)")
+    }
+
+    /// The current folder is not the scenario's: its programs are found from its own folder.
+    @Test func checkFindsProgramsFromTheScenariosFolder() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-check-paths")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/clean.sh", contents: Data("#!/bin/sh\n".utf8),
+                                       attributes: [.posixPermissions: 0o755])
+        let good = try Self.write("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: ./clean.sh --all, keeps: [common]}}\n",
+                                  as: "good.yaml", in: folder)
+        let ok = try await run(sdlabPath, ["check", good])
+        #expect(ok.status == 0, "\(ok.stderr)")
+
+        let bad = try Self.write("apps:\n  - {name: notes, sdk: msal, executable: ./notes}\nsteps:\n  - wait: 1500\n",
+                                 as: "bad.yaml", in: folder)
+        let refused = try await run(sdlabPath, ["check", bad])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("\(bad):2:42: executable: no file at \(folder)/notes"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(bad):4:11: wait: 1500 needs a unit (1500ms or 1500s?)"), "\(refused.stderr)")
     }
 }

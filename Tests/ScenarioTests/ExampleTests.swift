@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 import SharedDevice
 import Testing
@@ -21,7 +22,9 @@ import Testing
                                              location: Location(file: "s.yaml", line: 12, column: 5)))
         #expect(scenario.apps[1].background == false && scenario.apps[1].cleanup == .wipeAll)
         #expect(scenario.apps[2].sdk == .ws1 && scenario.apps[2].cleanup == .cacheCommon)
-        #expect(scenario.apps[3].sdk == .msalAndroid && scenario.apps[3].cleanup == .hook(command: "./my-cleanup.sh"))
+        // The hook's program is relative to the scenario file's folder (here the current one).
+        let hook = FileManager.default.currentDirectoryPath + "/my-cleanup.sh"
+        #expect(scenario.apps[3].sdk == .msalAndroid && scenario.apps[3].cleanup == .hook(command: hook))
         #expect(scenario.apps[4].name == "fleet1" && scenario.apps[53].name == "fleet50")
         #expect(scenario.apps[53].background && scenario.apps[53].location.line == 16)
 
@@ -141,7 +144,7 @@ import Testing
               hub: {state: checked-out, user: cou1, generation: 18446744073709551615, online: false, locked: true, foreground: hub}
               mail: {state: not-running, previous: cou2, error: Offline, records: 3, prefs: applied, retained: {preferences: 2, common: 1}}
               ws1: {state: blocked, callbacks: [initial-check(sharedDeviceNotCheckedOut)], error: none}
-              msal: {callbacks: [account-changed(cou1,none), account-loaded(none)], mechanism: none}
+              msal: {callbacks: [current-account(cou1,none), current-account(none,cou1)], mechanism: none}
               all: {callbacks: [], foreground: mail}
         """
         let scenario = try? Scenario.parse(text, file: "s.yaml")
@@ -157,7 +160,7 @@ import Testing
             [.state(.notRunning), .previous("cou2"), .error("Offline"), .records(3), .prefsApplied,
              .retained(preferences: 2, common: 1)],
             [.state(.blocked), .callbacks(["initial-check(sharedDeviceNotCheckedOut)"]), .error(nil)],
-            [.callbacks(["account-changed(cou1,none)", "account-loaded(none)"]), .mechanism(.none)],
+            [.callbacks(["current-account(cou1,none)", "current-account(none,cou1)"]), .mechanism(.none)],
             [.callbacks([])],
         ])
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Scenario
 import Testing
 
@@ -13,7 +14,8 @@ import Testing
         let apps = try #require(parsed(text)).apps
         #expect(apps.map(\.name) == ["first", "shop1", "shop2", "shop3", "last"])
         for app in apps[1...3] {
-            #expect(app.sdk == .msalAndroid && app.background && app.cleanup == .retainPreferences && app.executable == "./shop")
+            #expect(app.sdk == .msalAndroid && app.background && app.cleanup == .retainPreferences)
+            #expect(app.executable == FileManager.default.currentDirectoryPath + "/shop")
             #expect(app.location == Location(file: "s.yaml", line: 3, column: 5))
         }
     }

@@ -25,8 +25,28 @@ import Testing
         ("apps:\n  - {name: mail}\n", "s.yaml:2:5: an app is missing sdk"),
         ("apps:\n  - {name: mail, sdk: msal-ios}\n", "s.yaml:2:23: sdk: expected one of msal, msal-android, ws1, found 'msal-ios'"),
         ("apps:\n  - {name: mail, sdk: msal, cleanup: shred}\n",
-         "s.yaml:2:38: cleanup: expected one of wipe-all, retain-preferences, cache-common, external-key, keep-all or {hook: COMMAND}"),
+         "s.yaml:2:38: cleanup: expected one of wipe-all, retain-preferences, cache-common, external-key, keep-all, own, "
+            + "{hook: COMMAND, keeps: [KINDS]} or {keeps: [KINDS]}, found 'shred'"),
         ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: ~}}\n", "s.yaml:2:45: hook: expected a command, found nothing"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {}}\n", "s.yaml:2:38: cleanup: expected hook, keeps or both"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: x, keep: [common]}}\n",
+         "s.yaml:2:48: unknown key keep in cleanup (expected hook, keeps)"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: x, keeps: [common, sensitive]}}\n",
+         "s.yaml:2:64: keeps: sensitive is user data, which a cleanup never keeps (it may keep preferences, common)"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: x, keeps: [external]}}\n",
+         "s.yaml:2:56: keeps: external is user data, which a cleanup never keeps"),
+        ("apps:\n  - {name: mail, sdk: msal, executable: /x, cleanup: {keeps: [plain]}}\n",
+         "s.yaml:2:63: keeps: plain is user data, which a cleanup never keeps"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: x, keeps: [cache]}}\n",
+         "s.yaml:2:56: keeps: expected one of preferences, common, found 'cache'"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: x, keeps: common}}\n",
+         "s.yaml:2:55: keeps: expected a list of preferences, common, found 'common'"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: own}\n",
+         "s.yaml:2:38: cleanup: the app's own code needs executable: only an app a team built has cleanup code of its own "
+            + "(the built-in app takes a policy or {hook: COMMAND})"),
+        ("apps:\n  - {name: mail, sdk: msal, cleanup: {keeps: [common]}}\n",
+         "s.yaml:2:38: cleanup: the app's own code needs executable: only an app a team built has cleanup code of its own"),
+        ("apps:\n  - {name: mail, sdk: msal, executable: ''}\n", "s.yaml:2:41: executable: expected a path, found ''"),
         ("apps:\n  - {name: mail, sdk: msal, background: 1}\n", "s.yaml:2:41: background: expected true or false, found '1'"),
         ("apps:\n  - {name: 9lives, sdk: msal}\n", "s.yaml:2:12: app name: expected an app name of letters, digits and '_'"),
         ("apps:\n  - {name: all, sdk: msal}\n", "s.yaml:2:12: app name: all is reserved"),
@@ -51,6 +71,11 @@ import Testing
         (head + "  - wait: 5 sec\n", "s.yaml:6:11: wait: bad duration '5 sec' (expected a duration such as 250ms, 5s or 2m)"),
         (head + "  - wait\n", "s.yaml:6:5: wait needs a value"),
         (head + "  - settle: soon\n", "s.yaml:6:13: settle: bad duration 'soon'"),
+        // A duration says its unit.
+        (head + "  - wait: 1500\n", "s.yaml:6:11: wait: 1500 needs a unit (1500ms or 1500s?)"),
+        (head + "  - settle: 2.5\n", "s.yaml:6:13: settle: 2.5 needs a unit (2.5ms or 2.5s?)"),
+        (head + "  - repeat: {times: 2, steps: [{wait: 0}]}\n", "s.yaml:6:39: wait: 0 needs a unit (0ms or 0s?)"),
+        (head + "  - expect:\n      mail: {within: 50}\n", "s.yaml:7:22: within: 50 needs a unit (50ms or 50s?)"),
         (head + "  - write: {app: mail, kind: secret}\n",
          "s.yaml:6:30: kind: expected one of sensitive, plain, preferences, common, external, found 'secret'"),
         (head + "  - write: {app: mail, kind: plain, count: 0}\n", "s.yaml:6:44: count: expected a whole number of at least 1, found 0"),
@@ -88,13 +113,54 @@ import Testing
         (head + "  - expect:\n      mail: {retained: {secrets: 0}}\n", "s.yaml:7:25: unknown key secrets in retained"),
         (head + "  - expect:\n      mail: {callbacks: wipe}\n", "s.yaml:7:25: callbacks: expected a list of callbacks, found 'wipe'"),
         (head + "  - expect:\n      mail: {callbacks: [initial-check(x]}\n", "s.yaml:7:25: callbacks: unbalanced parenthesis in 'initial-check(x'"),
+        // Callbacks in each SDK's words.
+        (head + "  - expect:\n      ws1: {callbacks: [wipee]}\n",
+         "s.yaml:7:25: callbacks: unknown callback 'wipee' for a ws1 app (expected wipe, user-changed, initial-check, initial-check(ERROR))"),
+        (head + "  - expect:\n      inventory: {callbacks: [wipe, user-changed, initial-check(Offline)]}\n",
+         "s.yaml:7:51: callbacks: unknown error 'Offline' in 'initial-check(Offline)' (expected sharedDeviceNotCheckedOut or HubUnreachable)"),
+        (head + "  - expect:\n      mail: {callbacks: [wipe]}\n",
+         "s.yaml:7:26: callbacks: unknown callback 'wipe' for an msal app (expected current-account(A,B))"),
+        (head + "  - expect:\n      mail: {callbacks: [current-account(cou1,none), current-account(cou9,cou1)]}\n",
+         "s.yaml:7:54: callbacks: unknown user 'cou9' in 'current-account(cou9,cou1)' (the users are stage, cou1, cou2; none for no user)"),
+        (head + "  - expect:\n      mail: {callbacks: [\"current-account(cou1, none)\"]}\n",
+         "s.yaml:7:26: callbacks: unknown user ' none' in 'current-account(cou1, none)'"),
+        (head + "  - expect:\n      mail: {callbacks: [current-account(cou1)]}\n",
+         "s.yaml:7:26: callbacks: unknown callback 'current-account(cou1)' for an msal app"),
+        (head + "  - expect:\n      msal: {callbacks: [account-loaded(cou1)]}\n",
+         "s.yaml:7:26: callbacks: unknown callback 'account-loaded(cou1)' for an msal app (expected current-account(A,B))"),
+        (head + "  - expect:\n      fleet: {callbacks: [account-loaded(cou1)]}\n",
+         "s.yaml:7:27: callbacks: unknown callback 'account-loaded(cou1)' for an msal app"),
+        (head + "  - expect:\n      all: {callbacks: [initial-check]}\n",
+         "s.yaml:7:25: callbacks: unknown callback 'initial-check' for an msal app"),
+        ("apps:\n  - {name: a, sdk: msal-android}\nsteps:\n  - expect:\n      msal: {callbacks: [current-account(cou1,none)]}\n",
+         "s.yaml:5:26: callbacks: unknown callback 'current-account(cou1,none)' for an msal-android app "
+            + "(expected account-changed(A,B), account-loaded(A))"),
+        ("apps:\n  - {name: a, sdk: msal-android}\n  - {name: b, sdk: ws1}\nsteps:\n  - expect:\n      all: {callbacks: [wipe]}\n",
+         "s.yaml:6:25: callbacks: unknown callback 'wipe' for an msal-android app"),
         (head + "  - expect:\n      hub: {generation: -1}\n", "s.yaml:7:25: generation: expected a whole number from 0 to 18446744073709551615"),
         (head + "  - expect:\n      hub: {foreground: nowhere}\n", "s.yaml:7:25: foreground: unknown app nowhere"),
         (head + "  - expect:\n      mail: {}\n", "s.yaml:7:13: mail: expected at least one of state, user"),
         (head + "  - expect:\n      mail: {retained: {}}\n", "s.yaml:7:24: retained: expected preferences, common or both"),
         (head + "  - expect: {}\n", "s.yaml:6:13: expect: expected at least one of hub, all, msal, ws1 or an app"),
         // YAML itself.
-        ("steps:\n  - checkout: {user: cou1\n", "s.yaml:3:1: invalid YAML: while parsing a flow mapping: did not find expected ',' or '}'"),
+        ("steps:\n  - checkout: {user: cou1\n",
+         "s.yaml:2:15: this { is never closed: a } is missing, or a ',' between its items, before 3:1"),
+        ("steps: [checkin, wipe\n", "s.yaml:1:8: this [ is never closed: a ] is missing, or a ',' between its items, before 2:1"),
+        ("steps: [checkin, {wait: \n\n", "s.yaml:3:1: the file ends inside [ … ] or { … }: a ] or } is missing"),
+        ("steps: [checkin, , wipe]\n", "s.yaml:1:18: invalid YAML: while parsing a flow node: did not find expected node content"),
+        ("name: a\nsteps:\n\t- checkin\n", "s.yaml:3:1: a tab character: YAML indents with spaces only"),
+        ("steps:\n  -\tcheckin\n", "s.yaml:2:4: a tab character: YAML indents with spaces only"),
+        ("apps:\n  - name: a\n\tsdk: msal\n", "s.yaml:3:1: a tab character: YAML indents with spaces only"),
+        ("name: \"abc\nsteps: []\n", "s.yaml:1:7: this quote is never closed (the text runs to the end of the file)"),
+        ("steps:\n  - post: 'it's'\n", "s.yaml:2:15: text right after a closing quote (in quotes, write '' for ' inside '…'"),
+        ("name: \"a\"b\n", "s.yaml:1:10: text right after a closing quote"),
+        ("steps:\n  - post: \"a\\d\"\n", "s.yaml:2:13: unknown escape \\d in double quotes: write \\\\ for a backslash, or use single quotes"),
+        ("name: @home\n", "s.yaml:1:7: text cannot start with @ unless it is in quotes"),
+        ("name:a\nsteps: []\n", "s.yaml:1:5: a space is missing after this ':' (write key: value)"),
+        ("steps:\n  - checkout:cou1\n", "s.yaml:2:5: a space is missing after ':' in checkout:cou1 (write checkout: cou1)"),
+        ("apps:\n  - {name:mail, sdk: msal}\n", "s.yaml:2:6: a space is missing after ':' in name:mail (write name: mail)"),
+        ("name: a: b\n", "s.yaml:1:8: a second ': ' on one line: put a value that contains ': ' in quotes"),
+        ("name: a\n  steps: []\n", "s.yaml:2:3: this line is indented under a key that already has its value (1:1): line the keys up"),
         ("name: a\nname: b\n", "s.yaml:1:1: duplicate key name in one mapping"),
         ("name: \u{1}\n", "s.yaml:1:7: invalid YAML: control characters are not allowed"),
         ("steps: *nowhere\n", "s.yaml:1:8: invalid YAML: found undefined alias"),
@@ -147,9 +213,14 @@ import Testing
     }
 
     @Test func loadReadsAFile() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID()).yaml").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/example.yaml"
         try specExample.write(toFile: path, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The example's hook, beside it.
+        FileManager.default.createFile(atPath: folder + "/my-cleanup.sh", contents: Data("#!/bin/sh\n".utf8),
+                                       attributes: [.posixPermissions: 0o755])
         let scenario = try Scenario.load(path: path)
         #expect(scenario.file == path && scenario.steps.count == 11)
         #expect(scenario.steps.first?.location == Location(file: path, line: 18, column: 5))

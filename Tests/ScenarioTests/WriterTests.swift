@@ -37,7 +37,7 @@ import Testing
         for line in [
             "  - {name: cou2, password: s3cret, first_name: Ana, email: ana@example.test}",
             "  - {name: mail, sdk: msal, background: true}",
-            "  - {name: scanner, sdk: msal-android, cleanup: {hook: \"./my-cleanup.sh\"}}",
+            "  - {name: scanner, sdk: msal-android, cleanup: {hook: \"\(FileManager.default.currentDirectoryPath)/my-cleanup.sh\"}}",
             "  - {name: fleet50, sdk: msal, background: true}",
             "  - enroll: stage",
             "  - launch: [mail, notes, inventory]",
@@ -65,6 +65,17 @@ import Testing
                      "      \"null\": {user: \"yes\", state: blocked, mechanism: launch, leaks: 4}"] {
             #expect(text.contains(line + "\n"), "\(line)\n\(text)")
         }
+    }
+
+    @Test func cleanupDeclarationsAreWrittenAsDeclared() throws {
+        let text = Self.everything.yaml
+        for line in ["  - {name: own, sdk: msal, cleanup: own, executable: \"/opt/own\"}",
+                     "  - {name: kept, sdk: ws1, cleanup: {keeps: [preferences, common]}, executable: \"/opt/kept\"}",
+                     "  - {name: hooked, sdk: msal, cleanup: {hook: \"/opt/clean.sh --all\", keeps: [preferences]}}"] {
+            #expect(text.contains(line + "\n"), "\(line)\n\(text)")
+        }
+        let again = try #require(Self.readBack(Self.everything))
+        #expect(again.apps.map(\.cleanup) == Self.everything.apps.map(\.cleanup))
     }
 
     @Test func durationsAreWrittenInTheLargestExactUnit() throws {
@@ -127,7 +138,10 @@ import Testing
         AppEntry(name: "inventory", sdk: .ws1, cleanup: .cacheCommon, location: here),
         AppEntry(name: "null", sdk: .msal, cleanup: .externalKey, location: here),
         AppEntry(name: "On", sdk: .msal, background: true, cleanup: .keepAll, location: here),
-        AppEntry(name: "fleet2", sdk: .ws1, cleanup: .wipeAll, executable: "", location: here),
+        AppEntry(name: "fleet2", sdk: .ws1, cleanup: .wipeAll, executable: "/", location: here),
+        AppEntry(name: "own", sdk: .msal, cleanup: .own(), executable: "/opt/own", location: here),
+        AppEntry(name: "kept", sdk: .ws1, cleanup: .own(keeps: [.common, .preferences]), executable: "/opt/kept", location: here),
+        AppEntry(name: "hooked", sdk: .msal, cleanup: .hook(command: "/opt/clean.sh --all", keeps: [.preferences]), location: here),
     ]
 
     static let steps = sessionSteps + appSteps + awkward.map { step(.post(name: $0)) } + hubSteps + expectSteps
@@ -189,7 +203,7 @@ import Testing
     ]
 
     static let mailChecks: [ExpectField.Check] = [
-        .state(.foreground), .user(nil), .previous("yes"), .callbacks(["wipe", "account-changed(cou1,none)"] + awkward), .error(nil),
+        .state(.foreground), .user(nil), .previous("yes"), .callbacks(["current-account(ana,none)", "current-account(x.y-z,123)"]), .error(nil),
         .leaks(0), .exposed(2), .retained(preferences: 1, common: nil), .records(5), .prefsApplied, .mechanism(.signal),
         .within(.milliseconds(50)),
     ]
