@@ -210,9 +210,9 @@ extension Reader {
     mutating func duration(_ node: Node, _ what: String) -> Duration? {
         let expecting = "a duration such as 250ms, 5s or 2m"
         guard let text = text(node, what, expecting: expecting) else { return nil }
-        // `1500` could mean either unit (Durations reads it as seconds): a duration says which.
+        // `1500` could mean either unit: a duration says which.
         let number = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if Durations.parse(text) != nil, number.last?.isLetter == false {
+        if Double(number) != nil {
             report(node, "\(what): \(Self.shown(number)) needs a unit (\(Self.shown(number))ms or \(Self.shown(number))s?)")
             return nil
         }

@@ -28,13 +28,13 @@ import Testing
 
 @Suite struct DurationTests {
     @Test(arguments: [("250ms", Duration.milliseconds(250)), ("5s", .seconds(5)), ("1.5s", .milliseconds(1500)),
-                      ("2m", .seconds(120)), ("3", .seconds(3)), ("40us", .microseconds(40)), (" 1h ", .seconds(3600)),
+                      ("2m", .seconds(120)), ("40us", .microseconds(40)), (" 1h ", .seconds(3600)),
                       ("0s", .zero)])
     func parses(text: String, expected: Duration) {
         #expect(Durations.parse(text) == expected)
     }
 
-    @Test(arguments: ["", "ms", "-1s", "fast", "1e30s", "nan", "5 parsecs"])
+    @Test(arguments: ["", "ms", "-1s", "fast", "1e30s", "nan", "5 parsecs", "1500", "3"])
     func rejects(text: String) {
         #expect(Durations.parse(text) == nil)
     }
