@@ -22,9 +22,16 @@ public struct TraceEvent: Equatable, Sendable {
               let event = object["event"] as? String else { return nil }
         var fields: [String: String] = [:]
         for (key, value) in object where !["t", "proc", "event"].contains(key) {
-            fields[key] = (value as? String) ?? "\(value)"
+            fields[key] = (value as? String) ?? Self.text(of: value)
         }
         self.init(t: t, proc: proc, event: event, fields: fields)
+    }
+
+    /// A JSON number or boolean as text: `true` and `false` for booleans, which Foundation
+    /// reads as numbers.
+    private static func text(of value: Any) -> String {
+        if let number = value as? NSNumber, String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
+        return "\(value)"
     }
 
     /// Every event of one trace file, in its order (none if it cannot be read).

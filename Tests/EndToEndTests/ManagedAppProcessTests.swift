@@ -261,12 +261,33 @@ extension ManagedAppProcessTests {
         let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent("ShiftNotesExample").path
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
-            try await lab.launch(AppSpec(name: "notes", sdk: .msal, backgroundMode: true, executable: example))
+            try await lab.launch(AppSpec(name: "notes", sdk: .msal, backgroundMode: true, cleanup: .own(keeps: [.common]),
+                                         executable: example))
             for kind in RecordKind.allCases { try await lab.app("notes").write(kind, count: 2) }
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.app("notes").settle()
             #expect(Set(lab.readable(in: "notes").map(\.kind)) == [.common])
             #expect(try await lab.app("notes").snapshot().callbacks.last == "current-account(none,cou1)")
+            // The trace says what ran: the app's own code, keeping what it declared; and it was clean.
+            let trace = try lab.trace("app-notes.jsonl")
+            let cleanup = try #require(trace.first { $0["event"] as? String == "cleanup-finished" })
+            #expect(cleanup["policy"] as? String == "own" && cleanup["keeps"] as? String == "common", "\(cleanup)")
+            #expect(trace.first { $0["event"] as? String == "launched" }?["policy"] as? String == "own")
+        }
+    }
+
+    /// What runs is what was declared: an app with cleanup code of its own is not run as a
+    /// built-in policy, and `own` is refused to an app without any.
+    @Test func aCleanupThatIsNotTheAppsIsRefusedAtLaunch() async throws {
+        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent("ShiftNotesExample").path
+        try await AppDevice.with { lab in
+            let declared = AppSpec(name: "notes", sdk: .msal, cleanup: .wipeAll, executable: example)
+            await #expect { try await lab.launch(declared) } throws: { error in
+                "\(error)".contains("it cleans up with code of its own, not wipe-all: declare `cleanup: own`")
+            }
+            await #expect { try await lab.launch(AppSpec(name: "mail", sdk: .msal, cleanup: .own())) } throws: { error in
+                "\(error)".contains("--cleanup own: this app has no cleanup code of its own")
+            }
         }
     }
 }

@@ -137,6 +137,7 @@ import Testing
         #expect(TraceEvent(line: #"{"t":5,"proc":"hub","event":"posted","name":"X","state":2}"#)
                 == TraceEvent(t: 5, proc: "hub", event: "posted", fields: ["name": "X", "state": "2"]))
         #expect(TraceEvent(line: #"{"t":5,"proc":"hub""#) == nil)
+        #expect(TraceEvent(line: #"{"t":5,"proc":"a","event":"e","x":false,"y":true,"z":0}"#)?.fields == ["x": "false", "y": "true", "z": "0"])
     }
 
     @Test func openPairsAlikeButForTheAppAreOneLine() {
