@@ -7,8 +7,9 @@ import SharedDevice
 /// says) tells it when the user changed; its cleanup then deletes the previous user's notes
 /// and preferences, and nobody else's, and keeps the checklists every shift shares (`common`).
 ///
-/// It takes the same options as `sdlab app`; a scenario runs it with
-/// `{name: notes, sdk: msal, executable: .build/debug/ShiftNotesExample}`.
+/// It takes the same options as `sdlab app`, and runs only with `--cleanup own` (what it keeps
+/// declared with `--keeps common`); a scenario in `Scenarios/` runs it with
+/// `{name: notes, sdk: msal, executable: ../.build/debug/ShiftNotesExample, cleanup: {keeps: [common]}}`.
 @main
 struct ShiftNotes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
