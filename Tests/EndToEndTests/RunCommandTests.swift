@@ -25,7 +25,8 @@ struct RunCommandTests {
         #expect(result.stdout.contains("broken-app-leaks.yaml:12:17: hoarder.leaks: expected 0, got 3"), "\(result.stdout)")
         #expect(result.stdout.contains("broken-app-leaks.yaml:12:27: hoarder.exposed: expected 0, got 3"), "\(result.stdout)")
         #expect(result.stdout.contains("run folder kept: \(folder)/sdlab-run-"), "a failed run keeps its folder to look into")
-        #expect(result.stdout.contains("hoarder: leaks 3 (cou1 3), exposed 3 (cou1 3)"), "the scan per app and per user")
+        #expect(result.stdout.contains("hoarder: leaks 3: cou1 plain ×3 (documents/cou1/plain-1-3.txt)"), "the scan by user, kind and file")
+        #expect(result.stdout.contains("hoarder: exposed 3 on screen: cou1 ×3"))
     }
 
     @Test func anInvalidScenarioStopsEverythingBeforeItStarts() async throws {
@@ -94,7 +95,9 @@ extension RunCommandTests {
         let times = try trace.map { try #require((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["t"] as? Int) }
         #expect(times == times.sorted() && trace.contains { $0.contains("\"proc\":\"hub\"") } && trace.contains { $0.contains("\"proc\":\"mail\"") })
         let csv = try String(contentsOfFile: folder + "/report/timing.csv", encoding: .utf8)
-        #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,exposure_ms\n") && csv.contains(",mail,msal,signal,"))
+        #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open\n"))
+        #expect(csv.contains(",mail,msal,signal,") && csv.contains(",cou1/sensitive,"), "\(csv)")
+        #expect(page.contains("cleanup that ran") && page.contains("cache-common"), "each app's cleanup as it ran")
     }
 }
 
