@@ -1,5 +1,6 @@
 import DeviceProcesses
 import Foundation
+import Runner
 import Testing
 import TestSupport
 
@@ -106,6 +107,22 @@ import TestSupport
 
 /// Exit codes of SPEC §5 for a device that cannot start and for bad usage.
 @Suite struct DeviceFailureTests {
+    /// A scenario's apps are not started by `device up`, and it says so rather than leave
+    /// them out silently.
+    @Test(.timeLimit(.minutes(1)))
+    func aScenariosAppsAreNotStartedAndItSaysSo() async throws {
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
+        defer {
+            _ = RunningDevice.stopRecorded(in: directory + "/run")
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let up = try await run(sdlabPath, ["device", "up", "--detach", "--dir", directory + "/run",
+                                           "--scenario", RunCommandTests.library + "/side-by-side-check-in.yaml"])
+        #expect(up.status == 0, "\(up.stderr)")
+        #expect(up.stderr.contains("the scenario's apps (mail, notes, inventory) are not started: `sdlab run` starts them"),
+                "\(up.stderr)")
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func missingDaemonExits3() async throws {
         let up = try await run(sdlabPath, ["device", "up", "--detach"],
