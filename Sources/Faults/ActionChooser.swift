@@ -6,6 +6,7 @@ import SharedDevice
 struct ActionChooser {
     let base: Scenario
     var generator: SeededGenerator
+    var focus = AppFocus()
 
     private var apps: [String] { base.apps.map(\.name) }
     private var msalApps: [String] { base.apps.filter { $0.sdk.listensToPosts }.map(\.name) }
@@ -66,11 +67,10 @@ struct ActionChooser {
         case .lock: .lock
         case .unlock: pick(users).map { .unlock(app: nil, user: $0, password: password()) }
         case .network: .network(online: !online)
-        case .signin: pick(msalApps).flatMap { app in pick(users).map { .signin(app: app, user: $0, password: password()) } }
-        case .signout: pick(msalApps).map { .signout(app: $0) }
-        case .lifecycle(let action): pick(apps).map { .lifecycle(action, apps: [$0]) }
-        case .write: pick(apps).map { .write(app: $0, kind: pick([.plain, .sensitive, .preferences, .common])!,
-                                             count: Int.random(in: 1...3, using: &generator)) }
+        case .signin: pickApp(msalApps).flatMap { app in pick(users).map { .signin(app: app, user: $0, password: password()) } }
+        case .signout: pickApp(msalApps).map { .signout(app: $0) }
+        case .lifecycle(let action): pickApp(apps).map { .lifecycle(action, apps: [$0]) }
+        case .write: pickApp(apps).map { .write(app: $0, kind: pick(RecordKind.allCases)!, count: Int.random(in: 1...3, using: &generator)) }
         case .post: .post(name: Int.random(in: 0..<5, using: &generator) == 0 ? "SOME_OTHER_NOTIFICATION" : NotifyCenter.accountChanged)
         case .hubCrash: .hub(.crash)
         case .hubRestart: .hub(.restart)
@@ -83,4 +83,28 @@ struct ActionChooser {
     }
 
     private mutating func pick<T>(_ items: [T]) -> T? { items.randomElement(using: &generator) }
+
+    /// One of `candidates` as the focus says: a focused app `AppFocus.focusedShare` percent of
+    /// the time (when both kinds are among them), each by its weight.
+    private mutating func pickApp(_ candidates: [String]) -> String? {
+        let weighted = candidates.filter { focus.weight(of: $0) > 0 }
+        let focused = weighted.filter(focus.focused.contains)
+        let others = weighted.filter { !focus.focused.contains($0) }
+        let group = if focused.isEmpty || others.isEmpty { weighted } else {
+            Int.random(in: 0..<100, using: &generator) < AppFocus.focusedShare ? focused : others
+        }
+        return pickWeighted(group)
+    }
+
+    /// With equal weights, the same draw as `randomElement`, so a seed without weights gives
+    /// the same sequence as before they existed.
+    private mutating func pickWeighted(_ apps: [String]) -> String? {
+        let total = apps.reduce(0) { $0 + focus.weight(of: $1) }
+        guard total > 0 else { return nil }
+        var roll = Int.random(in: 0..<total, using: &generator)
+        return apps.first { app in
+            roll -= focus.weight(of: app)
+            return roll < 0
+        }
+    }
 }

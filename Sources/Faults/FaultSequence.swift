@@ -26,9 +26,10 @@ public struct FaultSequence: Sendable {
     }
 
     /// Enrollment, a first check-out and every app launched, then `length` random actions
-    /// that the device can take at that point.
-    public static func random(base: Scenario, seed: UInt64, length: Int) -> FaultSequence {
-        var chooser = ActionChooser(base: base, generator: SeededGenerator(state: seed))
+    /// that the device can take at that point, those that concern an app picking it as
+    /// `focus` says.
+    public static func random(base: Scenario, seed: UInt64, length: Int, focus: AppFocus = AppFocus()) -> FaultSequence {
+        var chooser = ActionChooser(base: base, generator: SeededGenerator(state: seed), focus: focus)
         var device = SimulatedDevice(base)
         var actions: [Action] = []
         let start = chooser.opening.map(Action.step)
@@ -48,6 +49,12 @@ public struct FaultSequence: Sendable {
     /// The sequence as a scenario, and the invariants the domain itself broke on the way.
     /// Actions the device can no longer take (once others were removed in shrinking) are left out.
     public func scenario() -> (scenario: Scenario, violations: [String]) {
+        let built = build()
+        return (built.scenario, built.failures.map(\.text))
+    }
+
+    /// The sequence as a scenario, and each invariant the domain broke at the step after which it broke.
+    public func build() -> BuiltScenario {
         var builder = StepBuilder(device: SimulatedDevice(base))
         for action in actions {
             switch action {
@@ -56,10 +63,7 @@ public struct FaultSequence: Sendable {
             }
         }
         builder.finish()
-        var scenario = base
-        scenario.name = "Fault sequence \(Self.seedText(seed)) (\(actions.count) actions)"
-        scenario.steps = builder.steps
-        return (scenario, builder.device.violations)
+        return builder.built(from: base, name: "Fault sequence \(Self.seedText(seed)) (\(actions.count) actions)")
     }
 
     /// How a seed is printed and read back: `0x` and 16 hex digits.
@@ -105,10 +109,38 @@ extension StepKind {
     }
 }
 
+/// Something that failed in a sequence's scenario: at the index of the step where it showed
+/// (nil: after the steps, such as a process left running), in the expectation of `target`
+/// (an app or `hub`) and its `field`th field when it is one.
+public struct SequenceFailure: Equatable, Sendable {
+    public var step: Int?
+    public var target: String?
+    public var field: Int?
+    public var text: String
+
+    public init(step: Int?, target: String? = nil, field: Int? = nil, text: String) {
+        self.step = step
+        self.target = target
+        self.field = field
+        self.text = text
+    }
+}
+
+/// A sequence turned into a scenario, with the invariants the domain broke on the way.
+public struct BuiltScenario: Sendable {
+    public var scenario: Scenario
+    public var failures: [SequenceFailure]
+    /// The checkpoint each `expect` step (by index) stands for.
+    public var checkpoints: [Int: Int]
+}
+
 /// Turns actions into steps, taking each on the simulated device too.
 struct StepBuilder {
     var device: SimulatedDevice
     var steps: [Step] = []
+    /// Broken invariants, at the step after which they broke.
+    var failures: [SequenceFailure] = []
+    var checkpoints: [Int: Int] = [:]
     static let location = Location(file: "fault-sequence", line: 0, column: 0)
 
     mutating func take(_ kind: StepKind) {
@@ -118,7 +150,20 @@ struct StepBuilder {
         if kind.needsSettledDevice { settle() }
         let error: String? = if case .refused(let name) = outcome { name } else { nil }
         steps.append(Step(location: Self.location, error: error, kind: kind))
+        noteViolations(since: device.violations.count, in: next)
         device = next
+    }
+
+    /// The violations of `next` from index `start` on, at the last step.
+    private mutating func noteViolations(since start: Int, in next: SimulatedDevice) {
+        failures += next.violations[start...].map { SequenceFailure(step: steps.count - 1, text: $0) }
+    }
+
+    func built(from base: Scenario, name: String) -> BuiltScenario {
+        var scenario = base
+        scenario.name = name
+        scenario.steps = steps
+        return BuiltScenario(scenario: scenario, failures: failures, checkpoints: checkpoints)
     }
 
     mutating func settle() {
@@ -128,22 +173,31 @@ struct StepBuilder {
     }
 
     /// Settles, then expects what the simulation believes: the hub's session, each app's
-    /// state, whom each running app acts for, and no leak in one that handled the latest change.
-    mutating func checkpoint() {
+    /// state, whom each running app acts for, and no leak in one that handled the latest
+    /// change. `targets` (the hub, apps) limits it; `id` names the checkpoint.
+    mutating func checkpoint(_ targets: Set<String>? = nil, id: Int? = nil) {
+        let all = [Expectation.hub] + device.appNames
+        let chosen = all.filter { targets?.contains($0) ?? true }
+        guard !chosen.isEmpty else { return }
         settle()
-        var expectations = [expect(Expectation.hub, [.hubState(device.hub.session.state), .user(device.hub.session.user),
-                                                     .generation(device.hub.session.generation)])]
-        for name in device.appNames {
-            let app = device.apps[name]!
-            let running = device.state(of: name) != .notRunning
-            var checks: [ExpectField.Check] = [.state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: name)))]
-            if running {
-                checks.append(.user(app.model.user))
-                if device.hasHandledLatestChange(name) { checks.append(.leaks(0)) }
-            }
-            expectations.append(expect(name, checks))
+        checkpoints[steps.count] = id ?? checkpoints.count
+        steps.append(Step(location: Self.location, kind: .expect(chosen.map(predicted))))
+    }
+
+    /// What the simulation believes of the hub or an app now.
+    private func predicted(_ target: String) -> Expectation {
+        guard target != Expectation.hub else {
+            return expect(target, [.hubState(device.hub.session.state), .user(device.hub.session.user),
+                                   .generation(device.hub.session.generation)])
         }
-        steps.append(Step(location: Self.location, kind: .expect(expectations)))
+        let app = device.apps[target]!
+        let running = device.state(of: target) != .notRunning
+        var checks: [ExpectField.Check] = [.state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: target)))]
+        if running {
+            checks.append(.user(app.model.user))
+            if device.hasHandledLatestChange(target) { checks.append(.leaks(0)) }
+        }
+        return expect(target, checks)
     }
 
     /// Brings the hub back if it is down, then every app to the foreground (a Workspace ONE
@@ -167,11 +221,14 @@ struct StepBuilder {
             }
         }
         settle()
+        let before = device.violations.count
         device.checkAgreement()
         let user = device.hub.currentAccount
+        checkpoints[steps.count] = checkpoints.count
         steps.append(Step(location: Self.location, kind: .expect(
             [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
                 + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
+        noteViolations(since: before, in: device)
     }
 
     private func expect(_ target: String, _ checks: [ExpectField.Check]) -> Expectation {

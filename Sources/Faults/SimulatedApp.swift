@@ -21,6 +21,9 @@ public struct SimulatedApp: Sendable {
     public private(set) var records: [String: Set<RecordKind>] = [:]
     /// A team's hook cleaned up: what it left is not known here.
     public private(set) var recordsUnknown = false
+    /// `external` records: ciphertext under the user's key from the key service, which this
+    /// process holds in memory only (`AppHost.externalKey`), so an attacker never reads them.
+    var external = ExternalRecords()
 
     enum Client: Sendable {
         case msal(MSALClient)
@@ -51,6 +54,7 @@ public struct SimulatedApp: Sendable {
         blocked = false
         pendingPost = false
         notedState = nil
+        external.forgetKey()
     }
 
     /// An MSAL check the broker answered with `account` (at most one account).
@@ -95,22 +99,37 @@ public struct SimulatedApp: Sendable {
     }
 
     mutating func wrote(_ kind: RecordKind, as user: String) {
-        if kind.isUserData { records[user, default: []].insert(kind) }
+        if kind == .external { external.wrote(as: user) } else if kind.isUserData { records[user, default: []].insert(kind) }
     }
 
     private mutating func react(_ reaction: AppModel.Reaction) {
         guard let job = reaction.cleanup else { return }
         let plan = job.policy.plan
+        if plan.discardsExternalKey { external.forgetKey() }
         if plan.hook != nil { recordsUnknown = true }
+        external.cleanedUp(deleting: plan.deletes.contains(.external), teamCode: job.policy.isTeamCode)
         for kind in plan.deletes { forget(kind) }
         if plan.deletesDataKey { forget(.sensitive) }
     }
+
+    /// The key service's answer, after every check (`AppHost` looks for the user's key then).
+    mutating func lookUpExternalKey(_ answer: KeyServiceAnswer) { external.lookUp(for: model.user, answer: answer) }
 
     /// No record of `kind` can be read any more (deleted, or its key is gone).
     private mutating func forget(_ kind: RecordKind) {
         records = records.compactMapValues { kinds in
             let left = kinds.subtracting([kind])
             return left.isEmpty ? nil : left
+        }
+    }
+}
+
+extension CleanupPolicy {
+    /// A team's hook or an app's own cleanup code: what it deletes is not known here.
+    var isTeamCode: Bool {
+        switch self {
+        case .hook, .own: true
+        default: false
         }
     }
 }

@@ -94,6 +94,9 @@ public struct SimulatedDevice: Sendable {
             if name == NotifyCenter.accountChanged { deliverPost() }
             return .done
         case .hub(let action):
+            // The hub crashes while it runs and restarts while it is down (a step removed in
+            // shrinking can leave a restart with no crash before it).
+            guard hubRunning == (action == .crash) else { return .notApplicable }
             hubRunning = action == .restart
             return .done
         case .wait, .settle, .expect: return .done
@@ -152,12 +155,29 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
-        // `external` needs the key service's answer, which this does not follow.
-        guard isAwake(app), kind != .external else { return .notApplicable }
+        guard isAwake(app) else { return .notApplicable }
         if apps[app]!.blocked { return .refused("Blocked") }
         guard let user = apps[app]!.model.user else { return .refused("NoUser") }
+        if kind == .external {
+            // keep-all never cleans up, so nothing makes it forget a key that a lookup racing the
+            // next session change (a check on a post is not waited for) may or may not have fetched.
+            guard apps[app]!.model.policy != .keepAll else { return .notApplicable }
+            let outcome = apps[app]!.external.write(as: user, answer: keyServiceAnswer)
+            guard outcome == .done else { return outcome }
+        }
         apps[app]!.wrote(kind, as: user)
         return .done
+    }
+
+    /// `GetUserKey` as the hub's model answers it now.
+    private var keyServiceAnswer: KeyServiceAnswer {
+        guard hubRunning else { return .down }
+        var asked = hub  // a first request makes the user's key; the answer is all that matters here
+        do throws(DeviceError) {
+            return .serves(try asked.externalKey { [] }.user)
+        } catch {
+            return .refuses(error)
+        }
     }
 
     // MARK: - The bus and the apps
@@ -175,13 +195,16 @@ public struct SimulatedDevice: Sendable {
 
     /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
     private mutating func check(_ name: String) {
-        guard hubRunning else { return }
-        apps[name]!.checked(account: hub.currentAccount, session: hub.session,
-                            notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+        if hubRunning {
+            apps[name]!.checked(account: hub.currentAccount, session: hub.session,
+                                notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+        }
+        apps[name]!.lookUpExternalKey(keyServiceAnswer)
     }
 
     private mutating func detect(_ name: String, _ opportunity: WorkspaceOneSDK.Opportunity) {
         let callbacks = apps[name]!.detected(opportunity, session: hubRunning ? hub.session : nil)
+        apps[name]!.lookUpExternalKey(keyServiceAnswer)
         let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.sorted()
         if !repeated.isEmpty {
             violations.append("\(name) got more than one \(repeated.joined(separator: ", ")) at one \(opportunity.rawValue)")
