@@ -3,12 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "SharedDeviceLab",
-    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "sdlab", targets: ["sdlab"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         // The simulated SDKs as an app calls them, and the host that runs an app as a fleet member.
-        .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp"]),
+        .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +29,11 @@ let package = Package(
         .target(name: "SharedDevice"),
         // Child processes and the private dbus-daemon, shared by the product and the tests.
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
+        // What every process of a device agrees on: bus names, members, errors, wire shapes,
+        // the trace vocabulary and the app's command line.
+        .target(name: "DeviceContract", dependencies: [
+            "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // The device attacker: reads containers and tries every key found in them (SPEC §2.8).
         .target(name: "LeakScan", dependencies: [
             "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
@@ -37,41 +41,41 @@ let package = Package(
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.
         .target(name: "Hub", dependencies: [
-            "DBusKit", "SharedDevice", "DeviceProcesses",
+            "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         // The simulated MSAL and Workspace ONE SDKs as an app calls them, over the device bus.
         .target(name: "SharedDeviceSDK", dependencies: [
-            "DBusKit", "SharedDevice", "Hub", "DeviceProcesses",
+            "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
         // cleanup.
         .target(name: "ManagedApp", dependencies: [
-            "DBusKit", "SharedDevice", "SharedDeviceSDK", "Hub", "DeviceProcesses", "LeakScan",
+            "DBusKit", "DeviceContract", "SharedDevice", "SharedDeviceSDK", "DeviceProcesses", "LeakScan",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: [
-            "DBusKit", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Scenario", "LeakScan",
+            "DBusKit", "DeviceContract", "Hub", "DeviceProcesses", "SharedDevice", "Scenario", "LeakScan",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
-        .target(name: "Bench", dependencies: ["DBusKit", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
+        .target(name: "Bench", dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
         // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
         .target(name: "Faults", dependencies: ["SharedDevice", "Scenario"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
-        .target(name: "Reports", dependencies: ["Runner", "Scenario", "LeakScan"]),
+        .target(name: "Reports", dependencies: ["DeviceContract", "LeakScan", "Runner", "Scenario"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "Bench", "DBusKit", "Faults", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp", "Runner", "Scenario",
-                "Reports",
+                "Bench", "DBusKit", "DeviceContract", "Faults", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
+                "Runner", "Scenario", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "ShiftNotesExample",
             dependencies: [
-                "ManagedApp", "SharedDevice",
+                "DeviceContract", "ManagedApp", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,14 +99,18 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
+        .testTarget(name: "DeviceContractTests", dependencies: [
+            "DBusKit", "DeviceContract", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
-        .testTarget(name: "ManagedAppTests", dependencies: ["DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK"]),
-        .testTarget(name: "RunnerTests", dependencies: ["LeakScan", "Runner", "SharedDevice"]),
-        .testTarget(name: "BenchTests", dependencies: ["Bench", "Runner"]),
+        .testTarget(name: "ManagedAppTests", dependencies: ["DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
+                                                           "SharedDeviceSDK"]),
+        .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "LeakScan", "Runner", "SharedDevice"]),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "Runner"]),
         .testTarget(name: "EndToEndTests",
-                    dependencies: ["DBusKit", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
+                    dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
                                    "SharedDevice", "TestSupport"],
                     exclude: ["Scenarios"]),
     ],

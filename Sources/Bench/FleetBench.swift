@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
@@ -76,8 +77,8 @@ public struct FleetBench: Sendable {
         let connection = try await Connection.connect(to: device.bus.address)
         defer { Task { await connection.close() } }
         let users = ["cou1", "cou2"]
-        try await connection.callHub(DeviceBus.hubInterface, "Enroll", [.string("stage"), .string("stage")])
-        try await connection.callHub(DeviceBus.hubInterface, "CheckOut", [.string(users[0]), .string(users[0])])
+        try await connection.callHub(HubMethod.enroll, [.string("stage"), .string("stage")])
+        try await connection.callHub(HubMethod.checkOut, [.string(users[0]), .string(users[0])])
 
         let specs = (1...apps).map { AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll) }
         let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
@@ -94,7 +95,7 @@ public struct FleetBench: Sendable {
             let start = try await endSession(on: connection, clients: clients)
             if timed { exposureStarts.append(start) }
             let next = users[(change + 1) % users.count]
-            try await connection.callHub(DeviceBus.hubInterface, "CheckOut", [.string(next), .string(next)])
+            try await connection.callHub(HubMethod.checkOut, [.string(next), .string(next)])
             try await eachApp(clients) { try await $0.settle() }
             try await eachApp(clients) { try await $0.write(.plain, count: records) }
         }
@@ -103,7 +104,7 @@ public struct FleetBench: Sendable {
         progress("reading the traces")
         let traces = specs.map { TraceEvent.events(in: RunFolder.trace(of: $0.name, in: directory)) }
         let commits = TraceEvent.events(in: RunFolder.hubTrace(in: directory))
-            .filter { $0.event == "session-changed" && $0.fields["state"] == "checked-in" }.map(\.t)
+            .filter { $0.is(.sessionChanged) && $0[.state] == "checked-in" }.map(\.t)
         let deliveries = DeliveryTiming(sent: sent, sender: connection.uniqueName, traces: traces)
         let exposure = ExposureTiming(commits: commits.filter { $0 >= (exposureStarts.first ?? .max) }, traces: traces)
         return FleetMeasurement(apps: apps, signals: signals, deliveries: deliveries.all, slowestDeliveries: deliveries.slowest,
@@ -173,7 +174,7 @@ public struct FleetBench: Sendable {
             sleep(untilMonotonic: start + UInt64(index) * gap.nanoseconds)
             let time = TraceLog.now()
             do {
-                sent[try DeviceBus.post(NotifyCenter.accountChanged, on: connection)] = time
+                sent[try connection.post(NotifyCenter.accountChanged)] = time
             } catch {
                 return .failure(error)
             }
@@ -186,7 +187,7 @@ public struct FleetBench: Sendable {
     /// that the asking adds little to the load being timed.
     private func endSession(on connection: Connection, clients: [AppClient]) async throws -> UInt64 {
         let before = TraceLog.now()
-        try await connection.callHub(DeviceBus.hubInterface, "CheckIn")
+        try await connection.callHub(HubMethod.checkIn)
         for client in clients { try await client.settle() }
         return before
     }
@@ -225,8 +226,8 @@ struct DeliveryTiming {
         var slowestBySerial: [UInt32: UInt64] = [:]
         for trace in traces {
             var seen = Set<UInt32>()
-            for event in trace where event.event == "post-received" && event.fields["sender"] == sender {
-                guard let serial = event.fields["serial"].flatMap(UInt32.init), let sentAt = sent[serial],
+            for event in trace where event.is(.postReceived) && event[.sender] == sender {
+                guard let serial = event[.serial].flatMap(UInt32.init), let sentAt = sent[serial],
                       seen.insert(serial).inserted else { continue }
                 let delivery = event.t - min(event.t, sentAt)
                 all.append(delivery)
@@ -246,7 +247,7 @@ struct ExposureTiming {
 
     init(commits: [UInt64], traces: [[TraceEvent]]) {
         for trace in traces {
-            let cleanups = trace.filter { $0.event == "cleanup-finished" }.map(\.t)
+            let cleanups = trace.filter { $0.is(.cleanupFinished) }.map(\.t)
             for (index, commit) in commits.enumerated() {
                 let next = index + 1 < commits.count ? commits[index + 1] : .max
                 if let clean = cleanups.first(where: { $0 >= commit && $0 < next }) {

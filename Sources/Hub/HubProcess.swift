@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import SharedDevice
 

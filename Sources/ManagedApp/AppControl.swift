@@ -1,6 +1,6 @@
 import DBusKit
 import Foundation
-import Hub
+import DeviceContract
 import SharedDevice
 
 /// `dev.sdlab.App1` at `/dev/sdlab/App`: how the runner (or anyone) drives an app and reads
@@ -16,23 +16,23 @@ struct AppControl: Sendable {
 
     var interfaces: [DBusInterface] {
         [DBusInterface(AppBus.interface, methods: [
-            .init("Foreground") { [host] _ async throws in
+            .init(AppBus.Method.foreground.rawValue) { [host] _ async throws in
                 host.withState { $0.foreground = true }
-                host.traceEvent("foreground")
+                host.traceEvent(.foreground)
                 await host.inbox.check(.foreground)
                 return []
             },
-            .init("Resumed") { [host] _ async in
-                host.traceEvent("resumed")
-                if host.configuration.sdk.listensToPosts { await host.inbox.check(.poll) }
+            .init(AppBus.Method.resumed.rawValue) { [host] _ async in
+                host.traceEvent(.resumed)
+                if host.sdk.listensToPosts { await host.inbox.check(.poll) }
                 return []
             },
-            .init("Background") { [host] _ in
+            .init(AppBus.Method.background.rawValue) { [host] _ in
                 host.withState { $0.foreground = false }
-                host.traceEvent("background")
+                host.traceEvent(.background)
                 return []
             },
-            .init("Write", in: [.init("kind", "s"), .init("count", "u")], out: [.init("canaries", "as")]) { [host] call async throws in
+            .init(AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")], out: [.init("canaries", "as")]) { [host] call async throws in
                 guard let kind = call.arguments[0].string.flatMap(RecordKind.init(rawValue:)) else {
                     throw DBusError.invalidArgs("kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
@@ -42,99 +42,85 @@ struct AppControl: Sendable {
                 }
                 return [.strings(try await host.inbox.perform { try await host.write(kind, count: Int(count)) }.map(\.description))]
             },
-            .init("SignIn", in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
+            .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
                 let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
                 try await host.inbox.perform { try await host.signIn(user, password) }
                 await host.inbox.check(.signIn)
                 return []
             },
-            .init("SignOut") { [host] _ async throws in
+            .init(AppBus.Method.signOut.rawValue) { [host] _ async throws in
                 try await host.inbox.perform { try await host.signOut() }
                 await host.inbox.check(.signOut)
                 return []
             },
-            .init("Unlock", in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
+            .init(AppBus.Method.unlock.rawValue, in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
                 let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
-                try await host.connection.callHub(DeviceBus.hubInterface, "Unlock", [.string(user), .string(password)],
+                try await host.connection.callHub(HubMethod.unlock, [.string(user), .string(password)],
                                                   timeout: host.configuration.hubTimeout)
                 return []
             },
-            .init("Settle") { [host] _ async in
+            .init(AppBus.Method.settle.rawValue) { [host] _ async in
                 await host.inbox.settled()
                 return []
             },
-            .init("Snapshot", out: [.init("snapshot", "a{sv}")]) { [host] _ async in
-                [host.snapshot()]
+            .init(AppBus.Method.snapshot.rawValue, out: [.init("snapshot", "a{sv}")]) { [host] _ async in
+                [host.snapshot().wireValue]
             },
         ], properties: [
-            .init("Name", "s") { [host] in .string(host.configuration.name) },
-            .init("SDK", "s") { [host] in .string(host.configuration.sdk.rawValue) },
-            .init("BackgroundMode", "b") { [host] in .bool(host.configuration.backgroundMode) },
-            .init("Cleanup", "s") { [host] in .string(host.configuration.policy.name) },
+            .init(AppBus.Property.name.rawValue, "s") { [host] in .string(host.configuration.name) },
+            .init(AppBus.Property.sdk.rawValue, "s") { [host] in .string(host.configuration.sdk.rawValue) },
+            .init(AppBus.Property.backgroundMode.rawValue, "b") { [host] in .bool(host.configuration.backgroundMode) },
+            .init(AppBus.Property.cleanup.rawValue, "s") { [host] in .string(host.configuration.policy.name) },
         ])]
     }
 }
 
 extension AppHost {
-    static let noUser = DBusError(name: "dev.sdlab.Error.NoUser", message: "the app has no current user")
-    static let blocked = DBusError(name: "dev.sdlab.Error.Blocked", message: "the app's UI is blocked until it is launched again")
-    static let notMSAL = DBusError(name: "dev.sdlab.Error.NotSupported", message: "only MSAL apps sign in and out")
-
     func write(_ kind: RecordKind, count: Int) async throws -> [Canary] {
         let (user, blocked) = withState { ($0.model.user, $0.blocked) }
-        if blocked { throw Self.blocked }
-        guard let user else { throw Self.noUser }
+        if blocked { throw AppError.blocked.dbusError }
+        guard let user else { throw AppError.noUser.dbusError }
         var keys = Container.Keys()
-        if kind == .sensitive { keys.data = try await dataKey() }
+        if kind == .sensitive { keys.data = try dataKey() }
         if kind == .external { keys.external = try await externalKey() }
         let canaries = try container.write(kind, count: count, user: user, keys: keys)
-        traceEvent("wrote", ["kind": .string(kind.rawValue), "count": .int(Int64(count)), "user": .string(user)])
+        traceEvent(.wrote, [.kind: .string(kind.rawValue), .count: .int(Int64(count)), .user: .string(user)])
         return canaries
     }
 
     func signIn(_ user: String, _ password: String) async throws {
-        let account: BrokerAccount
-        switch sdk {
-        case .msal(let msal): account = try await msal.signIn(user: user, password: password)
-        case .android(let android): account = try await android.signIn(user: user, password: password)
-        case .ws1: throw Self.notMSAL
-        }
-        traceEvent("signed-in", ["user": .string(account.username)])
+        let account = try await sdk.signIn(user: user, password: password)
+        traceEvent(.signedIn, [.user: .string(account.username)])
         await changedHere(to: account.username, reason: .signIn)
     }
 
     func signOut() async throws {
-        switch sdk {
-        case .msal(let msal): try await msal.signOut()
-        case .android(let android): try await android.signOut()
-        case .ws1: throw Self.notMSAL
-        }
-        traceEvent("signed-out")
+        try await sdk.signOut()
+        traceEvent(.signedOut)
         await changedHere(to: nil, reason: .signOut)
     }
 
     /// What the app shows and believes: the runner's expectations read this.
-    func snapshot() -> DBusValue {
+    func snapshot() -> AppSnapshot {
         let state = withState { $0 }
         let keys = heldKeys
+        var snapshot = AppSnapshot()
+        snapshot.name = configuration.name
+        snapshot.sdk = configuration.sdk.rawValue
+        snapshot.pid = getpid()
+        snapshot.foreground = state.foreground
+        snapshot.blocked = state.blocked
+        snapshot.user = state.model.user
+        snapshot.previous = state.previous
+        snapshot.callbacks = state.callbacks
+        snapshot.error = state.lastError
         // A blocked UI shows nothing.
-        let shown = state.blocked ? [] : state.model.user.map { user in
-            container.readable(with: keys).filter { $0.user == user && $0.kind != .common }
+        snapshot.displayed = state.blocked ? [] : state.model.user.map { user in
+            container.readable(with: keys).filter { $0.user == user && $0.kind != .common }.map(\.description)
         } ?? []
-        return .vardict([
-            "name": .string(configuration.name),
-            "sdk": .string(configuration.sdk.rawValue),
-            "pid": .int32(getpid()),
-            "foreground": .bool(state.foreground),
-            "blocked": .bool(state.blocked),
-            "user": .string(state.model.user ?? ""),
-            "previous": .string(state.previous ?? ""),
-            "callbacks": .strings(state.callbacks),
-            "error": .string(state.lastError ?? ""),
-            "displayed": .strings(shown.map(\.description)),
-            "preferencesApplied": .bool(state.model.preferencesApplied),
-            "checks": .uint32(UInt32(clamping: state.checks)),
-            "cleanupFailures": .strings(state.cleanupFailures),
-        ])
+        snapshot.preferencesApplied = state.model.preferencesApplied
+        snapshot.checks = state.checks
+        snapshot.cleanupFailures = state.cleanupFailures
+        return snapshot
     }
 }

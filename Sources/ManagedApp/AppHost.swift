@@ -2,55 +2,14 @@ import Crypto
 import DBusKit
 import DeviceProcesses
 import Foundation
-import Hub
+import DeviceContract
 import LeakScan
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
 
-/// What an app process is: its name, SDK, lifecycle option, cleanup and where it keeps things.
-public struct AppConfiguration: Sendable {
-    public var name: String
-    public var sdk: SDKKind
-    /// Keeps running in the background (else the runner suspends it there).
-    public var backgroundMode: Bool
-    public var policy: CleanupPolicy
-    /// The app's container folder.
-    public var container: String
-    /// The app's trace file.
-    public var trace: String?
-    public var hookTimeout: Duration
-    /// The folder a cleanup hook runs in (a scenario's own folder); nil: the app's.
-    public var hookDirectory: String?
-    /// How long the SDK waits for the hub before treating it as unreachable.
-    public var hubTimeout: Duration
-
-    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
-                container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
-                hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)) {
-        self.name = name
-        self.sdk = sdk
-        self.backgroundMode = backgroundMode
-        self.policy = policy
-        self.container = container
-        self.trace = trace
-        self.hookTimeout = hookTimeout
-        self.hookDirectory = hookDirectory
-        self.hubTimeout = hubTimeout
-    }
-
-    public var busName: String { AppBus.namePrefix + name }
-}
-
 /// How the app cleans up for a job: by default its policy; an app of a team's own does it its way.
 public typealias CleanupWork = @Sendable (CleanupJob, Container) throws -> Void
-
-/// The SDK an app embeds, as the app calls it.
-enum EmbeddedSDK: Sendable {
-    case msal(MSALPublicClient)
-    case android(AndroidMSALPublicClient)
-    case ws1(WorkspaceOneController)
-}
 
 /// A running managed app: its SDK on the bus, its container, its cleanup, and the work loop
 /// that serialises checks, cleanups and the runner's requests. Every decision is the
@@ -59,7 +18,7 @@ public final class AppHost: Sendable {
     public let configuration: AppConfiguration
     let connection: Connection
     let container: Container
-    let sdk: EmbeddedSDK
+    let sdk: any EmbeddedSDK
     let inbox = Inbox()
     private let cleaner: Cleaner
     private let cleanupWork: CleanupWork?
@@ -89,14 +48,6 @@ public final class AppHost: Sendable {
         var externalRecordsLookedUp: Set<String> = []
     }
 
-    /// The keychain key of an MSAL app's own `sensitive` records.
-    static let msalDataKeyName = "app-data"
-
-    /// The keychain key of this app's `sensitive` records.
-    static func dataKeyName(for sdk: SDKKind) -> String {
-        sdk == .ws1 ? WorkspaceOneController.dataKeyName : msalDataKeyName
-    }
-
     /// Opens the container and the trace and finishes a cleanup a previous run left unfinished,
     /// before anything else. Call `start` next.
     /// An app with `cleanupWork` (cleanup code of its own) must be configured with the `own`
@@ -113,31 +64,29 @@ public final class AppHost: Sendable {
         self.connection = connection
         self.cleanupWork = cleanupWork
         container = try Container(root: configuration.container, app: configuration.name)
-        trace = try configuration.trace.map { try TraceLog(path: $0, process: configuration.name) }
+        do {
+            trace = try configuration.trace.map { try TraceLog(path: $0, process: configuration.name) }
+        } catch {
+            throw LaunchError("\(error)")
+        }
         statePath = configuration.container + "/app-state.json"
         let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
         state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil), savedUser: saved ?? nil))
-        cleaner = Cleaner(container: container, dataKeyName: Self.dataKeyName(for: configuration.sdk),
-                          hookTimeout: configuration.hookTimeout, hookDirectory: configuration.hookDirectory)
-        let keychain = container.keychain
-        sdk = switch configuration.sdk {
-        case .msal: .msal(MSALPublicClient(connection: connection, clientID: configuration.name, keychain: keychain,
-                                           timeout: configuration.hubTimeout))
-        case .msalAndroid: .android(AndroidMSALPublicClient(connection: connection, clientID: configuration.name,
-                                                            keychain: keychain, timeout: configuration.hubTimeout))
-        case .ws1: .ws1(WorkspaceOneController(connection: connection, keychain: keychain, timeout: configuration.hubTimeout))
-        }
+        sdk = embeddedSDK(configuration.sdk, connection: connection, clientID: configuration.name, keychain: container.keychain,
+                        timeout: configuration.hubTimeout)
+        cleaner = Cleaner(container: container, dataKeyName: sdk.dataKeyName, hookTimeout: configuration.hookTimeout,
+                          hookDirectory: configuration.hookDirectory)
     }
 
     /// Finishes an interrupted cleanup, listens for posts (MSAL) and resumes, serves `App1`,
     /// takes the app's bus name and makes the launch check. Returns once the app shows its UI.
     public func start() async throws {
-        trace?.record("launched", fields: [("sdk", .string(configuration.sdk.rawValue)), ("pid", .int(Int64(getpid()))),
-                                           ("background_mode", .bool(configuration.backgroundMode))]
-                                          + Self.fields(of: configuration.policy))
+        trace?.record(.launched, fields: [(.sdk, .string(configuration.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
+                                          (.backgroundMode, .bool(configuration.backgroundMode))]
+                                         + Self.fields(of: configuration.policy))
         if let job = cleaner.unfinished() {
             HookRecord.stopLeftover(in: container.root)  // the hook of the run that died, if it outlived it
-            trace?.record("cleanup-resumed", fields: fields(of: job))
+            trace?.record(.cleanupResumed, fields: fields(of: job))
             await carryOut(job)
             state.withLock { $0.model.finished(interrupted: job) }
             saveModel()
@@ -145,35 +94,24 @@ public final class AppHost: Sendable {
         // On the connection's thread: a post, the broker's answer and the check they lead to
         // follow each other without a hop between threads.
         Task(executorPreference: connection) { [self] in await workLoop() }
-        if configuration.sdk.listensToPosts {
-            _ = try await observePosts()
+        // Each post is noted in the trace as it arrives (on the connection's thread, in order).
+        try await sdk.observePosts { [self] post in
+            trace?.record(.postReceived, [.name: .string(NotifyCenter.accountChanged), .sender: .string(post.sender),
+                                          .serial: .uint(UInt64(post.serial))])
+            inbox.requestCheck(.signal)
         }
         try connection.export(AppControl(self).interfaces, at: AppBus.path)
         guard try await connection.requestName(configuration.busName) == .primaryOwner else {
             throw LaunchError("another process already owns \(configuration.busName)")
         }
         await inbox.check(.launch)
-        trace?.record("ready")
-    }
-
-    /// Each post is noted in the trace as it arrives (on the connection's thread, in order).
-    private func observePosts() async throws -> SignalSubscription {
-        let onPost: @Sendable (ReceivedPost) -> Void = { [self] post in
-            trace?.record("post-received", ["name": .string(NotifyCenter.accountChanged), "sender": .string(post.sender),
-                                            "serial": .uint(UInt64(post.serial))])
-            inbox.requestCheck(.signal)
-        }
-        return switch sdk {
-        case .msal(let msal): try await msal.observeAccountChanges(onPost)
-        case .android(let android): try await android.observeAccountChanges(onPost)
-        case .ws1: fatalError("Workspace ONE apps never listen to posts")
-        }
+        trace?.record(.ready)
     }
 
     /// Waits until the work in hand is done (a termination lets a cleanup finish).
     public func finishWork() async {
         await inbox.settled()
-        trace?.record("terminated")
+        trace?.record(.terminated)
     }
 
     // MARK: - The work loop
@@ -191,7 +129,7 @@ public final class AppHost: Sendable {
 
     /// Whether the app notes the account-change state at each check: only an app that can be
     /// suspended needs it, to poll after a resume. A background-mode app is never suspended.
-    private var notesAccountChangeState: Bool { configuration.sdk.listensToPosts && !configuration.backgroundMode }
+    private var notesAccountChangeState: Bool { sdk.listensToPosts && !configuration.backgroundMode }
 
     /// One check, serving every request made before the SDK's answer arrived. This runs on
     /// the connection's thread and resumes right after each answer, before anything later is
@@ -201,10 +139,10 @@ public final class AppHost: Sendable {
         if notesAccountChangeState {
             // notify_get_state, asked before the broker: a change committed in between is
             // seen by the broker's answer or by a later poll.
-            let stateNow = await accountChangeState()
+            let stateNow = await sdk.accountChangeState()
             let unchanged = stateNow != nil && stateNow == state.withLock { $0.accountChangeState }
             if unchanged, inbox.pendingTriggers() == [.poll] {
-                trace?.record("poll-unchanged")
+                trace?.record(.pollUnchanged)
                 for waiter in inbox.takeTriggers().waiters { waiter.resume() }
                 return
             }
@@ -219,78 +157,32 @@ public final class AppHost: Sendable {
     /// Asks the SDK, calls `answered` as soon as it answers, then carries out what the answer means.
     private func check(because trigger: CheckTrigger, answered: () -> Void) async {
         state.withLock { $0.checks += 1 }
-        trace?.record("check-started", ["trigger": .string(trigger.rawValue)])
-        switch sdk {
-        case .msal(let msal):
-            let answer = await msal.getCurrentAccount()
-            answered()
-            switch answer {
-            case .success(let result):
-                noteCallbacks([result.callback], trigger: trigger)
-                state.withLock { $0.previous = result.previous?.username }
-                await react([state.withLock { $0.model.heard(result, hasPreferences: hasPreferences) }])
-            case .failure(let error):
-                noteFailure(error.label, trigger: trigger)
-            }
-        case .android(let android):
-            let answer = await android.getCurrentAccount()
-            answered()
-            switch answer {
-            case .success(let callbacks):
-                noteCallbacks(callbacks.map(\.description), trigger: trigger)
-                await react([state.withLock { $0.model.heard(callbacks, hasPreferences: hasPreferences) }])
-            case .failure(let error):
-                noteFailure(error.label, trigger: trigger)
-            }
-        case .ws1(let ws1):
-            guard await detect(with: ws1, because: trigger, answered: answered) else {
-                // Not an opportunity: the SDK did not look, so the app learned nothing.
-                trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user),
-                                                 "opportunity": .bool(false)])
-                return
-            }
+        trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
+        switch await sdk.check(trigger, answered: answered) {
+        case .noOpportunity:
+            // The SDK did not look, so the app learned nothing.
+            trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
+            return
+        case .failed(let error):
+            noteFailure(error, trigger: trigger)
+        case .answered(let answer):
+            await carryOut(answer, trigger: trigger)
         }
         await fetchExternalKeyIfNeeded()
-        trace?.record("check-finished", ["trigger": .string(trigger.rawValue), "user": .user(user)])
+        trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user)])
     }
 
-    private func accountChangeState() async -> UInt64? {
-        switch sdk {
-        case .msal(let msal): await msal.accountChangeState()
-        case .android(let android): await android.accountChangeState()
-        case .ws1: nil
-        }
-    }
-
-    /// Whether this was a detection opportunity (an answer from the hub or not).
-    private func detect(with ws1: WorkspaceOneController, because trigger: CheckTrigger, answered: () -> Void) async -> Bool {
-        let detection: WorkspaceOneController.Detection
-        do {
-            switch trigger {
-            case .launch: detection = try await ws1.start()
-            case .foreground: detection = try await ws1.applicationWillEnterForeground()
-            default:
-                answered()
-                return false
-            }
-            answered()
-        } catch {
-            answered()
-            noteFailure("\(error)", trigger: trigger)
-            return true
-        }
-        guard detection.taken else { return false }
-        if detection.effects.contains(.deleteDataKeys) { trace?.record("sdk-keys-deleted") }
-        noteCallbacks(detection.effects.compactMap { if case .callback(let c) = $0 { c.description } else { nil } }, trigger: trigger)
-        if detection.session == nil { noteFailure(SDKErrors.hubUnreachable, trigger: trigger) }
-        let blocked = await ws1.isBlocked
-        if blocked, !state.withLock({ $0.blocked }) { trace?.record("blocked") }
+    private func carryOut(_ answer: SDKAnswer, trigger: CheckTrigger) async {
+        if answer.keysDeleted { trace?.record(.sdkKeysDeleted) }
+        noteCallbacks(answer.callbacks, trigger: trigger)
+        if let failure = answer.failure { noteFailure(failure, trigger: trigger) }
+        if answer.blocked == true, !state.withLock({ $0.blocked }) { trace?.record(.blocked) }
         let reactions = state.withLock { state in
-            state.blocked = blocked
-            return state.model.heard(detection.effects, session: detection.session, hasPreferences: hasPreferences)
+            if let previous = answer.previous { state.previous = previous }
+            if let blocked = answer.blocked { state.blocked = blocked }
+            return answer.reactions(&state.model, hasPreferences)
         }
         await react(reactions)
-        return true
     }
 
     private func noteCallbacks(_ callbacks: [String], trigger: CheckTrigger) {
@@ -298,12 +190,12 @@ public final class AppHost: Sendable {
             $0.callbacks += callbacks
             $0.lastError = nil
         }
-        for callback in callbacks { trace?.record("callback", ["name": .string(callback), "trigger": .string(trigger.rawValue)]) }
+        for callback in callbacks { trace?.record(.callback, [.name: .string(callback), .trigger: .string(trigger.rawValue)]) }
     }
 
     private func noteFailure(_ error: String, trigger: CheckTrigger) {
         state.withLock { $0.lastError = error }
-        trace?.record("check-failed", ["trigger": .string(trigger.rawValue), "error": .string(error)])
+        trace?.record(.checkFailed, [.trigger: .string(trigger.rawValue), .error: .string(error)])
     }
 
     private var user: String? { state.withLock { $0.model.user } }
@@ -328,14 +220,14 @@ public final class AppHost: Sendable {
                 await carryOut(job)
             }
             if reaction.reappliesPreferences, let user {
-                trace?.record("preferences-applied", ["user": .string(user)])
+                trace?.record(.preferencesApplied, [.user: .string(user)])
             }
         }
         saveModel()
     }
 
     private func carryOut(_ job: CleanupJob) async {
-        trace?.record("cleanup-started", fields: fields(of: job))
+        trace?.record(.cleanupStarted, fields: fields(of: job))
         let (cleaner, work) = (cleaner, cleanupWork)
         let run = { @Sendable () -> String? in
             do {
@@ -353,28 +245,28 @@ public final class AppHost: Sendable {
         // attacker reads it, and another user's data it does not declare it keeps is left over.
         let found = LeakScanner(container: container.root, app: configuration.name).scan()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
-        let held: [(String, TraceValue)] = [("holds", .string(Holdings(found).description))]
+        let held: [(TraceField, TraceValue)] = [(.holds, .string(Holdings(found).description))]
         if error == nil, left.isEmpty {
-            trace?.record("cleanup-finished", at: ended, fields: fields(of: job) + held)
+            trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
         let failure = [error, left.isEmpty ? nil : "left \(left.described)"].compactMap { $0 }.joined(separator: "; ")
         state.withLock { $0.cleanupFailures.append(failure) }
-        trace?.record("cleanup-failed", at: ended, fields: fields(of: job) + held + [("error", .string(failure))])
+        trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
     }
 
     /// Whom a cleanup was for, why, and what ran.
-    private func fields(of job: CleanupJob) -> [(String, TraceValue)] {
-        [("previous", .user(job.previousUser)), ("current", .user(job.currentUser)), ("reason", .string(job.reason))]
+    private func fields(of job: CleanupJob) -> [(TraceField, TraceValue)] {
+        [(.previous, .user(job.previousUser)), (.current, .user(job.currentUser)), (.reason, .string(job.reason))]
             + Self.fields(of: job.policy)
     }
 
     /// What cleanup runs: a policy, a hook (with its command) or the app's own code, and what it keeps.
-    private static func fields(of policy: CleanupPolicy) -> [(String, TraceValue)] {
-        var fields: [(String, TraceValue)] = [("policy", .string(policy.name))]
-        if case .hook(let command, _) = policy { fields.append(("hook", .string(command))) }
+    private static func fields(of policy: CleanupPolicy) -> [(TraceField, TraceValue)] {
+        var fields: [(TraceField, TraceValue)] = [(.policy, .string(policy.name))]
+        if case .hook(let command, _) = policy { fields.append((.hook, .string(command))) }
         if !policy.keeps.isEmpty {
-            fields.append(("keeps", .string(RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue).joined(separator: ","))))
+            fields.append((.keeps, .string(RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue).joined(separator: ","))))
         }
         return fields
     }
@@ -386,36 +278,30 @@ public final class AppHost: Sendable {
             try AtomicFile.write(JSONEncoder().encode(user), to: statePath)
             state.withLock { $0.savedUser = user }
         } catch {
-            trace?.record("save-failed", ["error": .string("\(error)")])
+            trace?.record(.saveFailed, [.error: .string("\(error)")])
         }
     }
 
     // MARK: - Keys
 
-    /// The key of `sensitive` records: the SDK's (Workspace ONE) or the app's own (MSAL).
-    func dataKey() async throws -> SymmetricKey {
-        if case .ws1(let ws1) = sdk { return try await ws1.dataKey() }
-        return try container.keychain.key(Self.msalDataKeyName)
-    }
+    /// The key of `sensitive` records: the SDK's (Workspace ONE) or the app's own (MSAL), made on first use.
+    func dataKey() throws -> SymmetricKey { try container.keychain.key(sdk.dataKeyName) }
 
     /// The keys the app holds now, without making any.
     var heldKeys: Container.Keys {
-        Container.Keys(data: container.keychain.existingKey(Self.dataKeyName(for: configuration.sdk)),
+        Container.Keys(data: container.keychain.existingKey(sdk.dataKeyName),
                        external: state.withLock { $0.externalKey?.user == $0.model.user ? $0.externalKey?.key : nil })
     }
 
     /// The current user's key of `external` records, from the hub's key service, kept in memory.
-    func externalKey() async throws(DBusError) -> SymmetricKey {
+    func externalKey() async throws -> SymmetricKey {
         if let (user, key) = state.withLock({ $0.externalKey }), user == self.user { return key }
-        let reply = try await connection.callHub(DeviceBus.keyServiceInterface, "GetUserKey", timeout: configuration.hubTimeout)
-        guard let fields = reply.first?.fields, fields.count == 2, let owner = fields[0].string,
-              let bytes = fields[1].items?.compactMap(\.byte), bytes.count == 32 else {
-            throw DBusError.failed("the key service answered no key")
-        }
-        guard owner == user else { throw DBusError(name: "dev.sdlab.Error.AccountMismatch", message: "the key service serves \(owner)") }
-        let key = SymmetricKey(data: bytes)
-        state.withLock { $0.externalKey = (owner, key) }
-        trace?.record("external-key-fetched", ["user": .string(owner)])
+        let reply = try await connection.callHub(KeyServiceMethod.getUserKey, timeout: configuration.hubTimeout)
+        guard let served = UserKey(wire: reply.first) else { throw DBusError.failed("the key service answered no key") }
+        guard served.user == user else { throw DBusError(name: DeviceError.accountMismatch.name, message: "the key service serves \(served.user)") }
+        let key = SymmetricKey(data: served.key)
+        state.withLock { $0.externalKey = (served.user, key) }
+        trace?.record(.externalKeyFetched, [.user: .string(served.user)])
         return key
     }
 
@@ -432,17 +318,10 @@ public final class AppHost: Sendable {
 
     func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
-    func traceEvent(_ event: String, _ fields: KeyValuePairs<String, TraceValue> = [:]) { trace?.record(event, fields) }
+    func traceEvent(_ event: TraceName, _ fields: KeyValuePairs<TraceField, TraceValue> = [:]) { trace?.record(event, fields) }
 
     /// The app's own sign-in or sign-out changed its user: clean up as the model says, then check.
     func changedHere(to user: String?, reason: CheckTrigger) async {
         await react([state.withLock { $0.model.userChanged(to: user, reason: reason.rawValue, hasPreferences: hasPreferences) }])
     }
-}
-
-/// Names of the app side of the contract (SPEC §4).
-public enum AppBus {
-    public static let namePrefix = "dev.sdlab.App."
-    public static let path: ObjectPath = "/dev/sdlab/App"
-    public static let interface = "dev.sdlab.App1"
 }

@@ -1,3 +1,4 @@
+import DeviceContract
 import Runner
 import Scenario
 
@@ -56,9 +57,9 @@ extension ReportPage {
     /// Each app and the cleanup it ran, as its trace says (`launched`): apps alike are one row.
     static func apps(_ result: ScenarioResult) -> String {
         var ran: [String: String] = [:]
-        for event in result.events where event.event == "launched" {
-            let policy = event.fields["hook"].map { "hook \($0)" } ?? event.fields["policy"] ?? "?"
-            ran[event.proc] = policy + (event.fields["keeps"].map { " (keeps \($0))" } ?? "")
+        for event in result.events where event.is(.launched) {
+            let policy = event[.hook].map { "hook \($0)" } ?? event[.policy] ?? "?"
+            ran[event.proc] = policy + (event[.keeps].map { " (keeps \($0))" } ?? "")
         }
         var order: [String] = []
         var names: [String: [String]] = [:]
@@ -132,18 +133,18 @@ struct Timeline {
         for event in events where lanes.contains(event.proc) {
             let (cx, cy) = (x(event.t), y(event.proc))
             let tip = "<title>\(Reports.xml(event.event)) \(Reports.xml(event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))) at \(Double(event.t - first) / 1e6) ms</title>"
-            switch event.event {
-            case "session-changed":
+            switch event.name {
+            case .sessionChanged:
                 shapes.append("<line x1=\"\(cx)\" y1=\"16\" x2=\"\(cx)\" y2=\"\(height - 8)\" stroke=\"#0969da\" stroke-dasharray=\"4 3\">\(tip)</line>")
-                shapes.append("<text x=\"\(cx + 3)\" y=\"12\" fill=\"#0969da\">\(Reports.xml(event.fields["state"] ?? "")) \(Reports.xml(event.fields["user"] ?? ""))</text>")
-            case "posted": shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"5\" fill=\"#8250df\">\(tip)</circle>")
-            case "post-received": shapes.append("<path d=\"M\(cx - 5) \(cy - 6) L\(cx + 5) \(cy - 6) L\(cx) \(cy + 2) Z\" fill=\"#8250df\">\(tip)</path>")
-            case "callback": shapes.append("<path d=\"M\(cx) \(cy - 6) L\(cx + 5) \(cy) L\(cx) \(cy + 6) L\(cx - 5) \(cy) Z\" fill=\"#bf8700\">\(tip)</path>")
-            case "cleanup-finished", "cleanup-failed":
-                let start = events.last { $0.proc == event.proc && $0.event == "cleanup-started" && $0.t <= event.t }?.t ?? event.t
-                shapes.append("<rect x=\"\(x(start))\" y=\"\(cy + 4)\" width=\"\(max(cx - x(start), 2))\" height=\"6\" fill=\"\(event.event == "cleanup-finished" ? "#1a7f37" : "#cf222e")\">\(tip)</rect>")
-            case "launched", "ready", "terminated": shapes.append("<rect x=\"\(cx - 1)\" y=\"\(cy - 9)\" width=\"2\" height=\"18\" fill=\"#57606a\">\(tip)</rect>")
-            case "check-started": shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"2.5\" fill=\"#57606a\">\(tip)</circle>")
+                shapes.append("<text x=\"\(cx + 3)\" y=\"12\" fill=\"#0969da\">\(Reports.xml(event[.state] ?? "")) \(Reports.xml(event[.user] ?? ""))</text>")
+            case .posted: shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"5\" fill=\"#8250df\">\(tip)</circle>")
+            case .postReceived: shapes.append("<path d=\"M\(cx - 5) \(cy - 6) L\(cx + 5) \(cy - 6) L\(cx) \(cy + 2) Z\" fill=\"#8250df\">\(tip)</path>")
+            case .callback: shapes.append("<path d=\"M\(cx) \(cy - 6) L\(cx + 5) \(cy) L\(cx) \(cy + 6) L\(cx - 5) \(cy) Z\" fill=\"#bf8700\">\(tip)</path>")
+            case .cleanupFinished, .cleanupFailed:
+                let start = events.last { $0.proc == event.proc && $0.is(.cleanupStarted) && $0.t <= event.t }?.t ?? event.t
+                shapes.append("<rect x=\"\(x(start))\" y=\"\(cy + 4)\" width=\"\(max(cx - x(start), 2))\" height=\"6\" fill=\"\(event.is(.cleanupFinished) ? "#1a7f37" : "#cf222e")\">\(tip)</rect>")
+            case .launched, .ready, .terminated: shapes.append("<rect x=\"\(cx - 1)\" y=\"\(cy - 9)\" width=\"2\" height=\"18\" fill=\"#57606a\">\(tip)</rect>")
+            case .checkStarted: shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"2.5\" fill=\"#57606a\">\(tip)</circle>")
             default: break
             }
         }

@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
 import Foundation
-import ManagedApp
+import DeviceContract
 import SharedDevice
 
 /// Where a run folder keeps what its processes write.
@@ -38,20 +38,11 @@ public struct AppSpec: Sendable, Equatable {
         self.hookDirectory = hookDirectory
     }
 
-    /// The app options (`AppOptions`) for this app in a run folder.
-    func options(bus: String, directory: String) -> [String] {
-        var options = ["--bus", bus, "--name", name, "--sdk", sdk.rawValue,
-                       "--container", RunFolder.container(of: name, in: directory),
-                       "--trace", RunFolder.trace(of: name, in: directory)]
-        if backgroundMode { options.append("--background-mode") }
-        let declaredKeeps = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }
-        switch cleanup {
-        case .hook(let command, _):
-            options += ["--hook", command] + (hookDirectory.map { ["--hook-directory", $0] } ?? []) + declaredKeeps
-        case .own: options += ["--cleanup", cleanup.name] + declaredKeeps
-        default: options += ["--cleanup", cleanup.name]
-        }
-        return options
+    /// The app's command line (`AppOptions`, as the app declares it) in a run folder.
+    func arguments(bus: String, directory: String) -> [String] {
+        AppOptions.commandLine(name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
+                               hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
+                               trace: RunFolder.trace(of: name, in: directory), bus: bus)
     }
 }
 
@@ -69,8 +60,8 @@ public struct LaunchedApp: Sendable {
                               timeout: Duration = .seconds(15)) async throws(LaunchError) -> LaunchedApp {
         try RunFolder.prepare(directory)
         let log = RunFolder.log(of: spec.name, in: directory)
-        let (executable, arguments) = spec.executable.map { ($0, spec.options(bus: bus, directory: directory)) }
-            ?? (sdlab, ["app"] + spec.options(bus: bus, directory: directory))
+        let (executable, arguments) = spec.executable.map { ($0, spec.arguments(bus: bus, directory: directory)) }
+            ?? (sdlab, ["app"] + spec.arguments(bus: bus, directory: directory))
         let (process, stdout) = try ChildProcess.spawn(executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: timeout) }
@@ -101,44 +92,6 @@ public struct LaunchedApp: Sendable {
     }
 }
 
-/// What an app shows and believes (`dev.sdlab.App1.Snapshot`).
-public struct AppSnapshot: Sendable, Equatable {
-    public var pid: Int32
-    public var foreground: Bool
-    public var blocked: Bool
-    public var user: String?
-    public var previous: String?
-    public var callbacks: [String]
-    public var error: String?
-    public var displayed: [String]
-    public var preferencesApplied: Bool
-    public var checks: Int
-    public var cleanupFailures: [String]
-
-    /// Exposed: the canaries of anyone but `currentUser` in what the app displays.
-    public func exposed(currentUser: String?) -> [Canary] {
-        Canary.all(in: displayed.joined(separator: " ")[...]).filter { $0.user != currentUser }
-    }
-
-    init(_ value: DBusValue) {
-        let fields = value.stringKeyed ?? [:]
-        func string(_ key: String) -> String? { fields[key]?.variant?.string.flatMap { $0.isEmpty ? nil : $0 } }
-        func strings(_ key: String) -> [String] { fields[key]?.variant?.items?.compactMap(\.string) ?? [] }
-        func flag(_ key: String) -> Bool { fields[key]?.variant?.bool ?? false }
-        pid = fields["pid"]?.variant?.int32 ?? 0
-        foreground = flag("foreground")
-        blocked = flag("blocked")
-        user = string("user")
-        previous = string("previous")
-        callbacks = strings("callbacks")
-        error = string("error")
-        displayed = strings("displayed")
-        preferencesApplied = flag("preferencesApplied")
-        checks = Int(fields["checks"]?.variant?.uint32 ?? 0)
-        cleanupFailures = strings("cleanupFailures")
-    }
-}
-
 /// Calls to one app's `dev.sdlab.App1`.
 public struct AppClient: Sendable {
     public let connection: Connection
@@ -152,23 +105,23 @@ public struct AppClient: Sendable {
     }
 
     @discardableResult
-    public func call(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(destination: AppBus.namePrefix + name, path: AppBus.path, interface: AppBus.interface,
-                                  member: member, arguments, timeout: timeout)
+    public func call(_ method: AppBus.Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.call(destination: AppBus.name(of: name), path: AppBus.path, interface: AppBus.interface,
+                                  member: method.rawValue, arguments, timeout: timeout)
     }
 
-    public func foreground() async throws { try await call("Foreground") }
-    public func background() async throws { try await call("Background") }
-    public func resumed() async throws { try await call("Resumed") }
-    public func settle() async throws { try await call("Settle") }
-    public func signOut() async throws { try await call("SignOut") }
-    public func signIn(_ user: String, password: String) async throws { try await call("SignIn", [.string(user), .string(password)]) }
-    public func unlock(_ user: String, password: String) async throws { try await call("Unlock", [.string(user), .string(password)]) }
+    public func foreground() async throws { try await call(.foreground) }
+    public func background() async throws { try await call(.background) }
+    public func resumed() async throws { try await call(.resumed) }
+    public func settle() async throws { try await call(.settle) }
+    public func signOut() async throws { try await call(.signOut) }
+    public func signIn(_ user: String, password: String) async throws { try await call(.signIn, [.string(user), .string(password)]) }
+    public func unlock(_ user: String, password: String) async throws { try await call(.unlock, [.string(user), .string(password)]) }
 
     @discardableResult
     public func write(_ kind: RecordKind, count: Int) async throws -> [String] {
-        try await call("Write", [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string) ?? []
+        try await call(.write, [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string) ?? []
     }
 
-    public func snapshot() async throws -> AppSnapshot { AppSnapshot(try await call("Snapshot").first ?? .vardict([:])) }
+    public func snapshot() async throws -> AppSnapshot { AppSnapshot(wire: try await call(.snapshot).first) }
 }

@@ -1,3 +1,5 @@
+import DeviceContract
+
 /// What must hold in every run, whatever its steps (read from the merged trace): the
 /// generation never goes back, and no check gives two callbacks of one kind (Workspace ONE:
 /// at most one `wipe`, `user-changed` and `initial-check` per opportunity, SPEC §2.6).
@@ -9,8 +11,8 @@ enum DeviceInvariants {
     private static func generationGoesBack(in events: [TraceEvent]) -> [String] {
         var highest: UInt64 = 0
         var found: [String] = []
-        for event in events where event.proc == "hub" && event.event == "session-changed" {
-            guard let generation = event.fields["generation"].flatMap(UInt64.init) else { continue }
+        for event in events where event.proc == "hub" && event.is(.sessionChanged) {
+            guard let generation = event[.generation].flatMap(UInt64.init) else { continue }
             if generation < highest { found.append("the hub's generation went back from \(highest) to \(generation)") }
             highest = max(highest, generation)
         }
@@ -21,11 +23,11 @@ enum DeviceInvariants {
         var kindsThisCheck: [String: Set<String>] = [:]
         var found: [String] = []
         for event in events where event.proc != "hub" {
-            switch event.event {
-            case "check-started", "launched":
+            switch event.name {
+            case .checkStarted, .launched:
                 kindsThisCheck[event.proc] = []
-            case "callback":
-                guard let name = event.fields["name"] else { continue }
+            case .callback:
+                guard let name = event[.name] else { continue }
                 let kind = String(name.prefix { $0 != "(" })
                 if kindsThisCheck[event.proc, default: []].insert(kind).inserted == false {
                     found.append("\(event.proc) got a second \(kind) in one check")

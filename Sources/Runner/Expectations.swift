@@ -1,5 +1,6 @@
 import LeakScan
 import DBusKit
+import DeviceContract
 import Foundation
 import Hub
 import Scenario
@@ -31,8 +32,8 @@ struct ExpectationCheck {
                                          scan: LeakScanner.judge(findings.filter { $0.app == app }, currentUser: session.user,
                                                                  cleanup: cleanup),
                                          timing: timings.last { $0.app == app },
-                                         callbacks: events.filter { $0.proc == app && $0.event == "callback" && $0.t > since }
-                                             .compactMap { $0.fields["name"] })
+                                         callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
+                                             .compactMap { $0[.name] })
                 for field in expectation.fields {
                     for mismatch in context.mismatches(field.check) { appFailures.add(mismatch, of: app, at: field.location) }
                 }
@@ -64,7 +65,7 @@ struct ExpectationCheck {
     /// same truth (it saves before it answers).
     private func hubSession() async throws -> Session {
         do {
-            if let session = DeviceBus.session(from: try await hubCall(DeviceBus.hubInterface, "GetSession")) { return session }
+            if let session = Session(wire: try await hubCall(HubMethod.getSession).first) { return session }
             throw DBusError.failed("the hub's GetSession reply is not (sst)")
         } catch {
             guard let saved = try? StateFile(path: driver.device.directory + "/" + RunningDevice.hubStateFile).load() else { throw error }
@@ -80,11 +81,11 @@ struct ExpectationCheck {
             case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
             case .user(let user): (name, expected, actual) = ("user", user ?? "none", session.user ?? "none")
             case .generation(let generation): (name, expected, actual) = ("generation", "\(generation)", "\(session.generation)")
-            case .online(let online): (name, expected, actual) = ("online", "\(online)", "\(try await hubProperty("Online").bool ?? false)")
-            case .locked(let locked): (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty("Locked").bool ?? false)")
+            case .online(let online): (name, expected, actual) = ("online", "\(online)", "\(try await hubProperty(.online).bool ?? false)")
+            case .locked(let locked): (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty(.locked).bool ?? false)")
             case .foreground(let front):
                 // The hub says `hub` or `app`; which app is in front is the fleet's.
-                let shown = try await hubProperty("Foreground").string ?? ""
+                let shown = try await hubProperty(.foreground).string ?? ""
                 (name, expected, actual) = ("foreground", front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown)
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
@@ -93,12 +94,12 @@ struct ExpectationCheck {
         return failures
     }
 
-    private func hubProperty(_ name: String) async throws -> DBusValue {
-        try await hubCall("org.freedesktop.DBus.Properties", "Get", [.string(DeviceBus.hubInterface), .string(name)]).first?.variant ?? .bool(false)
+    private func hubProperty(_ property: HubMethod.Property) async throws -> DBusValue {
+        try await driver.connection.hubProperty(property, timeout: .seconds(10)) ?? .bool(false)
     }
 
-    private func hubCall(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await driver.connection.callHub(interface, member, arguments, timeout: .seconds(10))
+    private func hubCall<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await driver.connection.callHub(method, arguments, timeout: .seconds(10))
     }
 }
 

@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
@@ -97,7 +98,7 @@ public final class RunningDevice: Sendable {
     private static func confirmAnswers(_ address: String) async throws {
         let connection = try await Connection.connect(to: address)
         do {
-            try await connection.callHub(DeviceBus.hubInterface, "GetSession", timeout: .seconds(5))
+            try await connection.callHub(HubMethod.getSession, timeout: .seconds(5))
             await connection.close()
         } catch {
             await connection.close()

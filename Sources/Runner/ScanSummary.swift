@@ -1,3 +1,4 @@
+import DeviceContract
 import Foundation
 import Hub
 import LeakScan

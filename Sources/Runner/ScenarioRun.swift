@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import DeviceProcesses
 import Foundation
@@ -51,9 +52,9 @@ public struct ScenarioResult: Sendable {
 extension TraceEvent {
     /// What a person must hear of at once: an app's cleanup that failed or left data behind.
     var surfacedProblem: String? {
-        guard event == "cleanup-failed" else { return nil }
-        let ran = fields["hook"].map { "hook \($0)" } ?? fields["policy"] ?? "cleanup"
-        return "\(proc): cleanup (\(ran)) for \(fields["previous"] ?? "?") failed: \(fields["error"] ?? "")"
+        guard self.is(.cleanupFailed) else { return nil }
+        let ran = self[.hook].map { "hook \($0)" } ?? self[.policy] ?? "cleanup"
+        return "\(proc): cleanup (\(ran)) for \(self[.previous] ?? "?") failed: \(self[.error] ?? "")"
     }
 }
 

@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
@@ -47,7 +48,7 @@ public final class StepDriver {
             try await act(step.kind)
         } catch let error as DBusError {
             guard let expected = step.error else { throw StepFailure(description: error.description) }
-            guard error.name == "dev.sdlab.Error." + expected else {
+            guard error.isDevice(expected) else {
                 throw StepFailure(description: "expected error \(expected), got \(error.name)")
             }
             return notes
@@ -67,27 +68,27 @@ public final class StepDriver {
 
     private func act(_ kind: StepKind) async throws {
         switch kind {
-        case .enroll(let user, let password): try await hub("Enroll", [.string(user), .string(password ?? self.password(of: user))])
+        case .enroll(let user, let password): try await hub(HubMethod.enroll, [.string(user), .string(password ?? self.password(of: user))])
         case .checkout(let user, let password):
-            try await hub("CheckOut", [.string(user), .string(password ?? self.password(of: user))])
-        case .checkin: try await hub("CheckIn")
+            try await hub(HubMethod.checkOut, [.string(user), .string(password ?? self.password(of: user))])
+        case .checkin: try await hub(HubMethod.checkIn)
         case .signin(let app, let user, let password):
             try await usable(app).signIn(user, password: password ?? self.password(of: user))
         case .signout(let app): try await usable(app).signOut()
-        case .removeAccount: try await hub("RemoveAccount", interface: DeviceBus.brokerInterface)
+        case .removeAccount: try await hub(BrokerMethod.removeAccount)
         case .lifecycle(let action, let apps):
             for (index, app) in apps.enumerated() {
                 try await lifecycle(action, app)
                 if apps.count >= 10 { onFleetProgress(index + 1, apps.count) }
             }
         case .write(let app, let kind, let count): try await usable(app).write(kind, count: count)
-        case .network(let online): try await hub("SetOnline", [.bool(online)])
-        case .lock: try await hub("Lock")
+        case .network(let online): try await hub(HubMethod.setOnline, [.bool(online)])
+        case .lock: try await hub(HubMethod.lock)
         case .unlock(let app, let user, let password):
             let secret = password ?? self.password(of: user)
-            if let app { try await usable(app).unlock(user, password: secret) } else { try await hub("Unlock", [.string(user), .string(secret)]) }
-        case .wipe: try await hub("EnterpriseWipe")
-        case .post(let name): try DeviceBus.post(name, on: connection)
+            if let app { try await usable(app).unlock(user, password: secret) } else { try await hub(HubMethod.unlock, [.string(user), .string(secret)]) }
+        case .wipe: try await hub(HubMethod.enterpriseWipe)
+        case .post(let name): try connection.post(name)
         case .hub(let action): try await hubProcess(action)
         case .wait(let duration):
             // Cut short when the device's bus stops: the run is over then.
@@ -177,8 +178,8 @@ public final class StepDriver {
 
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
 
-    private func hub(_ member: String, _ arguments: [DBusValue] = [], interface: String = DeviceBus.hubInterface) async throws {
-        try await connection.callHub(interface, member, arguments, timeout: .seconds(30))
+    private func hub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws {
+        try await connection.callHub(method, arguments, timeout: .seconds(30))
     }
 
     /// Stops every app it started (a stopped one is continued first, so it can exit).

@@ -1,3 +1,4 @@
+import DeviceContract
 import LeakScan
 import SharedDevice
 
@@ -53,8 +54,8 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// (what it keeps is not exposure). A check counts for the changes committed before it
     /// started; a later change ends the window of an earlier one the app never saw.
     public static func all(in events: [TraceEvent], cleanups: [String: CleanupPolicy]) -> [SessionChangeTiming] {
-        let changes = events.filter { $0.proc == "hub" && $0.event == "session-changed" }
-        let apps = Array(Set(events.filter { $0.proc != "hub" && $0.event == "launched" }.map(\.proc))).sorted()
+        let changes = events.filter { $0.proc == "hub" && $0.is(.sessionChanged) }
+        let apps = Array(Set(events.filter { $0.proc != "hub" && $0.is(.launched) }.map(\.proc))).sorted()
         return apps.flatMap { app in
             let own = events.filter { $0.proc == app }
             let held = HeldData(of: own, cleanup: cleanups[app] ?? .wipeAll)
@@ -71,18 +72,18 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// The first check after the change that the SDK made and that succeeded tells when the
     /// app learned of it (a blocked Workspace ONE app's foreground is no opportunity).
     private static func learning(of change: TraceEvent, by app: String, in later: [TraceEvent]) -> SessionChangeTiming {
-        let user = change.fields["user"].flatMap { $0.isEmpty ? nil : $0 }
-        var timing = SessionChangeTiming(generation: UInt64(change.fields["generation"] ?? "") ?? 0, app: app,
+        let user = change.user()
+        var timing = SessionChangeTiming(generation: UInt64(change[.generation] ?? "") ?? 0, app: app,
                                          t0: change.t, newUser: user, notified: nil, mechanism: .none)
         var from = later.startIndex
-        while let start = later[from...].firstIndex(where: { $0.event == "check-started" }) {
-            guard let end = later[start...].firstIndex(where: { $0.event == "check-finished" || $0.event == "check-failed" })
+        while let start = later[from...].firstIndex(where: { $0.is(.checkStarted) }) {
+            guard let end = later[start...].firstIndex(where: { $0.is(.checkFinished) || $0.is(.checkFailed) })
             else { return timing }  // still checking
             from = end + 1
-            guard later[end].event == "check-finished", later[end].fields["opportunity"] != "false" else { continue }
+            guard later[end].is(.checkFinished), later[end][.opportunity] != "false" else { continue }
             let check = later[start]
-            timing.mechanism = mechanism(of: check.fields["trigger"] ?? "")
-            let post = later[..<start].first { $0.event == "post-received" }
+            timing.mechanism = mechanism(of: check[.trigger] ?? "")
+            let post = later[..<start].first { $0.is(.postReceived) }
             timing.notified = timing.mechanism == .signal ? (post?.t ?? check.t) : check.t
             return timing
         }
@@ -93,16 +94,16 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// left, or at a later change whose user owns all that is left; else says why it is open.
     private static func close(_ timing: inout SessionChangeTiming, with later: [TraceEvent], laterChanges: [TraceEvent]) {
         let owners = timing.held.users
-        let comeBack = laterChanges.first { change in owners == [change.fields["user"] ?? ""] }?.t ?? .max
+        let comeBack = laterChanges.first { change in change.user().map { owners == [$0] } ?? false }?.t ?? .max
         var lastFailure: String?
         for event in later where event.t < comeBack {
-            guard event.event == "cleanup-finished" || event.event == "cleanup-failed" else { continue }
-            let left = Holdings(text: event.fields["holds"] ?? "").items.filter { timing.held.items.contains($0) }
-            if event.event == "cleanup-finished", left.isEmpty {
+            guard event.is(.cleanupFinished) || event.is(.cleanupFailed) else { continue }
+            let left = Holdings(text: event[.holds] ?? "").items.filter { timing.held.items.contains($0) }
+            if event.is(.cleanupFinished), left.isEmpty {
                 timing.clean = event.t
                 return
             }
-            lastFailure = event.fields["error"] ?? "the cleanup left \(Holdings(left))"
+            lastFailure = event[.error] ?? "the cleanup left \(Holdings(left))"
         }
         if comeBack != .max {
             timing.clean = comeBack
@@ -128,12 +129,12 @@ struct HeldData {
         self.cleanup = cleanup
         var now = Holdings()
         for event in events {
-            switch event.event {
-            case "wrote":
-                guard let user = event.fields["user"], let kind = event.fields["kind"].flatMap(RecordKind.init) else { continue }
+            switch event.name {
+            case .wrote:
+                guard let user = event[.user], let kind = event[.kind].flatMap(RecordKind.init) else { continue }
                 now.items.insert(.init(user: user, kind: kind))
-            case "cleanup-finished", "cleanup-failed":
-                guard let text = event.fields["holds"] else { continue }
+            case .cleanupFinished, .cleanupFailed:
+                guard let text = event[.holds] else { continue }
                 now = Holdings(text: text)
             default: continue
             }

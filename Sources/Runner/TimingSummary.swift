@@ -1,3 +1,4 @@
+import DeviceContract
 import Histogram
 import SharedDevice
 

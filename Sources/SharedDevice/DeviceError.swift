@@ -1,5 +1,5 @@
-/// Every refusal of the device contract (SPEC §2, §4). On the bus each becomes
-/// `dev.sdlab.Error.<rawValue>`.
+/// Every refusal of the device contract (SPEC §2, §4), by the short name it has on the bus
+/// (DeviceContract gives the full one).
 public enum DeviceError: String, Error, Sendable, CaseIterable {
     case notStagingUser = "NotStagingUser"
     case badCredentials = "BadCredentials"
@@ -13,7 +13,4 @@ public enum DeviceError: String, Error, Sendable, CaseIterable {
     case alreadySignedIn = "AlreadySignedIn"
     case noCurrentAccount = "NoCurrentAccount"
     case accountMismatch = "AccountMismatch"
-
-    public static let namePrefix = "dev.sdlab.Error."
-    public var name: String { Self.namePrefix + rawValue }
 }

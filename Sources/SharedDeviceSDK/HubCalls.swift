@@ -1,5 +1,5 @@
 import DBusKit
-import Hub
+import DeviceContract
 import SharedDevice
 
 /// Error names the simulated SDKs report besides the hub's own.
@@ -14,21 +14,21 @@ struct HubCalls: Sendable {
     let connection: Connection
     let timeout: Duration
 
-    func call(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws(DBusError) -> [DBusValue] {
-        try await connection.callHub(interface, member, arguments, timeout: timeout)
+    func call<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await connection.callHub(method, arguments, timeout: timeout)
     }
 
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.
-    func accounts() async -> Result<[BrokerAccount], MSALError> {
-        do throws(DBusError) {
-            let list = try await call(DeviceBus.brokerInterface, "GetAccounts").first?.items ?? []
-            return .success(list.compactMap { item in
-                guard let fields = item.stringKeyed, let id = fields["homeAccountId"]?.variant?.string,
-                      let username = fields["username"]?.variant?.string else { return nil }
-                return BrokerAccount(homeAccountID: id, username: username)
-            })
-        } catch {
+    func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+        do {
+            let list = try await call(BrokerMethod.getAccounts).first?.items ?? []
+            return .success(list.compactMap(BrokerAccount.init(wire:)))
+        } catch let error as DBusError {
             return .failure(.broker(Self.isUnreachable(error) ? Self.unreachable : String(error.shortName)))
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            return .failure(.broker(Self.unreachable))
         }
     }
 
@@ -41,6 +41,6 @@ struct HubCalls: Sendable {
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.
     func session() async -> Session? {
-        (try? await call(DeviceBus.hubInterface, "GetSession")).flatMap(DeviceBus.session(from:))
+        (try? await call(HubMethod.getSession)).flatMap { Session(wire: $0.first) }
     }
 }

@@ -1,13 +1,6 @@
 import DBusKit
-import Hub
+import DeviceContract
 import SharedDevice
-
-/// What the broker says about the device (`GetDeviceInformation`).
-public struct DeviceInformation: Equatable, Sendable {
-    /// `shared` or `personal`.
-    public var deviceMode: String
-    public var isSharedDevice: Bool { deviceMode == "shared" }
-}
 
 /// The MSAL calls both flavours share: global sign-in and sign-out through the broker, the
 /// device's information, and the account-change notification.
@@ -15,33 +8,29 @@ struct Broker: Sendable {
     let hub: HubCalls
     let clientID: String
 
-    func signIn(_ user: String, _ password: String) async throws(DBusError) -> BrokerAccount {
-        let reply = try await hub.call(DeviceBus.brokerInterface, "SignIn", [.string(user), .string(password), .string(clientID)])
-        let fields = reply.first?.stringKeyed ?? [:]
-        guard let id = fields["homeAccountId"]?.variant?.string, let name = fields["username"]?.variant?.string else {
-            throw DBusError.failed("the broker's SignIn reply has no account")
-        }
-        return BrokerAccount(homeAccountID: id, username: name)
+    func signIn(_ user: String, _ password: String) async throws -> BrokerAccount {
+        let reply = try await hub.call(BrokerMethod.signIn, [.string(user), .string(password), .string(clientID)])
+        guard let account = BrokerAccount(wire: reply.first) else { throw DBusError.failed("the broker's SignIn reply has no account") }
+        return account
     }
 
     /// Signs the device's current account out, for every app.
-    func signOut() async throws(DBusError) {
-        guard let account = try await hub.accounts().mapError({ DBusError(name: "dev.sdlab.Error." + $0.label) }).get().first else {
+    func signOut() async throws {
+        guard let account = try await hub.accounts().mapError({ DBusError.device($0.label) }).get().first else {
             throw DeviceError.noCurrentAccount.dbusError
         }
-        _ = try await hub.call(DeviceBus.brokerInterface, "SignOut", [.string(account.homeAccountID), .string(clientID)])
+        _ = try await hub.call(BrokerMethod.signOut, [.string(account.homeAccountID), .string(clientID)])
     }
 
-    func deviceInformation() async throws(DBusError) -> DeviceInformation {
-        let fields = try await hub.call(DeviceBus.brokerInterface, "GetDeviceInformation").first?.stringKeyed ?? [:]
-        return DeviceInformation(deviceMode: fields["deviceMode"]?.variant?.string ?? "personal")
+    func deviceInformation() async throws -> DeviceInformation {
+        DeviceInformation(wire: try await hub.call(BrokerMethod.getDeviceInformation).first)
     }
 
     /// The notify state of `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` (notify_get_state), or nil
     /// when the hub did not answer: compared with an earlier value it says whether the account
     /// changed since (notify_check), even when posts were lost.
     func notifyState() async -> UInt64? {
-        try? await hub.call(DeviceBus.notifyInterface, "GetState", [.string(NotifyCenter.accountChanged)]).first?.uint64
+        try? await hub.call(NotifyMethod.getState, [.string(NotifyCenter.accountChanged)]).first?.uint64
     }
 
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
@@ -75,9 +64,9 @@ public actor MSALPublicClient {
         client = MSALClient(lastSeen: keychain.item(Self.item, as: BrokerAccount?.self) ?? nil)
     }
 
-    /// `(current, previous)`; on an error nothing is written.
-    public func getCurrentAccount() async -> Result<MSALClient.CurrentAccount, MSALError> {
-        let answer = await broker.hub.accounts()
+    /// `(current, previous)`; on an error nothing is written. Cancelled: nothing was asked.
+    public func getCurrentAccount() async throws(CancellationError) -> Result<MSALClient.CurrentAccount, MSALError> {
+        let answer = try await broker.hub.accounts()
         var next = client
         do throws(MSALError) {
             let result = try next.getCurrentAccount(answer)
@@ -94,13 +83,13 @@ public actor MSALPublicClient {
         }
     }
 
-    public func signIn(user: String, password: String) async throws(DBusError) -> BrokerAccount {
+    public func signIn(user: String, password: String) async throws -> BrokerAccount {
         try await broker.signIn(user, password)
     }
 
-    public func signOut() async throws(DBusError) { try await broker.signOut() }
+    public func signOut() async throws { try await broker.signOut() }
 
-    public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
+    public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)
@@ -130,8 +119,8 @@ public actor AndroidMSALPublicClient {
     }
 
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
-    public func getCurrentAccount() async -> Result<[AndroidMSALClient.Callback], MSALError> {
-        let answer = await broker.hub.accounts()
+    public func getCurrentAccount() async throws(CancellationError) -> Result<[AndroidMSALClient.Callback], MSALError> {
+        let answer = try await broker.hub.accounts()
         var next = client
         do throws(MSALError) {
             let callbacks = try next.getCurrentAccount(answer)
@@ -142,7 +131,7 @@ public actor AndroidMSALPublicClient {
         }
     }
 
-    public func signIn(user: String, password: String) async throws(DBusError) -> BrokerAccount {
+    public func signIn(user: String, password: String) async throws -> BrokerAccount {
         let account = try await broker.signIn(user, password)
         var next = client
         next.signedInHere(as: account)
@@ -150,14 +139,14 @@ public actor AndroidMSALPublicClient {
         return account
     }
 
-    public func signOut() async throws(DBusError) {
+    public func signOut() async throws {
         try await broker.signOut()
         var next = client
         next.signedOutHere()
         try? save(next)  // as for signIn
     }
 
-    public func deviceInformation() async throws(DBusError) -> DeviceInformation { try await broker.deviceInformation() }
+    public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
         try await broker.observeAccountChanges(handler)

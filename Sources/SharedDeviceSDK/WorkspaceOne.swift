@@ -1,6 +1,6 @@
 import Crypto
 import DBusKit
-import Hub
+import DeviceContract
 import SharedDevice
 
 /// What a Workspace ONE app implements to hear from the SDK (SPEC §2.6).
@@ -59,20 +59,15 @@ public actor WorkspaceOneController {
     public func dataKey() throws -> SymmetricKey { try keychain.key(Self.dataKeyName) }
 
     /// isDeviceStagingEnabled: whether the device is enrolled as shared.
-    public func isDeviceStagingEnabled() async throws(DBusError) -> Bool {
-        let reply = try await hub.call("org.freedesktop.DBus.Properties", "Get",
-                                       [.string(DeviceBus.hubInterface), .string("Shared")])
-        return reply.first?.variant?.bool ?? false
+    public func isDeviceStagingEnabled() async throws -> Bool {
+        try await hub.connection.hubProperty(.shared, timeout: hub.timeout)?.bool ?? false
     }
 
     /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
     /// domain, userIdentifier); available only once initialisation succeeded.
-    public func userInformation() async throws(DBusError) -> [String: String] {
-        guard sdk.initialised, !sdk.blocked else {
-            throw DBusError(name: "dev.sdlab.Error.NotInitialised", message: "the SDK has not finished its initial check")
-        }
-        let fields = try await hub.call(DeviceBus.hubInterface, "GetUserInfo").first?.stringKeyed ?? [:]
-        return fields.compactMapValues { $0.variant?.string }
+    public func userInformation() async throws -> [String: String] {
+        guard sdk.initialised, !sdk.blocked else { throw AppError.notInitialised.dbusError }
+        return DirectoryUser.fields(wire: try await hub.call(HubMethod.getUserInfo).first)
     }
 
     /// Deletes the keys before anything else, saves the session it saw, then tells the delegate.

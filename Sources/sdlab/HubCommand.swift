@@ -1,3 +1,4 @@
+import DeviceContract
 import ArgumentParser
 import DeviceProcesses
 import Hub
@@ -50,7 +51,7 @@ struct HubCommand: AsyncParsableCommand {
             await connection.close()
             throw failure("the hub cannot serve: \(error)", code: ExitCodes.environment)
         }
-        traceLog?.record("ready", ["generation": .uint(initial.model.session.generation)])
+        traceLog?.record(.ready, [.generation: .uint(initial.model.session.generation)])
         emitLine("ready")
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Hub
 
@@ -23,7 +24,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             do {
-                try DeviceBus.post(name, on: connection)
+                try connection.post(name)
             } catch {
                 throw failure("cannot post \"\(name)\": \(error)", code: ExitCodes.usage)
             }
@@ -78,7 +79,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             let reply = try await callingHub {
-                try await connection.callHub(DeviceBus.notifyInterface, "GetState", [.string(name)])
+                try await connection.callHub(NotifyMethod.getState, [.string(name)])
             }
             await connection.close()
             emitLine(String(reply.first?.uint64 ?? 0))
@@ -94,7 +95,7 @@ struct NotifyCommand: AsyncParsableCommand {
         func run() async throws {
             let connection = try await busOptions.connect()
             _ = try await callingHub {
-                try await connection.callHub(DeviceBus.notifyInterface, "SetState", [.string(name), .uint64(state)])
+                try await connection.callHub(NotifyMethod.setState, [.string(name), .uint64(state)])
             }
             await connection.close()
         }

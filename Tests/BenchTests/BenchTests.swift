@@ -1,4 +1,5 @@
 @testable import Bench
+import DeviceContract
 import Foundation
 import Runner
 import Testing

@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import Foundation
 #if canImport(FoundationXML)
@@ -14,8 +15,8 @@ import TestSupport
     static let busFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Bus")
 
-    static let hubInterfaces = [DeviceBus.hubInterface, DeviceBus.brokerInterface, DeviceBus.keyServiceInterface,
-                                DeviceBus.notifyInterface]
+    static let hubInterfaces = [HubMethod.interface, BrokerMethod.interface, KeyServiceMethod.interface,
+                                NotifyMethod.interface]
 
     @Test(.timeLimit(.minutes(1)))
     func theHubObjectIntrospectsAsBusFolderDocuments() async throws {

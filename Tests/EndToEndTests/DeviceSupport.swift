@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import DeviceProcesses
 import Hub
@@ -63,21 +64,22 @@ func withBus<T>(_ address: String, _ body: (Connection) async throws -> T) async
 }
 
 extension Connection {
-    /// Calls a member of the hub object.
+    /// Calls a member of the hub object by its names, as any client of the bus would.
     @discardableResult
     func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await callHub(interface, member, arguments, timeout: .seconds(10))
+        try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface, member: member,
+                       arguments, timeout: .seconds(10))
     }
 
     /// Enrolls a fresh default device (as `stage`) and checks `user` out (password = name).
     func checkOut(_ user: String) async throws {
-        try await hub(DeviceBus.hubInterface, "Enroll", ["stage", "stage"])
-        try await hub(DeviceBus.hubInterface, "CheckOut", [.string(user), .string(user)])
+        try await hub(HubMethod.interface, "Enroll", ["stage", "stage"])
+        try await hub(HubMethod.interface, "CheckOut", [.string(user), .string(user)])
     }
 
     /// The hub's session as (state, user, generation).
     func session() async throws -> (state: String, user: String, generation: UInt64) {
-        let fields = try await hub(DeviceBus.hubInterface, "GetSession").first?.fields ?? []
+        let fields = try await hub(HubMethod.interface, "GetSession").first?.fields ?? []
         return (fields[0].string ?? "", fields[1].string ?? "", fields[2].uint64 ?? 0)
     }
 }

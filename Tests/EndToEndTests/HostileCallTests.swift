@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import DeviceProcesses
 import Faults
@@ -17,7 +18,7 @@ import Testing
 /// SDLAB_FUZZ_SEED=random with a new one.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct HostileCallTests {
-    static let hub1 = DeviceBus.hubInterface
+    static let hub1 = HubMethod.interface
 
     @Test func aFreshHubAndAnAppAnswerEveryHostileCall() async throws {
         let seed = try Self.seed(default: 0x5D1A_B057_11E0_0001)
@@ -49,7 +50,7 @@ struct HostileCallTests {
             let before = try #require(peakMemory(of: lab.device.hub.pid))
             let bytes = DBusValue.array(element: "y", Array(repeating: .byte(7), count: 4 << 20))
             let error = await #expect(throws: DBusError.self) {
-                try await lab.connection.callHub(Self.hub1, "GetSession", [bytes], timeout: .seconds(20))
+                try await lab.connection.callHub(HubMethod.getSession, [bytes], timeout: .seconds(20))
             }
             #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
             let after = try #require(peakMemory(of: lab.device.hub.pid))
@@ -195,8 +196,8 @@ private struct Fuzz: Sendable {
     /// The hub answers `GetSession` as declared, each app its snapshot under the PID it was
     /// launched with; nobody exited or holds a descriptor it was sent.
     private func expectStillServing(_ targets: [Target], descriptorsBefore: [Int]) async throws {
-        let reply = try await lab.connection.callHub(HostileCallTests.hub1, "GetSession", timeout: .seconds(5))
-        #expect(DeviceBus.session(from: reply) != nil, "seed \(seed): GetSession answered \(reply)")
+        let reply = try await lab.connection.callHub(HubMethod.getSession, timeout: .seconds(5))
+        #expect(Session(wire: reply.first) != nil, "seed \(seed): GetSession answered \(reply)")
         for app in apps {
             let snapshot = try await AppClient(lab.connection, app: app.spec.name, timeout: .seconds(20)).snapshot()
             #expect(snapshot.pid == app.process.pid, "seed \(seed): \(app.spec.name)'s snapshot")

@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import DeviceProcesses
 import Foundation
@@ -9,7 +10,7 @@ import TestSupport
 
 /// The hub process across crashes, restarts and SIGTERM, and the speed of its first post.
 @Suite(.serialized) struct HubLifecycleTests {
-    static let hub1 = DeviceBus.hubInterface
+    static let hub1 = HubMethod.interface
     static let changed = NotifyCenter.accountChanged
 
     /// A second hub on the device's bus and state file, as a restart after a crash starts it.
@@ -123,7 +124,7 @@ import TestSupport
                 let latency = ContinuousClock.now - start
                 try await checkIn
                 #expect(post.body == [.string(Self.changed)] && post.path == DeviceBus.notifyPath)
-                let state = try await bus.hub(DeviceBus.notifyInterface, "GetState", [.string(Self.changed)])
+                let state = try await bus.hub(NotifyMethod.interface, "GetState", [.string(Self.changed)])
                 #expect(state == [.uint64(2)])
                 // Generous for shared CI machines; a quiet machine takes a few milliseconds.
                 #expect(latency < .milliseconds(500), "first post after \(latency)")
@@ -137,16 +138,16 @@ import TestSupport
             try await withBus(device.address) { bus in
                 try await bus.checkOut("cou1")
                 let posts = try await bus.signals(matching: DeviceBus.posts(of: Self.changed))
-                try await bus.hub(DeviceBus.brokerInterface, "RemoveAccount")
+                try await bus.hub(BrokerMethod.interface, "RemoveAccount")
                 #expect(try await bus.session() == ("checked-in", "", 2))
                 await #expect(throws: DeviceError.noCurrentAccount.dbusError) {
-                    try await bus.hub(DeviceBus.brokerInterface, "RemoveAccount")
+                    try await bus.hub(BrokerMethod.interface, "RemoveAccount")
                 }
                 // No announcement: the state was never set, and the first post that arrives is a
                 // marker sent after the reply (a post of the hub's would have come before it).
-                let state = try await bus.hub(DeviceBus.notifyInterface, "GetState", [.string(Self.changed)])
+                let state = try await bus.hub(NotifyMethod.interface, "GetState", [.string(Self.changed)])
                 #expect(state == [.uint64(0)])
-                try DeviceBus.post(Self.changed, on: bus)
+                try bus.post(Self.changed)
                 #expect(try await next(posts).sender == bus.uniqueName)
             }
         }
@@ -166,12 +167,12 @@ import TestSupport
         let device = try await RunningDevice.start(in: directory, detached: true, setup: setup, sdlab: sdlabPath)
         defer { device.stop() }
         try await withBus(device.bus.address) { bus in
-            try await bus.hub(DeviceBus.hubInterface, "Enroll", ["stage", .string(secrets[0])])
+            try await bus.hub(HubMethod.interface, "Enroll", ["stage", .string(secrets[0])])
             await #expect(throws: DeviceError.badCredentials.dbusError) {
-                try await bus.hub(DeviceBus.hubInterface, "CheckOut", ["ana", .string(secrets[2])])
+                try await bus.hub(HubMethod.interface, "CheckOut", ["ana", .string(secrets[2])])
             }
-            try await bus.hub(DeviceBus.brokerInterface, "SignIn", ["ana", .string(secrets[1]), "mail"])
-            try await bus.hub(DeviceBus.hubInterface, "Lock")
+            try await bus.hub(BrokerMethod.interface, "SignIn", ["ana", .string(secrets[1]), "mail"])
+            try await bus.hub(HubMethod.interface, "Lock")
             let app = try await LaunchedApp.launch(AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory,
                                                    sdlab: sdlabPath)
             defer { app.crash() }

@@ -1,3 +1,4 @@
+import DeviceContract
 import DBusKit
 import DeviceProcesses
 import Foundation
@@ -10,7 +11,7 @@ import TestSupport
 /// Real app processes on a real bus with the real hub (SPEC §2.3–2.8).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ManagedAppProcessTests {
-    static let hub1 = DeviceBus.hubInterface
+    static let hub1 = HubMethod.interface
 
     @Test func aPostReachesABackgroundModeAppWhichCleansUpAtOnce() async throws {
         try await AppDevice.with { lab in
@@ -49,7 +50,7 @@ struct ManagedAppProcessTests {
 
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.hub(Self.hub1, "CheckOut", ["cou2", "cou2"])
-            for _ in 0..<50 { try DeviceBus.post(NotifyCenter.accountChanged, on: lab.connection) }
+            for _ in 0..<50 { try lab.connection.post(NotifyCenter.accountChanged) }
             await lab.connection.flush()
             let whileStopped = try lab.events("app-notes.jsonl")
             #expect(!whileStopped.contains("post-received"))
@@ -69,7 +70,7 @@ struct ManagedAppProcessTests {
             try await lab.connection.checkOut("cou1")
             try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
             try await lab.app("mail").write(.sensitive, count: 2)
-            try DeviceBus.post(NotifyCenter.accountChanged, on: lab.connection)
+            try lab.connection.post(NotifyCenter.accountChanged)
             await lab.connection.flush()
             try await lab.app("mail").settle()
             let snapshot = try await lab.app("mail").snapshot()
@@ -188,7 +189,7 @@ struct ManagedAppProcessTests {
             lab.device.hub.signal(SIGKILL)
             _ = lab.device.hub.waitForExit(timeout: .seconds(5))
 
-            try DeviceBus.post(NotifyCenter.accountChanged, on: lab.connection)
+            try lab.connection.post(NotifyCenter.accountChanged)
             await lab.connection.flush()
             try await lab.app("mail").settle()
             var snapshot = try await lab.app("mail").snapshot()

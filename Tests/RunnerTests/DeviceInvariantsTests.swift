@@ -1,4 +1,5 @@
 @testable import Runner
+import DeviceContract
 import Testing
 
 /// What every run checks in its merged trace, whatever its steps.

@@ -1,3 +1,4 @@
+import DeviceContract
 import LeakScan
 import Runner
 import SharedDevice

@@ -7,6 +7,11 @@ public struct TraceEvent: Equatable, Sendable {
     public var event: String
     public var fields: [String: String]
 
+    public init(t: UInt64, proc: String, event: TraceName, fields: [TraceField: String] = [:]) {
+        self.init(t: t, proc: proc, event: event.rawValue,
+                  fields: Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) }))
+    }
+
     public init(t: UInt64, proc: String, event: String, fields: [String: String] = [:]) {
         self.t = t
         self.proc = proc
@@ -48,26 +53,16 @@ public struct TraceEvent: Equatable, Sendable {
     }
 }
 
-/// The events written to a trace folder since the last read: each file is read on from where
-/// the previous read stopped (whole lines only), so the runner can say after each step what
-/// surfaced during it without reading every trace again.
-final class TraceTail {
-    private let folder: String
-    private var offsets: [String: UInt64] = [:]
+extension TraceEvent {
+    /// The event's name in the vocabulary; nil for one it does not know.
+    public var name: TraceName? { TraceName(rawValue: event) }
 
-    init(folder: String) { self.folder = folder }
+    public func `is`(_ name: TraceName) -> Bool { event == name.rawValue }
 
-    func newEvents() -> [TraceEvent] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }
-        return files.sorted().flatMap { name -> [TraceEvent] in
-            guard let handle = FileHandle(forReadingAtPath: folder + "/" + name) else { return [] }
-            defer { try? handle.close() }
-            let offset = offsets[name] ?? 0
-            guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(),
-                  let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
-            let whole = data[data.startIndex...lastNewline]
-            offsets[name] = offset + UInt64(whole.count)
-            return String(decoding: whole, as: UTF8.self).split(separator: "\n").compactMap(TraceEvent.init(line:))
-        }
+    public subscript(_ field: TraceField) -> String? { fields[field.rawValue] }
+
+    /// A user field: nil for `none` (or no field).
+    public func user(_ field: TraceField = .user) -> String? {
+        self[field].flatMap { $0 == TraceValue.noUser || $0.isEmpty ? nil : $0 }
     }
 }

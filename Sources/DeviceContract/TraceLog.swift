@@ -18,7 +18,9 @@ public enum TraceValue: Sendable, Equatable, ExpressibleByStringLiteral, Express
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 
     /// A name or `none`, as traces and callbacks write a missing user.
-    public static func user(_ name: String?) -> TraceValue { .string(name ?? "none") }
+    public static func user(_ name: String?) -> TraceValue { .string(name ?? noUser) }
+
+    public static let noUser = "none"
 }
 
 /// One process's trace: one JSON object per line, `{"t":NS,"proc":NAME,"event":EVENT,…}`,
@@ -29,10 +31,14 @@ public final class TraceLog: Sendable {
     public let process: String
     private let fd: Mutex<Int32>
 
+    public struct OpenError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
     /// Opens (creating, 0600) the file for appending.
-    public init(path: String, process: String) throws(LaunchError) {
+    public init(path: String, process: String) throws(OpenError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LaunchError("cannot open the trace file \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw OpenError(description: "cannot open the trace file \(path): \(String(cString: strerror(errno)))") }
         self.process = process
         self.fd = Mutex(fd)
     }
@@ -47,15 +53,15 @@ public final class TraceLog: Sendable {
     }
 
     /// Appends an event stamped now (or at `time`, for an event noticed earlier than it is written).
-    public func record(_ event: String, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<String, TraceValue> = [:]) {
-        write(event, at: time) { line in
-            for (key, value) in fields { Self.appendField(key, value, to: &line) }
+    public func record(_ event: TraceName, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<TraceField, TraceValue> = [:]) {
+        write(event.rawValue, at: time) { line in
+            for (key, value) in fields { Self.appendField(key.rawValue, value, to: &line) }
         }
     }
 
-    public func record(_ event: String, at time: UInt64 = TraceLog.now(), fields: [(String, TraceValue)]) {
-        write(event, at: time) { line in
-            for (key, value) in fields { Self.appendField(key, value, to: &line) }
+    public func record(_ event: TraceName, at time: UInt64 = TraceLog.now(), fields: [(TraceField, TraceValue)]) {
+        write(event.rawValue, at: time) { line in
+            for (key, value) in fields { Self.appendField(key.rawValue, value, to: &line) }
         }
     }
 

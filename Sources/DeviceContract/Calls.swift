@@ -1,0 +1,51 @@
+import DBusKit
+import SharedDevice
+
+extension Connection {
+    /// Calls a method of the hub object. An error reply throws its `DBusError`, and so does a
+    /// call that gets no reply in time or whose connection closes; cancellation stays
+    /// `CancellationError`.
+    @discardableResult
+    public func callHub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = [],
+                                          timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+        do {
+            return try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: Method.interface,
+                                  member: method.rawValue, arguments, timeout: timeout)
+        } catch let error as DBusError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw DBusError.failed("\(error)")
+        }
+    }
+
+    /// Posts a notification (notify_post): a `Posted(name)` signal from the notify path, as
+    /// anyone may send it. Returns the signal's serial.
+    @discardableResult
+    public func post(_ name: String) throws(DBusError) -> UInt32 {
+        try emitSignal(path: DeviceBus.notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted,
+                       [.string(name)])
+    }
+}
+
+extension DeviceBus {
+    /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.
+    public static func posts(of name: String) -> MatchRule {
+        MatchRule(path: notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted, arguments: [0: name])
+    }
+}
+
+/// `org.freedesktop.DBus.Properties`, as the hub object serves it.
+public enum PropertiesMethod: String, HubMember, CaseIterable {
+    case get = "Get", getAll = "GetAll", set = "Set"
+    public static let interface = "org.freedesktop.DBus.Properties"
+}
+
+extension Connection {
+    /// A property of `dev.sdlab.Hub1`.
+    public func hubProperty(_ property: HubMethod.Property, timeout: Duration = .seconds(25)) async throws -> DBusValue? {
+        try await callHub(PropertiesMethod.get, [.string(HubMethod.interface), .string(property.rawValue)], timeout: timeout)
+            .first?.variant
+    }
+}

@@ -1,0 +1,60 @@
+import DBusKit
+import SharedDevice
+
+extension DeviceError {
+    /// The error's name on the bus: `dev.sdlab.Error.<Name>`.
+    public var name: String { DeviceBus.errorPrefix + rawValue }
+
+    /// The error as the bus carries it.
+    public var dbusError: DBusError { DBusError(name: name, message: message) }
+
+    var message: String {
+        switch self {
+        case .notStagingUser: "only a staging user can enroll the device"
+        case .badCredentials: "bad user name or password"
+        case .alreadyEnrolled: "the device is already enrolled"
+        case .offline: "the console cannot be reached"
+        case .notEnrolled: "the device is not enrolled"
+        case .alreadyCheckedOut: "the device is already checked out"
+        case .locked: "the device is locked"
+        case .notCheckedOut: "the device is not checked out"
+        case .notShared: "the device is not shared"
+        case .alreadySignedIn: "an account is already signed in"
+        case .noCurrentAccount: "no account is signed in"
+        case .accountMismatch: "that account is not the signed-in one"
+        }
+    }
+}
+
+/// Errors an app or its SDK answers besides the hub's own (`DeviceError`).
+public enum AppError: String, Error, Sendable, CaseIterable {
+    /// The app acts for nobody: it has no user's data to write.
+    case noUser = "NoUser"
+    /// The app's UI is blocked until it is launched again (Workspace ONE).
+    case blocked = "Blocked"
+    /// Only MSAL apps sign in and out.
+    case notSupported = "NotSupported"
+    /// The Workspace ONE SDK has not finished its initial check.
+    case notInitialised = "NotInitialised"
+
+    public var dbusError: DBusError { DBusError(name: DeviceBus.errorPrefix + rawValue, message: message) }
+
+    var message: String {
+        switch self {
+        case .noUser: "the app has no current user"
+        case .blocked: "the app's UI is blocked until it is launched again"
+        case .notSupported: "only MSAL apps sign in and out"
+        case .notInitialised: "the SDK has not finished its initial check"
+        }
+    }
+}
+
+extension DBusError {
+    /// A device error by its short name (`Offline`), with a message.
+    public static func device(_ name: String, _ message: String = "") -> DBusError {
+        DBusError(name: DeviceBus.errorPrefix + name, message: message)
+    }
+
+    /// Whether this is the device error of that short name (`Offline`).
+    public func isDevice(_ name: String) -> Bool { self.name == DeviceBus.errorPrefix + name }
+}

@@ -1,0 +1,65 @@
+/// The trace's vocabulary: every event the hub and the apps write, with its fields (beside
+/// `t`, `proc` and `event`). The runner, bench and reports read them by these names.
+public enum TraceName: String, Sendable, CaseIterable {
+    /// The hub serves the bus (`generation`); an app shows its UI, its launch check done.
+    case ready
+
+    // The hub.
+    /// A session change committed (saved before it is answered): `state`, `user`, `generation`.
+    case sessionChanged = "session-changed"
+    /// The broker posted a notification: `name`, `state` (the notify state it set first).
+    case posted
+
+    // An app's life.
+    /// The process started: `sdk`, `pid`, `background_mode`, and its cleanup (`policy`, `hook`, `keeps`).
+    case launched
+    /// It exits on SIGTERM, its work in hand done.
+    case terminated
+    case foreground, background, resumed
+    /// The SDK's UI block began (Workspace ONE, until the next launch).
+    case blocked
+
+    // What an app heard and did.
+    /// A post reached the app: `name`, `sender`, `serial` (which post it was).
+    case postReceived = "post-received"
+    /// A check began: `trigger` (`launch`, `foreground`, `signal`, `poll`, `sign-in`, `sign-out`).
+    case checkStarted = "check-started"
+    /// A check ended: `trigger`, `user` (whom the app acts for now); `opportunity: false` when
+    /// the SDK did not look (a Workspace ONE app's foreground while blocked or not initialised).
+    case checkFinished = "check-finished"
+    /// The SDK could not answer: `trigger`, `error`.
+    case checkFailed = "check-failed"
+    /// A poll found the account-change state unchanged and asked nothing more.
+    case pollUnchanged = "poll-unchanged"
+    /// An SDK callback: `name` (`current-account(A,B)`, `wipe`, …), `trigger`.
+    case callback
+    /// The Workspace ONE SDK deleted its data-encryption key (before `wipe`).
+    case sdkKeysDeleted = "sdk-keys-deleted"
+    /// A cleanup began, or began again after a crash: `previous`, `current`, `reason`, `policy`
+    /// (`hook` with its command, `keeps`).
+    case cleanupStarted = "cleanup-started", cleanupResumed = "cleanup-resumed"
+    /// A cleanup ran without error and the app's scan found nothing of another user it does not
+    /// keep; stamped when the cleanup ended. The start's fields and `holds` (what is still
+    /// readable: `cou1/common,…`).
+    case cleanupFinished = "cleanup-finished"
+    /// A cleanup failed or left data behind: the start's fields, `holds`, `error`.
+    case cleanupFailed = "cleanup-failed"
+    /// A returning user's kept preferences were applied: `user`.
+    case preferencesApplied = "preferences-applied"
+    /// The user's key of `external` records came from the key service: `user`.
+    case externalKeyFetched = "external-key-fetched"
+    /// Records written: `kind`, `count`, `user`.
+    case wrote
+    /// The app's own sign-in or sign-out: `user`.
+    case signedIn = "signed-in", signedOut = "signed-out"
+    /// The app could not save whom it acts for: `error`.
+    case saveFailed = "save-failed"
+}
+
+/// The fields of trace events.
+public enum TraceField: String, Sendable, CaseIterable {
+    case generation, state, user, name, sender, serial, trigger, opportunity, error
+    case sdk, pid, backgroundMode = "background_mode"
+    case previous, current, reason, policy, hook, keeps, holds
+    case kind, count
+}

@@ -1,0 +1,151 @@
+import DBusKit
+import SharedDevice
+
+/// The shapes values take on the bus (Bus/*.xml), each written and read here, so the hub, the
+/// SDKs, the apps and the runner agree on them.
+extension Session {
+    /// `GetSession`'s `(sst)`: state, user or `""`, generation.
+    public var wireValue: DBusValue { .structure([.string(state.rawValue), .string(user ?? ""), .uint64(generation)]) }
+
+    public init?(wire value: DBusValue?) {
+        guard let fields = value?.fields, fields.count == 3,
+              let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
+              let generation = fields[2].uint64 else { return nil }
+        self.init(state: state, user: user.isEmpty ? nil : user, generation: generation)
+    }
+}
+
+extension BrokerAccount {
+    /// An account of `GetAccounts` and `SignIn`: `homeAccountId`, `username`, `environment`.
+    public var wireValue: DBusValue {
+        .vardict(["homeAccountId": .string(homeAccountID), "username": .string(username),
+                  "environment": .string(HubModel.environment)])
+    }
+
+    public init?(wire value: DBusValue?) {
+        guard let fields = value?.stringKeyed, let id = fields["homeAccountId"]?.variant?.string,
+              let username = fields["username"]?.variant?.string else { return nil }
+        self.init(homeAccountID: id, username: username)
+    }
+}
+
+extension DirectoryUser {
+    /// `GetUserInfo`'s identity: userName, groupID, email, firstName, lastName, domain, userIdentifier.
+    public var wireValue: DBusValue {
+        .vardict([
+            "userName": .string(name), "groupID": .string(groupID), "email": .string(email),
+            "firstName": .string(firstName), "lastName": .string(lastName),
+            "domain": .string(domain), "userIdentifier": .string(userIdentifier),
+        ])
+    }
+
+    /// The identity's fields as text.
+    public static func fields(wire value: DBusValue?) -> [String: String] {
+        (value?.stringKeyed ?? [:]).compactMapValues { $0.variant?.string }
+    }
+}
+
+/// What the broker says about the device (`GetDeviceInformation`).
+public struct DeviceInformation: Equatable, Sendable {
+    /// `shared` or `personal`.
+    public var deviceMode: String
+    public var generation: UInt64 = 0
+    public var passcodePolicy = false
+    public var passcodeSet = false
+
+    public init(deviceMode: String, generation: UInt64 = 0, passcodePolicy: Bool = false, passcodeSet: Bool = false) {
+        self.deviceMode = deviceMode
+        self.generation = generation
+        self.passcodePolicy = passcodePolicy
+        self.passcodeSet = passcodeSet
+    }
+
+    public var isSharedDevice: Bool { deviceMode == "shared" }
+
+    public var wireValue: DBusValue {
+        .vardict(["deviceMode": .string(deviceMode), "generation": .uint64(generation),
+                  "passcodePolicy": .bool(passcodePolicy), "passcodeSet": .bool(passcodeSet)])
+    }
+
+    public init(wire value: DBusValue?) {
+        let fields = value?.stringKeyed ?? [:]
+        self.init(deviceMode: fields["deviceMode"]?.variant?.string ?? "personal",
+                  generation: fields["generation"]?.variant?.uint64 ?? 0,
+                  passcodePolicy: fields["passcodePolicy"]?.variant?.bool ?? false,
+                  passcodeSet: fields["passcodeSet"]?.variant?.bool ?? false)
+    }
+}
+
+/// `GetUserKey`'s `(say)`: the current user and their 256-bit key of `external` records.
+public struct UserKey: Equatable, Sendable {
+    public var user: String
+    public var key: [UInt8]
+
+    public init(user: String, key: [UInt8]) {
+        self.user = user
+        self.key = key
+    }
+
+    public var wireValue: DBusValue { .structure([.string(user), .array(element: "y", key.map { .byte($0) })]) }
+
+    public init?(wire value: DBusValue?) {
+        guard let fields = value?.fields, fields.count == 2, let user = fields[0].string,
+              let key = fields[1].items?.compactMap(\.byte), key.count == 32 else { return nil }
+        self.init(user: user, key: key)
+    }
+}
+
+/// What an app shows and believes (`dev.sdlab.App1.Snapshot`, `a{sv}`).
+public struct AppSnapshot: Sendable, Equatable {
+    public var name = ""
+    public var sdk = ""
+    public var pid: Int32 = 0
+    public var foreground = false
+    public var blocked = false
+    public var user: String?
+    public var previous: String?
+    public var callbacks: [String] = []
+    public var error: String?
+    /// The canaries of the records the app displays.
+    public var displayed: [String] = []
+    public var preferencesApplied = false
+    public var checks = 0
+    public var cleanupFailures: [String] = []
+
+    public init() {}
+
+    /// Exposed: the canaries of anyone but `currentUser` in what the app displays.
+    public func exposed(currentUser: String?) -> [Canary] {
+        Canary.all(in: displayed.joined(separator: " ")[...]).filter { $0.user != currentUser }
+    }
+
+    public var wireValue: DBusValue {
+        .vardict([
+            "name": .string(name), "sdk": .string(sdk), "pid": .int32(pid), "foreground": .bool(foreground),
+            "blocked": .bool(blocked), "user": .string(user ?? ""), "previous": .string(previous ?? ""),
+            "callbacks": .strings(callbacks), "error": .string(error ?? ""), "displayed": .strings(displayed),
+            "preferencesApplied": .bool(preferencesApplied), "checks": .uint32(UInt32(clamping: checks)),
+            "cleanupFailures": .strings(cleanupFailures),
+        ])
+    }
+
+    public init(wire value: DBusValue?) {
+        let fields = value?.stringKeyed ?? [:]
+        func string(_ key: String) -> String? { fields[key]?.variant?.string.flatMap { $0.isEmpty ? nil : $0 } }
+        func strings(_ key: String) -> [String] { fields[key]?.variant?.items?.compactMap(\.string) ?? [] }
+        func flag(_ key: String) -> Bool { fields[key]?.variant?.bool ?? false }
+        name = string("name") ?? ""
+        sdk = string("sdk") ?? ""
+        pid = fields["pid"]?.variant?.int32 ?? 0
+        foreground = flag("foreground")
+        blocked = flag("blocked")
+        user = string("user")
+        previous = string("previous")
+        callbacks = strings("callbacks")
+        error = string("error")
+        displayed = strings("displayed")
+        preferencesApplied = flag("preferencesApplied")
+        checks = Int(fields["checks"]?.variant?.uint32 ?? 0)
+        cleanupFailures = strings("cleanupFailures")
+    }
+}

@@ -1,0 +1,59 @@
+import DBusKit
+import DeviceContract
+import SharedDevice
+import Synchronization
+
+/// The hub's state and the one way to change it: a change counts once it is saved, so a
+/// caller that got a reply never loses it to a crash.
+final class HubCore: Sendable {
+    let directory: ConsoleDirectory
+    let trace: TraceLog?
+    private let model: Mutex<HubModel>
+    private let store: StateFile?
+
+    init(_ state: HubState, store: StateFile?, trace: TraceLog?) {
+        directory = state.directory
+        model = Mutex(state.model)
+        self.store = store
+        self.trace = trace
+    }
+
+    /// The state as it is now (a copy).
+    var snapshot: HubModel { model.withLock { $0 } }
+
+    func change<T: Sendable>(_ body: (inout HubModel) throws(DeviceError) -> T) throws(DBusError) -> T {
+        try model.withLock { (current) throws(DBusError) -> T in
+            var next = current
+            let result = try answering { () throws(DeviceError) in try body(&next) }
+            if next != current {
+                do {
+                    try store?.save(HubState(directory: directory, model: next))
+                } catch {
+                    throw DBusError.failed("\(error)")
+                }
+                if next.session != current.session {
+                    // t0 of the change: committed, not yet posted or answered.
+                    trace?.record(.sessionChanged, [.state: .string(next.session.state.rawValue),
+                                                    .user: .user(next.session.user), .generation: .uint(next.session.generation)])
+                }
+                current = next
+            }
+            return result
+        }
+    }
+}
+
+/// Runs a domain decision, answering its refusal as the bus carries it.
+func answering<T>(_ body: () throws(DeviceError) -> T) throws(DBusError) -> T {
+    do throws(DeviceError) { return try body() } catch { throw error.dbusError }
+}
+
+extension HubCore {
+    /// Carries out the posts a change asks for; the notify state is already set and saved.
+    func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
+        for case .post(let name, let state) in effects {
+            try connection.post(name)
+            trace?.record(.posted, [.name: .string(name), .state: .uint(state)])
+        }
+    }
+}

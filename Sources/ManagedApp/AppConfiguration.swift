@@ -1,0 +1,43 @@
+import DeviceContract
+import SharedDevice
+
+/// What an app process is: its name, SDK, lifecycle option, cleanup and where it keeps things.
+public struct AppConfiguration: Sendable {
+    public var name: String
+    public var sdk: SDKKind
+    /// Keeps running in the background (else the runner suspends it there).
+    public var backgroundMode: Bool
+    public var policy: CleanupPolicy
+    /// The app's container folder.
+    public var container: String
+    /// The app's trace file.
+    public var trace: String?
+    public var hookTimeout: Duration
+    /// The folder a cleanup hook runs in (a scenario's own folder); nil: the app's.
+    public var hookDirectory: String?
+    /// How long the SDK waits for the hub before treating it as unreachable.
+    public var hubTimeout: Duration
+
+    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
+                container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
+                hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)) {
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        self.policy = policy
+        self.container = container
+        self.trace = trace
+        self.hookTimeout = hookTimeout
+        self.hookDirectory = hookDirectory
+        self.hubTimeout = hubTimeout
+    }
+
+    public var busName: String { AppBus.name(of: name) }
+
+    /// The configuration the options declare.
+    public init(_ options: AppOptions) {
+        self.init(name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
+                  container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
+                  hookDirectory: options.hookDirectory)
+    }
+}

@@ -1,0 +1,154 @@
+import Crypto
+import DBusKit
+import DeviceContract
+import SharedDevice
+import SharedDeviceSDK
+
+/// What an SDK's check told the app: the callbacks it made and what they mean for the app's
+/// user (`reactions`, the domain's decision, given the app's model).
+struct SDKAnswer: Sendable {
+    var callbacks: [String]
+    /// The previous account of an iOS MSAL result.
+    var previous: String?? = nil
+    /// The Workspace ONE SDK deleted its data key before `wipe`.
+    var keysDeleted = false
+    /// Workspace ONE: the UI is blocked (until the next launch).
+    var blocked: Bool? = nil
+    /// The hub did not answer, though the SDK acted (a Workspace ONE initialisation that failed).
+    var failure: String? = nil
+    var reactions: @Sendable (inout AppModel, _ hasPreferences: (String) -> Bool) -> [AppModel.Reaction]
+}
+
+/// How one check ended.
+enum CheckOutcome: Sendable {
+    /// Not a detection opportunity for this SDK: it did not look.
+    case noOpportunity
+    /// The SDK could not answer; nothing changed.
+    case failed(String)
+    case answered(SDKAnswer)
+}
+
+/// One SDK as the app embeds it (SPEC §2.4–2.6): how it checks the account, hears posts,
+/// keeps its data key and signs in and out. The only place the app's code depends on which SDK it has.
+protocol EmbeddedSDK: Sendable {
+    /// MSAL apps hear the broker's posts; Workspace ONE apps never do.
+    var listensToPosts: Bool { get }
+    /// The keychain key of the app's `sensitive` records.
+    var dataKeyName: String { get }
+    /// Asks the SDK; calls `answered` as soon as the hub's answer is in (or none will come).
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome
+    /// Calls `handler` for every post of the account-change notification (MSAL only).
+    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
+    /// The account-change notification's state (notify_get_state); nil when not asked or not answered.
+    func accountChangeState() async -> UInt64?
+    func signIn(user: String, password: String) async throws -> BrokerAccount
+    func signOut() async throws
+}
+
+/// The SDK an app of `kind` embeds, on `connection`, keeping its state in `keychain`.
+func embeddedSDK(_ kind: SDKKind, connection: Connection, clientID: String, keychain: Keychain,
+                 timeout: Duration) -> any EmbeddedSDK {
+    switch kind {
+    case .msal: MSALiOS(client: MSALPublicClient(connection: connection, clientID: clientID, keychain: keychain,
+                                                  timeout: timeout))
+    case .msalAndroid: MSALAndroid(client: AndroidMSALPublicClient(connection: connection, clientID: clientID,
+                                                                   keychain: keychain, timeout: timeout))
+    case .ws1: WorkspaceOne(controller: WorkspaceOneController(connection: connection, keychain: keychain, timeout: timeout))
+    }
+}
+
+extension EmbeddedSDK {
+    var listensToPosts: Bool { true }
+    /// An MSAL app's own key.
+    var dataKeyName: String { "app-data" }
+}
+
+/// MSAL, iOS flavour (§2.4): `current-account(CURRENT,PREVIOUS)` at every check.
+private struct MSALiOS: EmbeddedSDK {
+    let client: MSALPublicClient
+
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+        let answer = try? await client.getCurrentAccount()
+        answered()
+        switch answer {
+        case .success(let result)?:
+            return .answered(SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
+                [model.heard(result, hasPreferences: prefs)]
+            })
+        case .failure(let error)?: return .failed(error.label)
+        case nil: return .noOpportunity  // cancelled: nothing was asked
+        }
+    }
+
+    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
+        _ = try await client.observeAccountChanges(handler)
+    }
+
+    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
+    func signIn(user: String, password: String) async throws -> BrokerAccount { try await client.signIn(user: user, password: password) }
+    func signOut() async throws { try await client.signOut() }
+}
+
+/// MSAL, Android flavour (§2.5): `account-changed` when the account changed, then `account-loaded`.
+private struct MSALAndroid: EmbeddedSDK {
+    let client: AndroidMSALPublicClient
+
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+        let answer = try? await client.getCurrentAccount()
+        answered()
+        switch answer {
+        case .success(let callbacks)?:
+            return .answered(SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
+                [model.heard(callbacks, hasPreferences: prefs)]
+            })
+        case .failure(let error)?: return .failed(error.label)
+        case nil: return .noOpportunity
+        }
+    }
+
+    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
+        _ = try await client.observeAccountChanges(handler)
+    }
+
+    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
+    func signIn(user: String, password: String) async throws -> BrokerAccount { try await client.signIn(user: user, password: password) }
+    func signOut() async throws { try await client.signOut() }
+}
+
+/// Workspace ONE (§2.6): looks only at a cold start and at a return to the foreground; never
+/// hears a post; its SDK holds the data key and deletes it before `wipe`.
+private struct WorkspaceOne: EmbeddedSDK {
+    let controller: WorkspaceOneController
+
+    var listensToPosts: Bool { false }
+    var dataKeyName: String { WorkspaceOneController.dataKeyName }
+
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+        let detection: WorkspaceOneController.Detection
+        do {
+            switch trigger {
+            case .launch: detection = try await controller.start()
+            case .foreground: detection = try await controller.applicationWillEnterForeground()
+            default:
+                answered()
+                return .noOpportunity
+            }
+            answered()
+        } catch {
+            answered()
+            return .failed("\(error)")
+        }
+        guard detection.taken else { return .noOpportunity }
+        let callbacks = detection.effects.compactMap { if case .callback(let callback) = $0 { callback.description } else { nil } }
+        return .answered(SDKAnswer(callbacks: callbacks, keysDeleted: detection.effects.contains(.deleteDataKeys),
+                                   blocked: await controller.isBlocked,
+                                   failure: detection.session == nil ? SDKErrors.hubUnreachable : nil) { model, prefs in
+            model.heard(detection.effects, session: detection.session, hasPreferences: prefs)
+        })
+    }
+
+    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {}
+    func accountChangeState() async -> UInt64? { nil }
+    func signIn(user: String, password: String) async throws -> BrokerAccount { throw AppError.notSupported.dbusError }
+    func signOut() async throws { throw AppError.notSupported.dbusError }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import DBusKit
+import DeviceContract
+import Foundation
+import SharedDevice
+import Testing
+
+/// What every process agrees on, written by one side and read by the other.
+@Suite struct DeviceContractTests {
+    @Test(arguments: [
+        CleanupPolicy.wipeAll, .retainPreferences, .keepAll, .own(), .own(keeps: [.common]),
+        .hook(command: "rm -rf \"$SDLAB_CONTAINER/caches\"; exit 0", keeps: [.common, .preferences]),
+    ])
+    func theRunnersCommandLineParsesBackToTheSameOptions(policy: CleanupPolicy) throws {
+        let written = AppOptions.commandLine(name: "mail", sdk: .msalAndroid, backgroundMode: true, cleanup: policy,
+                                             hookDirectory: "/tmp/my scenarios", container: "/tmp/c", trace: "/tmp/t.jsonl",
+                                             bus: "unix:path=/tmp/bus")
+        let read = try AppOptions.parse(written)
+        #expect(read.policy == policy && read.name == "mail" && read.sdk == .msalAndroid && read.backgroundMode)
+        #expect(read.container == "/tmp/c" && read.trace == "/tmp/t.jsonl" && read.bus == "unix:path=/tmp/bus")
+        #expect(read.hookTimeout == .seconds(10))
+        if case .hook = policy { #expect(read.hookDirectory == "/tmp/my scenarios") }
+        #expect(read.arguments == written)
+    }
+
+    @Test func declaredKeepsAreOnlyForAHookOrTheAppsOwnCode() {
+        #expect(throws: (any Error).self) { try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--keeps", "common"]) }
+        #expect(throws: (any Error).self) {
+            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--cleanup", "own", "--keeps", "plain"])
+        }
+        #expect(throws: (any Error).self) { try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"]) }
+    }
+
+    @Test func wireShapesReadBackAsWritten() {
+        let session = Session(state: .checkedOut, user: "cou1", generation: 7)
+        #expect(Session(wire: session.wireValue) == session)
+        #expect(Session(wire: Session(state: .checkedIn, user: nil, generation: 2).wireValue)?.user == nil)
+        #expect(Session(wire: .structure([.string("nonsense"), .string(""), .uint64(1)])) == nil)
+        let account = BrokerAccount(user: "cou2")
+        #expect(BrokerAccount(wire: account.wireValue) == account)
+        let key = UserKey(user: "cou1", key: Array(repeating: 9, count: 32))
+        #expect(UserKey(wire: key.wireValue) == key)
+        #expect(UserKey(wire: UserKey(user: "cou1", key: [1, 2]).wireValue) == nil, "a key is 32 bytes")
+        let information = DeviceInformation(deviceMode: "shared", generation: 3, passcodePolicy: true, passcodeSet: false)
+        #expect(DeviceInformation(wire: information.wireValue) == information)
+        var snapshot = AppSnapshot()
+        snapshot.name = "mail"
+        snapshot.user = "cou1"
+        snapshot.callbacks = ["current-account(cou1,none)"]
+        snapshot.displayed = ["SDLAB-CANARY/cou2/mail/plain/1"]
+        snapshot.checks = 3
+        #expect(AppSnapshot(wire: snapshot.wireValue) == snapshot)
+        #expect(snapshot.exposed(currentUser: "cou1").map(\.user) == ["cou2"])
+    }
+
+    @Test func errorsCarryTheirNamesOnTheBus() {
+        #expect(DeviceError.offline.dbusError.name == "dev.sdlab.Error.Offline")
+        #expect(AppError.blocked.dbusError.isDevice("Blocked") && !AppError.blocked.dbusError.isDevice("Offline"))
+        #expect(DBusError.device("Locked").name == DeviceError.locked.name)
+    }
+
+    @Test func everyEventATraceWritesIsReadBackByName() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let trace = try TraceLog(path: file, process: "mail")
+        for name in TraceName.allCases {
+            trace.record(name, [.user: .user(nil), .opportunity: false, .count: 3, .holds: "cou1/plain,cou2/common"])
+        }
+        let events = TraceEvent.events(in: file)
+        #expect(events.map(\.name) == TraceName.allCases.map { $0 })
+        #expect(events.allSatisfy { $0.proc == "mail" && $0.user() == nil && $0[.opportunity] == "false" && $0[.count] == "3" })
+        #expect(events.first?[.holds] == "cou1/plain,cou2/common")
+    }
+}
