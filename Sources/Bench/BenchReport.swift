@@ -1,7 +1,7 @@
 import Foundation
 import Runner
 
-/// One fleet size's results, as `sdlab bench --json` writes them (SPEC §7). Latencies in ms.
+/// One fleet size's results, as `sdlab bench --json` writes them (Docs/outputs.md). Latencies in ms.
 public struct BenchRun: Codable, Sendable {
     public var apps: Int
     public var signals: Int

@@ -37,7 +37,7 @@ public struct PasswordHash: Codable, Equatable, Sendable {
     }
 }
 
-/// The management console's user directory (SPEC §2.1): who may enroll, check out and sign
+/// The management console's user directory (Docs/behaviour.md §1): who may enroll, check out and sign
 /// in, with their passwords hashed.
 public struct ConsoleDirectory: Codable, Equatable, Sendable {
     public struct Account: Codable, Equatable, Sendable {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SharedDevice
 
-/// The device attacker of SPEC §2.8: reads every file of the containers it is given, and tries
+/// The device attacker of Docs/behaviour.md §8: reads every file of the containers it is given, and tries
 /// every key found there (any file of exactly 32 bytes, wherever it lies) on every file as
 /// AES-GCM. The runner scans every container; an app scans its own after each cleanup, to
 /// confirm what the cleanup left.
@@ -62,7 +62,7 @@ public struct LeakScanner: Sendable {
         return findings.sorted { ($0.app, $0.file, $0.canary.description) < ($1.app, $1.file, $1.canary.description) }
     }
 
-    /// Another user's readable data, split as SPEC §2.8 says: user data is always a leak;
+    /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
     /// preferences and common data are retained when the app's cleanup declares it keeps them,
     /// else leaks too.
     public static func judge(_ findings: [Finding], currentUser: String?,

@@ -2,7 +2,7 @@ import DeviceProcesses
 import Foundation
 import SharedDevice
 
-/// Carries out an app's cleanup (SPEC §2.8) as the domain's plan says, journaled: the job is
+/// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, journaled: the job is
 /// saved before anything is deleted and cleared once it is done, so an app killed
 /// in the middle finishes the same cleanup on its next launch, before it shows anything.
 public struct Cleaner: Sendable {

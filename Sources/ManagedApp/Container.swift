@@ -4,7 +4,7 @@ import Foundation
 import SharedDevice
 import SharedDeviceSDK
 
-/// An app's container on disk (SPEC §2.8): `documents`, `preferences`, `caches` and
+/// An app's container on disk (Docs/behaviour.md §8): `documents`, `preferences`, `caches` and
 /// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value
 /// carries its canary, so the leak scanner can tell whose data a readable file holds.
 ///

@@ -28,7 +28,7 @@ enum CheckOutcome: Sendable {
     case answered(SDKAnswer)
 }
 
-/// One SDK as the app embeds it (SPEC §2.4–2.6): how it checks the account, hears posts,
+/// One SDK as the app embeds it (Docs/behaviour.md §4–§6): how it checks the account, hears posts,
 /// keeps its data key and signs in and out. The only place the app's code depends on which SDK it has.
 protocol EmbeddedSDK: Sendable {
     /// MSAL apps hear the broker's posts; Workspace ONE apps never do.

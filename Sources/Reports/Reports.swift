@@ -4,7 +4,7 @@ import LeakScan
 import Runner
 import Scenario
 
-/// The machine-readable outputs of a run (SPEC §7): JUnit XML, JSON, timing CSV and the merged
+/// The machine-readable outputs of a run (Docs/outputs.md): JUnit XML, JSON, timing CSV and the merged
 /// trace. Each is a pure function of the results.
 public enum Reports {
     /// One `testsuite` per scenario, one `testcase` per step; a failed step carries its failures.

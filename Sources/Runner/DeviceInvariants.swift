@@ -2,7 +2,7 @@ import DeviceContract
 
 /// What must hold in every run, whatever its steps (read from the merged trace): the
 /// generation never goes back, and no check gives two callbacks of one kind (Workspace ONE:
-/// at most one `wipe`, `user-changed` and `initial-check` per opportunity, SPEC §2.6).
+/// at most one `wipe`, `user-changed` and `initial-check` per opportunity, Docs/behaviour.md §6).
 enum DeviceInvariants {
     static func violations(in events: [TraceEvent]) -> [String] {
         generationGoesBack(in: events) + repeatedCallbacks(in: events)

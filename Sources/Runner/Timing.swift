@@ -2,7 +2,7 @@ import DeviceContract
 import LeakScan
 import SharedDevice
 
-/// SPEC §3: for every session change (t0 = the hub's commit) and every app, when the app's
+/// Docs/behaviour.md §9: for every session change (t0 = the hub's commit) and every app, when the app's
 /// SDK learned of it and by which mechanism; and, when the app held another user's data at
 /// t0, when that data stopped being readable (clean) and the exposure window.
 public struct SessionChangeTiming: Equatable, Sendable {

@@ -36,7 +36,7 @@ extension String {
     }
 }
 
-/// The timing table of SPEC §3 and §7: per model and mechanism, the (change, app) pairs where
+/// The timing table of Docs/behaviour.md §9, Docs/outputs.md: per model and mechanism, the (change, app) pairs where
 /// the app held another user's data, how many of them are still open, and the notified and
 /// exposure percentiles.
 public struct TimingRow: Equatable, Sendable {

@@ -1,7 +1,7 @@
 import SharedDevice
 import Yams
 
-/// The scenario's head: `name`, `device`, `users` and `apps` (SPEC §6).
+/// The scenario's head: `name`, `device`, `users` and `apps` (Docs/scenarios.md).
 extension Reader {
     static let topKeys = ["name", "device", "users", "apps", "steps"]
     /// Expectation targets that stand for several apps or the hub.

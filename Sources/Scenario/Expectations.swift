@@ -1,7 +1,7 @@
 import SharedDevice
 import Yams
 
-/// `expect:` (SPEC §6): checks under `hub`, an app, a fleet, or `all` / `msal` / `ws1`.
+/// `expect:` (Docs/scenarios.md): checks under `hub`, an app, a fleet, or `all` / `msal` / `ws1`.
 extension Reader {
     static let appCheckKeys = ["state", "user", "previous", "callbacks", "error", "leaks", "exposed", "retained",
                                "records", "prefs", "mechanism", "within"]
@@ -122,7 +122,7 @@ extension Reader {
 
     /// YAML splits a flow list at every comma, so `[account-changed(cou1,none)]` arrives as two
     /// items: items are joined back until their parentheses balance, keeping each callback as
-    /// SPEC §6 writes it. Each must be a callback of every SDK in `sdks`.
+    /// Docs/scenarios.md writes it. Each must be a callback of every SDK in `sdks`.
     mutating func callbacks(_ node: Node, sdks: [SDKKind]) -> [String]? {
         guard let items = list(node, "callbacks", of: "callbacks") else { return nil }
         var result: [(text: String, node: Node)] = []

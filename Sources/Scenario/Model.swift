@@ -1,7 +1,7 @@
 import Foundation
 import SharedDevice
 
-/// A scenario file (SPEC §6), validated: every name it uses is declared, every value typed.
+/// A scenario file (Docs/scenarios.md), validated: every name it uses is declared, every value typed.
 public struct Scenario: Sendable, Equatable {
     public var name: String
     /// The file it came from, as given to `load` or `parse`.
@@ -209,7 +209,7 @@ public struct ExpectField: Sendable, Equatable {
         case blocked
     }
 
-    /// How the app learned of the latest session change (SPEC §3).
+    /// How the app learned of the latest session change (Docs/behaviour.md §9).
     public enum Mechanism: String, Sendable, Equatable, CaseIterable {
         case signal, launch, foreground, poll, none
     }

@@ -1,7 +1,7 @@
 import SharedDevice
 import Yams
 
-/// `steps:` (SPEC §6): each written as a bare name (`- checkin`) or a one-key mapping
+/// `steps:` (Docs/scenarios.md): each written as a bare name (`- checkin`) or a one-key mapping
 /// (`- checkout: cou1`), optionally with `error: NAME` beside it or inside its mapping.
 extension Reader {
     static let stepNames = ["enroll", "checkout", "checkin", "signin", "signout", "remove-account"]

@@ -1,7 +1,7 @@
 import SharedDevice
 
 extension Scenario {
-    /// The scenario as a scenario file (SPEC §6) that `Scenario.parse` reads back to the same scenario.
+    /// The scenario as a scenario file (Docs/scenarios.md) that `Scenario.parse` reads back to the same scenario.
     /// Values equal to the reader's defaults are left out, so the file reads like a hand-written one;
     /// fleets are written as their apps, one by one, since the model keeps no trace of them.
     public var yaml: String {

@@ -1,4 +1,4 @@
-/// An app's process lifecycle, iOS-like (SPEC §2.7): what each step does to one app, as
+/// An app's process lifecycle, iOS-like (Docs/behaviour.md §7): what each step does to one app, as
 /// signals and notices the runner carries out.
 public struct AppLifecycle: Equatable, Sendable {
     public enum State: String, Equatable, Sendable, Codable {
@@ -73,7 +73,7 @@ public struct AppLifecycle: Equatable, Sendable {
     }
 }
 
-/// The device's one foreground app (SPEC §2.7): launching or foregrounding an app sends the
+/// The device's one foreground app (Docs/behaviour.md §7): launching or foregrounding an app sends the
 /// current foreground app to the background first.
 public struct AppFleet: Equatable, Sendable {
     public private(set) var apps: [String: AppLifecycle]
@@ -96,7 +96,7 @@ public struct AppFleet: Equatable, Sendable {
     }
 }
 
-/// Which simulated SDK an app embeds (SPEC §2.4–2.6).
+/// Which simulated SDK an app embeds (Docs/behaviour.md §4–§6).
 public enum SDKKind: String, Codable, CaseIterable, Sendable {
     case msal
     case msalAndroid = "msal-android"

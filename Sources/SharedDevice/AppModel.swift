@@ -1,4 +1,4 @@
-/// One cleanup: for whom, why, and by which policy (SPEC §2.8).
+/// One cleanup: for whom, why, and by which policy (Docs/behaviour.md §8).
 public struct CleanupJob: Codable, Equatable, Sendable {
     public var previousUser: String?
     public var currentUser: String?
@@ -14,7 +14,7 @@ public struct CleanupJob: Codable, Equatable, Sendable {
     }
 }
 
-/// A managed app's own side of an account change (SPEC §2.4–2.8): the user it acts for
+/// A managed app's own side of an account change (Docs/behaviour.md §4–§8): the user it acts for
 /// (whose data it shows and writes) and what it does when its SDK says the user changed.
 /// The SDK models decide *whether* the user changed; this decides what the app does about it.
 public struct AppModel: Codable, Equatable, Sendable {

@@ -1,4 +1,4 @@
-/// The five kinds of record an app writes (SPEC §2.8).
+/// The five kinds of record an app writes (Docs/behaviour.md §8).
 public enum RecordKind: String, Codable, CaseIterable, Sendable {
     /// Encrypted with a data key in the app's keychain folder.
     case sensitive
@@ -19,7 +19,7 @@ public enum RecordKind: String, Codable, CaseIterable, Sendable {
     public static let keepable: [RecordKind] = [.preferences, .common]
 }
 
-/// What an app does with the previous user's data on an account change (SPEC §2.8).
+/// What an app does with the previous user's data on an account change (Docs/behaviour.md §8).
 public enum CleanupPolicy: Equatable, Sendable, Codable {
     /// No shared-device support: delete all local data (the default).
     case wipeAll
@@ -76,8 +76,8 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
         }
     }
 
-    /// Whether another user's readable canary of `kind` is a leak after this cleanup (SPEC
-    /// §2.8); if not, it is retained.
+    /// Whether another user's readable canary of `kind` is a leak after this cleanup
+    /// (Docs/behaviour.md §8); if not, it is retained.
     public func leaks(_ kind: RecordKind) -> Bool { kind.isUserData || !keeps.contains(kind) }
 
     /// What cleanup the app runs, for a person: `wipe-all`, `hook ./clean.sh (keeps common)`.

@@ -1,4 +1,4 @@
-/// Every refusal of the device contract (SPEC §2, §4), by the short name it has on the bus
+/// Every refusal of the device contract (Docs/behaviour.md, the contract in Bus/), by the short name it has on the bus
 /// (DeviceContract gives the full one).
 public enum DeviceError: String, Error, Sendable, CaseIterable {
     case notStagingUser = "NotStagingUser"

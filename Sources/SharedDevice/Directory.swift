@@ -1,4 +1,4 @@
-/// A user of the management console's directory (SPEC §2.1, the scenario's `users`). The
+/// A user of the management console's directory (Docs/behaviour.md §1, the scenario's `users`). The
 /// password is not here: only the hub's credential store holds (a hash of) it.
 public struct DirectoryUser: Equatable, Sendable, Codable {
     public enum Role: String, Sendable, Codable { case staging, user }

@@ -1,4 +1,4 @@
-/// The hub's decisions (SPEC §2.1, §2.2): enrollment, the one session and its generation,
+/// The hub's decisions (Docs/behaviour.md §1, §2): enrollment, the one session and its generation,
 /// the console connection, the lock, and the broker's one account. Pure: the caller checks
 /// passwords (an unknown user and a bad password both arrive as `nil`) and carries out the
 /// returned posts.
@@ -168,7 +168,7 @@ public struct HubModel: Equatable, Sendable, Codable {
 
     // MARK: - KeyService1
 
-    /// The checked-out user's key for `external` records (SPEC §2.8), from the console, so
+    /// The checked-out user's key for `external` records (Docs/behaviour.md §8), from the console, so
     /// only online; `makeKey` gives a new random key the first time a user asks.
     public mutating func externalKey(makeKey: () -> [UInt8]) throws(DeviceError) -> (user: String, key: [UInt8]) {
         guard online else { throw .offline }
@@ -203,7 +203,7 @@ public struct HubModel: Equatable, Sendable, Codable {
         return posting ? [announce()] : []
     }
 
-    /// The broker sets the state to the new generation, then posts (SPEC §2.2).
+    /// The broker sets the state to the new generation, then posts (Docs/behaviour.md §2).
     private mutating func announce() -> Effect {
         notify.setState(of: NotifyCenter.accountChanged, to: session.generation)
         return .post(name: NotifyCenter.accountChanged, state: session.generation)

@@ -1,4 +1,4 @@
-/// An account as the broker reports it (SPEC §2.2, §2.4).
+/// An account as the broker reports it (Docs/behaviour.md §2, §4).
 public struct BrokerAccount: Codable, Equatable, Hashable, Sendable {
     public var homeAccountID: String
     public var username: String
@@ -43,7 +43,7 @@ func sameAccount(_ a: BrokerAccount?, _ b: BrokerAccount?) -> Bool {
     a == nil ? b == nil : a!.isSameAccount(as: b)
 }
 
-/// The MSAL client inside an iOS app in shared device mode (SPEC §2.4): `getCurrentAccount`
+/// The MSAL client inside an iOS app in shared device mode (Docs/behaviour.md §4): `getCurrentAccount`
 /// over the persisted last-seen account.
 public struct MSALClient: Codable, Equatable, Sendable {
     /// Persisted in the app's keychain.
@@ -76,7 +76,7 @@ public struct MSALClient: Codable, Equatable, Sendable {
     }
 }
 
-/// The MSAL client inside an Android app (SPEC §2.5): callbacks instead of a pair.
+/// The MSAL client inside an Android app (Docs/behaviour.md §5): callbacks instead of a pair.
 public struct AndroidMSALClient: Codable, Equatable, Sendable {
     public enum Stored: Codable, Equatable, Sendable {
         case none

@@ -1,4 +1,4 @@
-/// The Darwin notification center's per-name 64-bit state (SPEC §2.3: the
+/// The Darwin notification center's per-name 64-bit state (Docs/behaviour.md §3: the
 /// `notify_set_state` / `notify_get_state` analog). Posts themselves carry no payload and are
 /// not kept: they are signals on the bus.
 public struct NotifyCenter: Equatable, Sendable, Codable {
@@ -17,6 +17,6 @@ public struct NotifyCenter: Equatable, Sendable, Codable {
         !name.isEmpty && name.utf8.count <= 255 && !name.utf8.contains(0)
     }
 
-    /// The broker's notification for account changes (SPEC §2.2).
+    /// The broker's notification for account changes (Docs/behaviour.md §2).
     public static let accountChanged = "SHARED_MODE_CURRENT_ACCOUNT_CHANGED"
 }

@@ -1,4 +1,4 @@
-/// The device's one user session (SPEC §1, §2.1): who is checked out, and a 64-bit
+/// The device's one user session (Docs/behaviour.md §1): who is checked out, and a 64-bit
 /// generation that every session change increments.
 public struct Session: Equatable, Sendable, Codable {
     public enum State: String, Sendable, Codable, CaseIterable {

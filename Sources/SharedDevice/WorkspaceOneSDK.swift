@@ -1,4 +1,4 @@
-/// The Workspace ONE SDK inside an app (SPEC §2.6). It hears no broadcast: it detects
+/// The Workspace ONE SDK inside an app (Docs/behaviour.md §6). It hears no broadcast: it detects
 /// session changes only at a cold start and at a return to the foreground, by comparing the
 /// hub's session with the last one it saw.
 public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
@@ -53,7 +53,7 @@ public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
     public func takes(_ opportunity: Opportunity) -> Bool { opportunity == .coldStart || (initialised && !blocked) }
 
     /// At an opportunity, given the session the Hub answered (none when it did not answer:
-    /// then nothing changes, except that an initialisation that failed blocks the UI, SPEC §2.7).
+    /// then nothing changes, except that an initialisation that failed blocks the UI, Docs/behaviour.md §7).
     public mutating func detect(_ opportunity: Opportunity, hub: Session?) -> [Effect] {
         guard takes(opportunity) else { return [] }
         if opportunity == .coldStart {

@@ -50,7 +50,7 @@ public struct ReceivedPost: Sendable, Equatable {
     public let serial: UInt32
 }
 
-/// MSAL in an iOS app in shared device mode (SPEC §2.4), as an app calls it. The last-seen
+/// MSAL in an iOS app in shared device mode (Docs/behaviour.md §4), as an app calls it. The last-seen
 /// account lives in the app's keychain.
 public actor MSALPublicClient {
     private let broker: Broker
@@ -99,7 +99,7 @@ public actor MSALPublicClient {
     public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 }
 
-/// MSAL in an Android app (SPEC §2.5): `getCurrentAccount` reports callbacks, and the app's
+/// MSAL in an Android app (Docs/behaviour.md §5): `getCurrentAccount` reports callbacks, and the app's
 /// own sign-in and sign-out update the stored account.
 public actor AndroidMSALPublicClient {
     private let broker: Broker

@@ -3,7 +3,7 @@ import DBusKit
 import DeviceContract
 import SharedDevice
 
-/// What a Workspace ONE app implements to hear from the SDK (SPEC §2.6).
+/// What a Workspace ONE app implements to hear from the SDK (Docs/behaviour.md §6).
 public protocol WorkspaceOneControllerDelegate: Sendable {
     /// controllerDidWipeCurrentUserData: the session the app knew has ended. The SDK has
     /// already deleted its data-encryption keys.
@@ -42,7 +42,7 @@ public actor WorkspaceOneController {
         public var effects: [WorkspaceOneSDK.Effect]
         public var session: Session?
         /// The SDK looked: false for a return to the foreground of an app that is not
-        /// initialised or is blocked, which is no detection opportunity (SPEC §2.6).
+        /// initialised or is blocked, which is no detection opportunity (Docs/behaviour.md §6).
         public var taken = true
     }
 

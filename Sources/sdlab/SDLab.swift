@@ -13,7 +13,7 @@ struct SDLab: AsyncParsableCommand {
         subcommands: [RunCommand.self, CheckCommand.self, FuzzCommand.self, BenchCommand.self, DeviceCommand.self, NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self]
     )
 
-    /// As ArgumentParser's, but a usage error exits 2 (SPEC §5) instead of 64.
+    /// As ArgumentParser's, but a usage error exits 2 (Docs/outputs.md) instead of 64.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -30,7 +30,7 @@ struct SDLab: AsyncParsableCommand {
     }
 }
 
-/// Exit codes of SPEC §5.
+/// Exit codes of Docs/outputs.md.
 enum ExitCodes {
     static let failed: Int32 = 1
     static let usage: Int32 = 2

@@ -105,7 +105,7 @@ import TestSupport
     }
 }
 
-/// Exit codes of SPEC §5 for a device that cannot start and for bad usage.
+/// Exit codes of Docs/outputs.md for a device that cannot start and for bad usage.
 @Suite struct DeviceFailureTests {
     /// A scenario's apps are not started by `device up`, and it says so rather than leave
     /// them out silently.

@@ -6,7 +6,7 @@ import SharedDevice
 import Testing
 import TestSupport
 
-/// The hub's D-Bus contract (SPEC §2.1–§2.3, §4) as a foreign client sees it:
+/// The hub's D-Bus contract (Docs/behaviour.md §1–§3, the contract in Bus/) as a foreign client sees it:
 /// `Tests/ForeignClients/hub_contract.py`, run with the system Python and python-dbus against
 /// a device set up for each of its profiles. The script prints one line per check and exits
 /// 0 only if all held, so a failure here quotes every check.

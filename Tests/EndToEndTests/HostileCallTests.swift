@@ -11,7 +11,7 @@ import TestSupport
 import Testing
 
 /// A foreign client fuzzing every member of the hub and of real app processes with random
-/// signatures and values (SPEC §4: a bad call gets a D-Bus error reply and the process keeps
+/// signatures and values (the contract in Bus/: a bad call gets a D-Bus error reply and the process keeps
 /// serving). Every call must be answered by the callee, with a reply or an error, within its
 /// bound; afterwards each process still serves, under the same PID, holding no descriptor it
 /// was sent. Each fuzz test prints its seed; SDLAB_FUZZ_SEED=N runs both with seed N,

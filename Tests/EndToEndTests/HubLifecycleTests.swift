@@ -154,7 +154,7 @@ import TestSupport
     }
 }
 
-/// SPEC §2.1: no password in clear in anything the device writes.
+/// Docs/behaviour.md §1: no password in clear in anything the device writes.
 @Suite(.serialized) struct CredentialHygieneTests {
     @Test(.timeLimit(.minutes(1)))
     func noPasswordReachesAnyFileOfTheRunFolder() async throws {

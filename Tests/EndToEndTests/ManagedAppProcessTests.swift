@@ -8,7 +8,7 @@ import SharedDevice
 import Testing
 import TestSupport
 
-/// Real app processes on a real bus with the real hub (SPEC §2.3–2.8).
+/// Real app processes on a real bus with the real hub (Docs/behaviour.md §3–§8).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ManagedAppProcessTests {
     static let hub1 = HubMethod.interface
@@ -94,7 +94,7 @@ struct ManagedAppProcessTests {
         }
     }
 
-    /// SPEC §2.6: no broadcast; one callback of each kind per opportunity, however many
+    /// Docs/behaviour.md §6: no broadcast; one callback of each kind per opportunity, however many
     /// changes; blocked until relaunched.
     @Test func workspaceOneLearnsOnlyAtItsOpportunities() async throws {
         try await AppDevice.with { lab in
@@ -208,7 +208,7 @@ struct ManagedAppProcessTests {
 }
 
 extension ManagedAppProcessTests {
-    /// SPEC §2.8 on real containers: what the device attacker can still read after a check-in,
+    /// Docs/behaviour.md §8 on real containers: what the device attacker can still read after a check-in,
     /// per policy. Each policy keeps exactly what its name says.
     @Test func eachPolicyLeavesWhatItNamesAndNothingElse() async throws {
         let kept: [(CleanupPolicy, [RecordKind])] = [

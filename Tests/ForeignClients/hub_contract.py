@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The hub's D-Bus contract (SPEC §2.1-§2.3, §4) as a foreign client sees it.
+"""The hub's D-Bus contract (Docs/behaviour.md §1–§3, the contract in Bus/) as a foreign client sees it.
 
 Run with the system Python, which has python3-dbus and python3-gi:
 
@@ -11,10 +11,10 @@ set up:
 
   default                     a fresh device with the default users (`stage`, `cou1`,
                               `cou2`, each password equal to the name): every method,
-                              property, error name and post of SPEC §4 in one story
+                              property, error name and post of the contract in Bus/ in one story
                               (enroll, check-outs, lock and unlock, offline, broker sign-in
                               and sign-out, tokens, user info, wipe, re-enroll), the live
-                              introspection against SPEC §4 and the XML in Bus/, a foreign
+                              introspection against the contract in Bus/ and the XML in Bus/, a foreign
                               post, and bad calls that get error replies while the hub keeps
                               serving.
   single-user                 users `solo` (staging, single-user) and `cou1`: the device
@@ -67,7 +67,7 @@ ONE_MIB = 1 << 20
 DOMAIN = "sdlab.test"
 CLIENT = "dev.sdlab.ForeignClient"
 
-# SPEC §4, member by member: (arguments in, arguments out).
+# the contract in Bus/, member by member: (arguments in, arguments out).
 SPEC_METHODS = {
     HUB1: {
         "Enroll": ("ss", ""), "CheckOut": ("ss", "s"), "CheckIn": ("", ""), "GetSession": ("", "(sst)"),
@@ -223,7 +223,7 @@ class Device:
 
 
 def account_of(user):
-    """The broker's account dictionary for a user (SPEC §4)."""
+    """The broker's account dictionary for a user (the contract in Bus/)."""
     return {"homeAccountId": home_account(user), "username": user, "environment": "login.sdlab.test"}
 
 
@@ -382,7 +382,7 @@ def check_introspection_against_spec(contract, live):
 
 
 def check_introspection_against_bus_folder(contract, live):
-    """SPEC §4: the interface XML in Bus/ matches what the live object returns."""
+    """the contract in Bus/: the interface XML in Bus/ matches what the live object returns."""
     folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Bus")
     documented = {}
     for file in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
@@ -612,7 +612,7 @@ def broker_story(contract):
 
 
 def remove_account_story(contract):
-    """`remove-account` ends the session without a post (SPEC §2.2)."""
+    """`remove-account` ends the session without a post (Docs/behaviour.md §2)."""
     device = contract.device
     device.fails("RemoveAccount with no account", device_error("NoCurrentAccount"), BROKER1, "RemoveAccount")
     generation = check_out(contract, "cou1", "cou1", "CheckOut cou1 before RemoveAccount")

@@ -3,7 +3,7 @@ import Hub
 import SharedDevice
 import Testing
 
-/// SPEC §2.1: credentials kept as salted slow hashes; a bad user and a bad password look alike.
+/// Docs/behaviour.md §1: credentials kept as salted slow hashes; a bad user and a bad password look alike.
 @Suite struct CredentialsTests {
     static let directory = ConsoleDirectory([
         (DirectoryUser(name: "stage", role: .staging), "stage"),

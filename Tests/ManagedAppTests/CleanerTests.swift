@@ -6,7 +6,7 @@ import SharedDevice
 import SharedDeviceSDK
 import Testing
 
-/// SPEC §2.8: cleanups carried out, journaled, and the team's hook.
+/// Docs/behaviour.md §8: cleanups carried out, journaled, and the team's hook.
 @Suite struct CleanerTests {
     /// A container holding two records of every kind for cou1, and a cleaner for it.
     static func withFilledContainer(hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void) throws {

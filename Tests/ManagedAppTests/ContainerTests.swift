@@ -5,7 +5,7 @@ import SharedDevice
 import SharedDeviceSDK
 import Testing
 
-/// SPEC §2.8: the container's records, their canaries and who can read them.
+/// Docs/behaviour.md §8: the container's records, their canaries and who can read them.
 @Suite struct ContainerTests {
     static func withContainer(_ body: (Container) throws -> Void) throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-container-\(UUID().uuidString)").path

@@ -4,7 +4,7 @@ import Runner
 import SharedDevice
 import Testing
 
-/// SPEC §3 over merged traces: notified, mechanism, and — where the app held another user's
+/// Docs/behaviour.md §9 over merged traces: notified, mechanism, and — where the app held another user's
 /// data at the commit — clean and the exposure window, true when the cleanup fails too.
 @Suite struct TimingTests {
     static func event(_ t: UInt64, _ proc: String, _ event: String, _ fields: [String: String] = [:]) -> TraceEvent {

@@ -3,7 +3,7 @@ import Scenario
 import SharedDevice
 import Testing
 
-/// SPEC §6's example and each step form, parsed into the model.
+/// Docs/scenarios.md's example and each step form, parsed into the model.
 @Suite struct ExampleTests {
     @Test func theSpecExampleParsesWithItsDefaults() throws {
         let scenario = try #require(parsed(specExample))

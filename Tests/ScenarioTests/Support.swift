@@ -1,7 +1,7 @@
 import Scenario
 import Testing
 
-/// The example of SPEC §6, verbatim.
+/// The example of Docs/scenarios.md, verbatim.
 let specExample = """
 name: Check-in reaches MSAL apps at once and Workspace ONE apps on next launch
 device:

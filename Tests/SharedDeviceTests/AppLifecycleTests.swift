@@ -1,7 +1,7 @@
 import SharedDevice
 import Testing
 
-/// SPEC §2.7, transition by transition.
+/// Docs/behaviour.md §7, transition by transition.
 @Suite struct AppLifecycleTests {
     typealias A = AppLifecycle.Action
     typealias E = AppLifecycle.Effect

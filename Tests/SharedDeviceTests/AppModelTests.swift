@@ -1,7 +1,7 @@
 import SharedDevice
 import Testing
 
-/// What an app does when its SDK reports a change (SPEC §2.4–2.8).
+/// What an app does when its SDK reports a change (Docs/behaviour.md §4–§8).
 @Suite struct AppModelTests {
     static let a = BrokerAccount(user: "cou1"), b = BrokerAccount(user: "cou2")
 

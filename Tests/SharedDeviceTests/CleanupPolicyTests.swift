@@ -1,7 +1,7 @@
 import SharedDevice
 import Testing
 
-/// SPEC §2.8: what each policy keeps, and the canaries the scanner looks for.
+/// Docs/behaviour.md §8: what each policy keeps, and the canaries the scanner looks for.
 @Suite struct CleanupPolicyTests {
     @Test(arguments: [
         ("wipe-all", [] as [RecordKind], true),

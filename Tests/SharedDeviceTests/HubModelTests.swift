@@ -2,7 +2,7 @@ import Foundation
 import SharedDevice
 import Testing
 
-/// SPEC §2.1 and §2.2, rule by rule.
+/// Docs/behaviour.md §1, §2, rule by rule.
 @Suite struct HubModelTests {
     static let stage = DirectoryUser(name: "stage", role: .staging)
     static let single = DirectoryUser(name: "solo-stage", role: .staging, staging: .singleUser)
@@ -245,7 +245,7 @@ import Testing
     }
 }
 
-/// SPEC §2.8: the off-device key service of `external` records.
+/// Docs/behaviour.md §8: the off-device key service of `external` records.
 @Suite struct KeyServiceTests {
     @Test func onlyTheCheckedOutUserGetsAKeyAndAlwaysTheSameOne() throws {
         var hub = try HubModelTests.enrolled()

@@ -1,7 +1,7 @@
 import SharedDevice
 import Testing
 
-/// SPEC §2.4 and §2.5, every example.
+/// Docs/behaviour.md §4, §5, every example.
 @Suite struct MSALClientTests {
     static let a = BrokerAccount(user: "cou1")
     static let b = BrokerAccount(user: "cou2")

@@ -2,7 +2,7 @@ import Foundation
 import SharedDevice
 import Testing
 
-/// SPEC §2.6: detection at cold start and return to foreground, in order, coalesced.
+/// Docs/behaviour.md §6: detection at cold start and return to foreground, in order, coalesced.
 @Suite struct WorkspaceOneSDKTests {
     static func out(_ user: String, _ generation: UInt64) -> Session { Session(state: .checkedOut, user: user, generation: generation) }
     static func checkedIn(_ generation: UInt64) -> Session { Session(state: .checkedIn, user: nil, generation: generation) }
@@ -92,7 +92,7 @@ import Testing
 }
 
 extension WorkspaceOneSDKTests {
-    /// SPEC §2.7: an initialisation that fails (the Hub does not answer) blocks the UI until
+    /// Docs/behaviour.md §7: an initialisation that fails (the Hub does not answer) blocks the UI until
     /// the next launch; a return to the foreground is then no opportunity, and nothing is wiped.
     @Test func aColdStartWithoutTheHubIsBlockedUntilTheNextLaunch() {
         var sdk = WorkspaceOneSDK(lastSession: Session(state: .checkedOut, user: "cou1", generation: 1))
