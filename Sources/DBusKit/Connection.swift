@@ -1,4 +1,5 @@
 import CDBus
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,29 +14,39 @@ import Glibc
 /// thread (synchronous handlers) or in a task (asynchronous handlers).
 ///
 /// A connection lives until `close()` or until the bus goes away.
-public final class Connection: @unchecked Sendable {
+///
+/// The lock is not recursive: nothing the connection calls out to (continuations, handlers,
+/// subscribers' ends, jobs) runs with it held, and what it removes from its state is released
+/// after it, since a handler's captures may use the connection when they go.
+public final class Connection: Sendable {
     /// The unique name the bus gave this connection (`:1.42`).
     public let uniqueName: String
 
-    private let raw: OpaquePointer
-    private let socketFD: Int32
-    private let wakeFD: Int32
-    let lock = Lock()
+    /// The connection lock. libdbus's connection is part of the state, so it can only be
+    /// reached with the lock held.
+    let state: Mutex<State>
 
-    // Guarded by `lock`.
-    private var isOpen = true
-    private var closeRequested = false
-    private var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    private var nextCloseWaiter: UInt64 = 0
-    private var pendingCalls: [UInt32: PendingCall] = [:]
-    private var earliestDeadline = UInt64.max
-    var objects = ObjectRegistry()
-    var subscriptions = SubscriptionRegistry()
-    /// Jobs of tasks that prefer this connection as their executor.
-    private var jobs: [UnownedJob] = []
-    private var ownerThread: pthread_t?
+    struct State {
+        /// Unreferenced by `shutDown`: every use checks `isOpen` or `closeRequested` first.
+        fileprivate let raw: RawConnection
+        fileprivate let socketFD: Int32
+        /// Written only with the lock held and while open (`wake()`), so never after
+        /// `shutDown` closed it: by then its number may belong to another file.
+        fileprivate let wakeFD: Int32
+        fileprivate var isOpen = true
+        fileprivate var closeRequested = false
+        fileprivate var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        fileprivate var nextCloseWaiter: UInt64 = 0
+        fileprivate var pendingCalls: [UInt32: PendingCall] = [:]
+        fileprivate var earliestDeadline = UInt64.max
+        var objects = ObjectRegistry()
+        var subscriptions = SubscriptionRegistry()
+        /// Jobs of tasks that prefer this connection as their executor.
+        fileprivate var jobs: [UnownedJob] = []
+        fileprivate var ownerThread: pthread_t?
+    }
 
-    private struct PendingCall {
+    fileprivate struct PendingCall {
         let continuation: CheckedContinuation<[DBusValue], any Error>
         let deadline: UInt64
     }
@@ -73,10 +84,9 @@ public final class Connection: @unchecked Sendable {
         }
         var fd: Int32 = -1
         dbus_connection_get_unix_fd(raw, &fd)
-        self.raw = raw
         self.uniqueName = String(cString: name)
-        self.socketFD = fd
-        self.wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, wakeFD: wakeFD))
     }
 
     // MARK: - Sending
@@ -100,9 +110,9 @@ public final class Connection: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            let cancelled: PendingCall? = lock.withLock {
+            let cancelled = state.withLock { state in
                 ticket.cancelled = true
-                return ticket.serial.flatMap { pendingCalls.removeValue(forKey: $0) }
+                return ticket.serial.flatMap { state.pendingCalls.removeValue(forKey: $0) }
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
@@ -129,85 +139,66 @@ public final class Connection: @unchecked Sendable {
     /// has let go of it. Pending calls fail with `Disconnected`; subscriptions end.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alreadyClosed = lock.withLock {
-                guard isOpen else { return true }
-                closeRequested = true
-                closeWaiters[nextCloseWaiter] = continuation
-                nextCloseWaiter += 1
+            let alreadyClosed = state.withLock { state in
+                guard state.isOpen else { return true }
+                state.closeRequested = true
+                state.closeWaiters[state.nextCloseWaiter] = continuation
+                state.nextCloseWaiter += 1
+                state.wake()
                 return false
             }
-            if alreadyClosed { continuation.resume() } else { wake() }
+            if alreadyClosed { continuation.resume() }
         }
     }
 
     /// Returns once the connection has closed (by `close()` or because the bus went away), or
     /// once the waiting task is cancelled.
     public func closed() async {
-        let id = lock.withLock {
-            defer { nextCloseWaiter += 1 }
-            return nextCloseWaiter
+        let id = state.withLock { state in
+            defer { state.nextCloseWaiter += 1 }
+            return state.nextCloseWaiter
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 // Under the lock, so that a cancellation is seen here or finds the waiter there.
-                let resumeNow = lock.withLock {
-                    guard isOpen, !Task.isCancelled else { return true }
-                    closeWaiters[id] = continuation
+                let resumeNow = state.withLock { state in
+                    guard state.isOpen, !Task.isCancelled else { return true }
+                    state.closeWaiters[id] = continuation
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            lock.withLock { closeWaiters.removeValue(forKey: id) }?.resume()
+            state.withLock { $0.closeWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 
     /// Whether the connection is still usable.
-    public var isConnected: Bool { lock.withLock { isOpen && !closeRequested } }
+    public var isConnected: Bool { state.withLock { $0.isOpen && !$0.closeRequested } }
 
     @discardableResult
     func send(_ message: OpaquePointer) throws(DBusError) -> UInt32 {
         defer { dbus_message_unref(message) }
-        let (serial, needsWake) = try lock.withLock { () throws(DBusError) in try sendLocked(message) }
-        if needsWake { wake() }
-        return serial
+        return try state.withLock { (state: inout State) throws(DBusError) -> UInt32 in
+            let (serial, unwritten) = try state.send(message)
+            if unwritten { state.wake() }
+            return serial
+        }
     }
 
     private func register(_ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
                           deadline: UInt64, ticket: CallTicket) throws {
         defer { dbus_message_unref(message) }
-        let needsWake = try lock.withLock { () throws -> Bool in
+        try state.withLock { state throws in
             // Cancelled before it was sent: the same error as when cancelled while waiting.
             if ticket.cancelled { throw CancellationError() }
-            let (serial, unwritten) = try sendLocked(message)
-            pendingCalls[serial] = PendingCall(continuation: continuation, deadline: deadline)
+            let (serial, unwritten) = try state.send(message)
+            state.pendingCalls[serial] = PendingCall(continuation: continuation, deadline: deadline)
             ticket.serial = serial
-            let earlier = deadline < earliestDeadline
-            if earlier { earliestDeadline = deadline }
-            return unwritten || earlier
+            let earlier = deadline < state.earliestDeadline
+            if earlier { state.earliestDeadline = deadline }
+            if unwritten || earlier { state.wake() }
         }
-        if needsWake { wake() }
-    }
-
-    /// Queues a message and lets libdbus write what it can at once. `needsWake` when part of
-    /// it is still unwritten, so the owner must poll for POLLOUT.
-    private func sendLocked(_ message: OpaquePointer) throws(DBusError) -> (serial: UInt32, needsWake: Bool) {
-        guard isOpen, !closeRequested else { throw .disconnected("the connection is closed") }
-        var serial: UInt32 = 0
-        guard dbus_connection_send(raw, message, &serial) != 0 else { throw .noMemory() }
-        return (serial, dbus_connection_has_messages_to_send(raw) != 0)
-    }
-
-    private func wake() {
-        lock.withLock { wakeLocked() }
-    }
-
-    /// Makes the owner's poll() return. Called with the lock held, so that it never writes to
-    /// the eventfd after `shutDown` closed it: its number may belong to another file by then.
-    private func wakeLocked() {
-        guard isOpen else { return }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: - The owner thread
@@ -220,7 +211,10 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func runOwnerLoop() {
-        lock.withLock { ownerThread = pthread_self() }
+        let (socketFD, wakeFD) = state.withLock { state in
+            state.ownerThread = pthread_self()
+            return (state.socketFD, state.wakeFD)
+        }
         var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         var disconnected = false
@@ -251,35 +245,20 @@ public final class Connection: @unchecked Sendable {
     /// One round of I/O under the lock: read and write what the socket allows, take every
     /// complete message, expire calls past their deadline. nil once a close was requested.
     private func pumpOnce() -> Pump? {
-        lock.withLock {
-            guard !closeRequested else { return nil }
+        state.withLock { state in
+            guard !state.closeRequested else { return nil }
             var pump = Pump()
-            _ = dbus_connection_read_write(raw, 0)
-            while let message = dbus_connection_pop_message(raw) { pump.incoming.append(message) }
+            _ = dbus_connection_read_write(state.raw.pointer, 0)
+            while let message = dbus_connection_pop_message(state.raw.pointer) { pump.incoming.append(message) }
             let now = monotonicNanoseconds()
-            if now >= earliestDeadline { pump.expired = removeExpiredCalls(now: now) }
-            pump.wantsWrite = dbus_connection_has_messages_to_send(raw) != 0
-            if earliestDeadline != .max {
-                let remaining = (earliestDeadline - min(now, earliestDeadline) + 999_999) / 1_000_000
+            if now >= state.earliestDeadline { pump.expired = state.removeExpiredCalls(now: now) }
+            pump.wantsWrite = dbus_connection_has_messages_to_send(state.raw.pointer) != 0
+            if state.earliestDeadline != .max {
+                let remaining = (state.earliestDeadline - min(now, state.earliestDeadline) + 999_999) / 1_000_000
                 pump.timeoutMilliseconds = Int32(min(remaining, UInt64(Int32.max)))
             }
             return pump
         }
-    }
-
-    private func removeExpiredCalls(now: UInt64) -> [PendingCall] {
-        var expired: [PendingCall] = []
-        var earliest = UInt64.max
-        for (serial, call) in pendingCalls {
-            if call.deadline <= now {
-                expired.append(call)
-                pendingCalls[serial] = nil
-            } else {
-                earliest = min(earliest, call.deadline)
-            }
-        }
-        earliestDeadline = earliest
-        return expired
     }
 
     /// Hands one message to whoever waits for it. Returns true when the bus went away.
@@ -292,7 +271,7 @@ public final class Connection: @unchecked Sendable {
         guard let header = Message(decodingHeaderOf: raw) else { return false }
         switch header.kind {
         case .methodReturn, .error:
-            guard let call = lock.withLock({ pendingCalls.removeValue(forKey: header.replySerial) }) else { return false }
+            guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: header.replySerial) }) else { return false }
             let message = header.withBody(of: raw)
             if let error = message.error {
                 call.continuation.resume(throwing: error)
@@ -309,24 +288,25 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func shutDown() {
-        let (calls, subscriptionEnds, waiters) = lock.withLock {
-            isOpen = false
-            closeRequested = true
-            dbus_connection_flush(raw)
-            dbus_connection_close(raw)
-            dbus_connection_unref(raw)
-            Glibc.close(wakeFD)
+        let (calls, subscribers, waiters, leftover) = state.withLock { state in
+            state.isOpen = false
+            state.closeRequested = true
+            dbus_connection_flush(state.raw.pointer)
+            dbus_connection_close(state.raw.pointer)
+            dbus_connection_unref(state.raw.pointer)
+            Glibc.close(state.wakeFD)
             defer {
-                pendingCalls = [:]
-                closeWaiters = [:]
+                state.pendingCalls = [:]
+                state.closeWaiters = [:]
+                state.jobs = []
             }
-            return (Array(pendingCalls.values), subscriptions.removeAll(), Array(closeWaiters.values))
+            return (Array(state.pendingCalls.values), state.subscriptions.removeAll(),
+                    Array(state.closeWaiters.values), state.jobs)
         }
         // Whatever still prefers this executor runs on the global one from now on.
-        let leftover = lock.withLock { defer { jobs = [] }; return jobs }
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
-        for end in subscriptionEnds { end() }
+        for subscriber in subscribers { subscriber.finish() }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -335,9 +315,9 @@ public final class Connection: @unchecked Sendable {
     /// Runs the jobs enqueued so far, and those they enqueue, on the owner thread.
     private func runJobs() {
         while true {
-            let batch: [UnownedJob] = lock.withLock {
-                defer { jobs = [] }
-                return jobs
+            let batch = state.withLock { state in
+                defer { state.jobs = [] }
+                return state.jobs
             }
             if batch.isEmpty { return }
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
@@ -372,21 +352,62 @@ public final class Connection: @unchecked Sendable {
 extension Connection: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = lock.withLock {
-            guard isOpen else { return false }
-            jobs.append(job)
-            let onOwnerThread = ownerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-            if !onOwnerThread { wakeLocked() }
+        let accepted = state.withLock { state in
+            guard state.isOpen else { return false }
+            state.jobs.append(job)
+            let onOwnerThread = state.ownerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            if !onOwnerThread { state.wake() }
             return true
         }
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }
 
-/// Lets a cancelled call find its pending entry. Guarded by the connection lock.
+/// libdbus's connection, kept in `Connection.State`.
+/// Unchecked: the pointer is only used with that state locked.
+fileprivate struct RawConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// Lets a cancelled call find its pending entry.
+/// Unchecked: its fields are only touched with the connection's state locked.
 private final class CallTicket: @unchecked Sendable {
     var serial: UInt32?
     var cancelled = false
+}
+
+/// What only the lock holder may do: these take the locked state.
+extension Connection.State {
+    /// Queues a message and lets libdbus write what it can at once. `unwritten` when part of
+    /// it is still unwritten, so the owner must poll for POLLOUT.
+    fileprivate func send(_ message: OpaquePointer) throws(DBusError) -> (serial: UInt32, unwritten: Bool) {
+        guard isOpen, !closeRequested else { throw .disconnected("the connection is closed") }
+        var serial: UInt32 = 0
+        guard dbus_connection_send(raw.pointer, message, &serial) != 0 else { throw .noMemory() }
+        return (serial, dbus_connection_has_messages_to_send(raw.pointer) != 0)
+    }
+
+    /// Makes the owner's poll() return.
+    fileprivate func wake() {
+        guard isOpen else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    fileprivate mutating func removeExpiredCalls(now: UInt64) -> [Connection.PendingCall] {
+        var expired: [Connection.PendingCall] = []
+        var earliest = UInt64.max
+        for (serial, call) in pendingCalls {
+            if call.deadline <= now {
+                expired.append(call)
+                pendingCalls[serial] = nil
+            } else {
+                earliest = min(earliest, call.deadline)
+            }
+        }
+        earliestDeadline = earliest
+        return expired
+    }
 }
 
 /// libdbus needs its thread primitives before a connection is shared between threads.

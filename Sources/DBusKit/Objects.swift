@@ -1,6 +1,6 @@
 import CDBus
 
-/// Exported objects of one connection. Guarded by the connection lock.
+/// Exported objects of one connection, part of its locked state.
 struct ObjectRegistry {
     private(set) var interfacesByPath: [ObjectPath: [DBusInterface]] = [:]
 
@@ -14,7 +14,9 @@ struct ObjectRegistry {
         interfacesByPath[path] = interfaces
     }
 
-    mutating func remove(_ path: ObjectPath) { interfacesByPath[path] = nil }
+    /// Returns what it removes, to be released after the lock: a handler's captures may use
+    /// the connection when they go.
+    mutating func remove(_ path: ObjectPath) -> [DBusInterface]? { interfacesByPath.removeValue(forKey: path) }
 
     /// The names of the nodes directly below `path`, for `<node name=…/>` elements.
     func children(of path: ObjectPath) -> [String] {
@@ -32,62 +34,14 @@ struct ObjectRegistry {
         if let interfaces = interfacesByPath[path] { return StandardInterfaces.forObject + interfaces }
         return children(of: path).isEmpty ? nil : StandardInterfaces.forIntermediateNode
     }
-}
 
-extension Connection {
-    /// Exports an object. Export objects before requesting a well-known name, or early callers
-    /// get `UnknownObject`.
-    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws(DBusError) {
-        try lock.withLock { () throws(DBusError) in try objects.add(interfaces, at: path) }
-    }
-
-    public func unexport(_ path: ObjectPath) {
-        lock.withLock { objects.remove(path) }
-    }
-
-    /// Emits a signal declared by `interface`, checking its name and arguments against the
-    /// declaration.
-    public func emit(_ signal: String, of interface: DBusInterface, from path: ObjectPath,
-                     _ arguments: [DBusValue] = []) throws(DBusError) {
-        guard let declared = interface.signal(named: signal) else {
-            throw .failed("\(interface.name) declares no signal \(signal)")
-        }
-        guard arguments.signature == declared.signature else {
-            throw .invalidArgs("signal \(signal) takes (\(declared.signature)), not (\(arguments.signature))")
-        }
-        try emitSignal(path: path, interface: interface.name, member: signal, arguments)
-    }
-
-    /// Finds the method a call names and runs it, or answers with the standard error. The
-    /// call's header is enough to find the method: `decoded` gives the whole call once found.
-    func handleMethodCall(_ header: Message, decoded: () -> Message) {
-        let method: DBusInterface.Method
-        do {
-            method = try lock.withLock { () throws(DBusError) in try resolve(header) }
-        } catch {
-            reply(to: header, with: .failure(error))
-            return
-        }
-        let message = decoded()
-        let call = DBusInterface.Call(message: message, connection: self)
-        switch method.handler {
-        case .sync(let handler):
-            reply(to: message, with: Result { try checkedOutput(method, handler(call)) })
-        case .async(let handler):
-            Task {
-                let result: Result<[DBusValue], any Error>
-                do { result = .success(try checkedOutput(method, await handler(call))) } catch { result = .failure(error) }
-                self.reply(to: message, with: result)
-            }
-        }
-    }
-
-    private func resolve(_ message: Message) throws(DBusError) -> DBusInterface.Method {
+    /// The method a call names, from its header, or the standard error to answer with.
+    func method(for message: Message) throws(DBusError) -> DBusInterface.Method {
         let member = message.member ?? ""
         let table: [DBusInterface]
         if message.interface == StandardInterfaces.peer.name {
             table = [StandardInterfaces.peer]
-        } else if let path = message.path, let found = objects.dispatchTable(for: path) {
+        } else if let path = message.path, let found = dispatchTable(for: path) {
             table = found
         } else {
             throw .unknownObject("no object at \(message.path?.rawValue ?? "(none)")")
@@ -109,6 +63,55 @@ extension Connection {
         }
         return method
     }
+}
+
+extension Connection {
+    /// Exports an object. Export objects before requesting a well-known name, or early callers
+    /// get `UnknownObject`.
+    public func export(_ interfaces: [DBusInterface], at path: ObjectPath) throws(DBusError) {
+        try state.withLock { (state: inout State) throws(DBusError) in try state.objects.add(interfaces, at: path) }
+    }
+
+    public func unexport(_ path: ObjectPath) {
+        _ = state.withLock { $0.objects.remove(path) }
+    }
+
+    /// Emits a signal declared by `interface`, checking its name and arguments against the
+    /// declaration.
+    public func emit(_ signal: String, of interface: DBusInterface, from path: ObjectPath,
+                     _ arguments: [DBusValue] = []) throws(DBusError) {
+        guard let declared = interface.signal(named: signal) else {
+            throw .failed("\(interface.name) declares no signal \(signal)")
+        }
+        guard arguments.signature == declared.signature else {
+            throw .invalidArgs("signal \(signal) takes (\(declared.signature)), not (\(arguments.signature))")
+        }
+        try emitSignal(path: path, interface: interface.name, member: signal, arguments)
+    }
+
+    /// Finds the method a call names and runs it, or answers with the standard error. The
+    /// call's header is enough to find the method: `decoded` gives the whole call once found.
+    func handleMethodCall(_ header: Message, decoded: () -> Message) {
+        let method: DBusInterface.Method
+        do {
+            method = try state.withLock { (state: inout State) throws(DBusError) in try state.objects.method(for: header) }
+        } catch {
+            reply(to: header, with: .failure(error))
+            return
+        }
+        let message = decoded()
+        let call = DBusInterface.Call(message: message, connection: self)
+        switch method.handler {
+        case .sync(let handler):
+            reply(to: message, with: Result { try checkedOutput(method, handler(call)) })
+        case .async(let handler):
+            Task {
+                let result: Result<[DBusValue], any Error>
+                do { result = .success(try checkedOutput(method, await handler(call))) } catch { result = .failure(error) }
+                self.reply(to: message, with: result)
+            }
+        }
+    }
 
     private func checkedOutput(_ method: DBusInterface.Method, _ values: [DBusValue]) throws -> [DBusValue] {
         guard values.signature == method.outputSignature else {
@@ -119,11 +122,11 @@ extension Connection {
 
     /// The interfaces exported at `path`, for the standard interfaces' handlers.
     func exportedInterfaces(at path: ObjectPath) -> [DBusInterface]? {
-        lock.withLock { objects.interfacesByPath[path] }
+        state.withLock { $0.objects.interfacesByPath[path] }
     }
 
     func introspect(_ path: ObjectPath) -> String {
-        let (interfaces, children) = lock.withLock { (objects.dispatchTable(for: path) ?? [], objects.children(of: path)) }
+        let (interfaces, children) = state.withLock { ($0.objects.dispatchTable(for: path) ?? [], $0.objects.children(of: path)) }
         var lines = [introspectionDoctype, "<node>"]
         lines += interfaces.map { $0.introspectionXML(indent: 2) }
         lines += children.map { "  <node name=\"\($0)\"/>" }

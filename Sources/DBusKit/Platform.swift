@@ -4,24 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// A plain mutex. Connection state is touched by the owner thread and by callers on any thread.
-final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
-}
-
 /// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
 func monotonicNanoseconds() -> UInt64 {
     var now = timespec()

@@ -61,7 +61,7 @@ public struct MatchRule: Hashable, Sendable {
     }
 }
 
-/// Subscribers and installed match rules of one connection. Guarded by the connection lock.
+/// Subscribers and installed match rules of one connection, part of its locked state.
 struct SubscriptionRegistry {
     struct Subscriber {
         let rule: MatchRule
@@ -86,25 +86,27 @@ struct SubscriptionRegistry {
         return (nextID, ruleUsers[rule.text] == 1)
     }
 
-    /// Removes a subscriber; true when it was the rule's last, so the rule must be removed.
-    mutating func remove(_ id: UInt64) -> MatchRule? {
+    /// Removes a subscriber; `wasLast` when it was the rule's last, so the rule must be removed.
+    /// The subscriber is returned to be released after the lock: its handler's captures may
+    /// use the connection when they go.
+    mutating func remove(_ id: UInt64) -> (subscriber: Subscriber, wasLast: Bool)? {
         guard let subscriber = subscribers.removeValue(forKey: id) else { return nil }
         let text = subscriber.rule.text
         ruleUsers[text, default: 1] -= 1
-        guard ruleUsers[text] == 0 else { return nil }
+        guard ruleUsers[text] == 0 else { return (subscriber, false) }
         ruleUsers[text] = nil
         ruleInstalls[text] = nil
-        return subscriber.rule
+        return (subscriber, true)
     }
 
     func receivers(of message: Message) -> [@Sendable (Message) -> Void] {
         subscribers.values.filter { $0.rule.matches(message) }.map(\.deliver)
     }
 
-    /// Empties the registry; returns what ends each subscription.
-    mutating func removeAll() -> [@Sendable () -> Void] {
+    /// Empties the registry; returns the subscribers, to be ended (and released) after the lock.
+    mutating func removeAll() -> [Subscriber] {
         defer { subscribers = [:]; ruleUsers = [:]; ruleInstalls = [:] }
-        return subscribers.values.map(\.finish)
+        return Array(subscribers.values)
     }
 }
 
@@ -130,12 +132,14 @@ extension Connection {
     private func subscribe(_ rule: MatchRule, deliver: @escaping @Sendable (Message) -> Void,
                            finish: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
         try rule.validate()
-        let (id, install) = lock.withLock { () -> (UInt64, Task<Void, any Error>) in
-            let (id, isFirst) = subscriptions.add(.init(rule: rule, deliver: deliver, finish: finish))
+        let (id, install) = state.withLock { state in
+            let (id, isFirst) = state.subscriptions.add(.init(rule: rule, deliver: deliver, finish: finish))
             if isFirst {
-                subscriptions.ruleInstalls[rule.text] = Task { try await self.busCall("AddMatch", [.string(rule.text)]) }
+                // A plain Task never prefers this connection as its executor: starting it
+                // enqueues nothing here, so it cannot re-enter the lock.
+                state.subscriptions.ruleInstalls[rule.text] = Task { try await self.busCall("AddMatch", [.string(rule.text)]) }
             }
-            return (id, subscriptions.ruleInstalls[rule.text]!)
+            return (id, state.subscriptions.ruleInstalls[rule.text]!)
         }
         let subscription = SignalSubscription { [weak self] in self?.unsubscribe(id) }
         do {
@@ -149,12 +153,12 @@ extension Connection {
     }
 
     private func unsubscribe(_ id: UInt64) {
-        guard let rule = lock.withLock({ subscriptions.remove(id) }) else { return }
+        guard let (subscriber, wasLast) = state.withLock({ $0.subscriptions.remove(id) }), wasLast else { return }
         // Sent without waiting: the bus handles this connection's messages in order, so a
         // later AddMatch of the same rule lands after this removal.
         if let message = try? OutgoingMessage.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "RemoveMatch", body: [.string(rule.text)]) {
+            member: "RemoveMatch", body: [.string(subscriber.rule.text)]) {
             dbus_message_set_no_reply(message, 1)
             _ = try? send(message)
         }
@@ -163,7 +167,7 @@ extension Connection {
     /// Each matching subscriber gets the signal; with none (a signal sent to this connection
     /// directly, or let through by a rule for another subscriber) its descriptors are closed.
     func deliverSignal(_ message: Message) {
-        let receivers = lock.withLock { subscriptions.receivers(of: message) }
+        let receivers = state.withLock { $0.subscriptions.receivers(of: message) }
         if receivers.isEmpty { message.closeUnixFDs() }
         for deliver in receivers { deliver(message) }
     }
