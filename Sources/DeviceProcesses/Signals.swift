@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,14 +37,17 @@ private let signalPipe: (read: Int32, write: Int32) = {
     return (ends[0], ends[1])
 }()
 
-private final class SignalWatcher: @unchecked Sendable {
+private final class SignalWatcher: Sendable {
     static let shared = SignalWatcher()
 
-    private let lock = NSLock()
-    private var subscribers: [Int: AsyncStream<Int32>.Continuation] = [:]
-    private var nextID = 0
-    /// Signals that came while nobody waited: the next waiter gets them.
-    private var unclaimed: [Int32] = []
+    private struct State {
+        var subscribers: [Int: AsyncStream<Int32>.Continuation] = [:]
+        var nextID = 0
+        /// Signals that came while nobody waited: the next waiter gets them.
+        var unclaimed: [Int32] = []
+    }
+
+    private let state = Mutex(State())
 
     private init() {
         _ = signalPipe  // the pipe exists before the first handler can run
@@ -66,25 +70,28 @@ private final class SignalWatcher: @unchecked Sendable {
             let count = read(signalPipe.read, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count == 1 else { return }
-            let receivers = lock.withLock {
-                if subscribers.isEmpty { unclaimed.append(Int32(byte)) }
-                return Array(subscribers.values)
+            let receivers = state.withLock { state in
+                if state.subscribers.isEmpty { state.unclaimed.append(Int32(byte)) }
+                return Array(state.subscribers.values)
             }
             for receiver in receivers { receiver.yield(Int32(byte)) }
         }
     }
 
     func subscribe(_ continuation: AsyncStream<Int32>.Continuation) -> Int {
-        lock.withLock {
-            nextID += 1
-            subscribers[nextID] = continuation
-            unclaimed.forEach { continuation.yield($0) }
-            unclaimed = []
-            return nextID
+        state.withLock { state in
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            // Under the lock, so that they come before any signal the watcher hands over next;
+            // nobody iterates the new stream yet, so this only buffers.
+            state.unclaimed.forEach { continuation.yield($0) }
+            state.unclaimed = []
+            return state.nextID
         }
     }
 
     func unsubscribe(_ id: Int) {
-        _ = lock.withLock { subscribers.removeValue(forKey: id) }
+        // The continuation is released after the lock (it is returned).
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
     }
 }
