@@ -1,0 +1,148 @@
+import DBusKit
+import DeviceContract
+import Foundation
+import SharedDevice
+import SharedDeviceSDK
+import Testing
+import TestSupport
+
+/// MSAL Android (Docs/behaviour.md §5) against the real hub on a private bus.
+@Suite(.timeLimit(.minutes(1)))
+struct AndroidMSALPublicClientTests {
+    static func client(_ device: TestDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
+        AndroidMSALPublicClient(connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
+    }
+
+    /// The callbacks of one check as an app records them, or the error's label.
+    static func callbacks(_ client: AndroidMSALPublicClient) async throws -> [String] {
+        switch try await client.getCurrentAccount() {
+        case .success(let callbacks): callbacks.map(\.description)
+        case .failure(let error): ["error \(error.label)"]
+        }
+    }
+
+    static func storedFile(_ device: TestDevice, app: String = "scanner") -> String {
+        device.directory + "/containers/\(app)/keychain/msal-android-current-account.json"
+    }
+
+    @Test func accountChangedOnlyWhenTheAccountChangesThenAccountLoaded() async throws {
+        try await TestDevice.with { device in
+            try await device.enroll()
+            let client = try await Self.client(device)
+            #expect(try await Self.callbacks(client) == ["account-loaded(none)"])
+            try await device.checkOut("cou1")
+            #expect(try await Self.callbacks(client) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"])
+            try await device.checkIn()
+            try await device.checkOut("cou2")
+            #expect(try await Self.callbacks(client) == ["account-changed(cou1,cou2)", "account-loaded(cou2)"])
+            try await device.checkIn()
+            #expect(try await Self.callbacks(client) == ["account-changed(cou2,none)", "account-loaded(none)"])
+            #expect(try await Self.callbacks(client) == ["account-loaded(none)"])
+        }
+    }
+
+    @Test func theCallbacksNameTheAccounts() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let client = try await Self.client(device)
+            let callbacks = try await client.getCurrentAccount().get()
+            #expect(callbacks == [.accountChanged(prior: nil, current: BrokerAccount(user: "cou1")),
+                                  .accountLoaded(BrokerAccount(user: "cou1"))])
+            #expect(callbacks.map(\.account) == [BrokerAccount(user: "cou1"), BrokerAccount(user: "cou1")])
+        }
+    }
+
+    @Test func theStoredAccountOutlivesTheClient() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            #expect(try await Self.callbacks(Self.client(device)) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            let saved = try #require(FileIdentity(Self.storedFile(device)))
+            #expect(try await Self.callbacks(Self.client(device)) == ["account-loaded(cou1)"])
+            #expect(FileIdentity(Self.storedFile(device)) == saved, "nothing changed: the keychain is not rewritten")
+            try await device.checkIn()
+            try await device.checkOut("cou2")
+            #expect(try await Self.callbacks(Self.client(device)) == ["account-changed(cou1,cou2)", "account-loaded(cou2)"])
+        }
+    }
+
+    @Test func aCorruptStoredAccountCountsAsAChangeFromNone() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            _ = try device.keychain("scanner")
+            try Data("not json".utf8).write(to: URL(fileURLWithPath: Self.storedFile(device)))
+            let client = try await Self.client(device)
+            #expect(try await Self.callbacks(client) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"])
+        }
+    }
+
+    @Test func ownSignInAndSignOutUpdateTheStoredAccount() async throws {
+        try await TestDevice.with { device in
+            try await device.enroll()
+            let client = try await Self.client(device)
+            #expect(try await Self.callbacks(client) == ["account-loaded(none)"])
+            let account = try await client.signIn(user: "cou1", password: "cou1")
+            #expect(account == BrokerAccount(user: "cou1"))
+            #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"], "its own sign-in is no change")
+
+            // Another app on the device learns of it as a change.
+            #expect(try await Self.callbacks(Self.client(device, app: "other")) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+
+            try await client.signOut()
+            #expect(try await device.session() == Session(state: .checkedIn, user: nil, generation: 2))
+            #expect(try await Self.callbacks(client) == ["account-loaded(none)"], "its own sign-out is no change")
+        }
+    }
+
+    @Test func ownSignInIsStoredForTheNextLaunch() async throws {
+        try await TestDevice.with { device in
+            try await device.enroll()
+            _ = try await Self.client(device).signIn(user: "cou1", password: "cou1")
+            #expect(try await Self.callbacks(Self.client(device)) == ["account-loaded(cou1)"])
+        }
+    }
+
+    @Test func signInAndSignOutErrors() async throws {
+        try await TestDevice.with { device in
+            try await device.enroll()
+            let client = try await Self.client(device)
+            #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
+            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "cou2") } == DeviceError.badCredentials.name)
+            try await device.checkOut("cou2")
+            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") } == DeviceError.alreadySignedIn.name)
+            // A refused sign-in stores nothing: the next check still reports the change.
+            #expect(try await Self.callbacks(client) == ["account-changed(none,cou2)", "account-loaded(cou2)"])
+        }
+    }
+
+    @Test func postsAndTheNotifyState() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let client = try await Self.client(device)
+            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
+            let subscription = try await client.observeAccountChanges { received.yield($0) }
+            defer { subscription.cancel() }
+            try await device.checkIn()
+            _ = try await next(posts, within: .seconds(10))
+            #expect(await client.accountChangeState() == 2)
+            #expect(try await client.deviceInformation() == DeviceInformation(deviceMode: "shared", generation: 2))
+        }
+    }
+
+    @Test func anUnreachableHubChangesNothing() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let client = try await Self.client(device)
+            #expect(try await Self.callbacks(client) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            let saved = try #require(FileIdentity(Self.storedFile(device)))
+            await device.stopHub()
+            #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
+            #expect(await client.accountChangeState() == nil)
+            #expect(await refusal { try await client.signOut() } == DBusError.device(SDKErrors.hubUnreachable).name)
+            #expect(FileIdentity(Self.storedFile(device)) == saved)
+            try await device.startHub()
+            #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"])
+        }
+    }
+}

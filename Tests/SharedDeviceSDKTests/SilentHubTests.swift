@@ -1,0 +1,83 @@
+import DBusKit
+import DeviceContract
+import Foundation
+import SharedDevice
+import SharedDeviceSDK
+import Synchronization
+import Testing
+import TestSupport
+
+/// A hub that holds its name but never answers (hung, or stopped by SIGSTOP): every SDK call
+/// waits at most its timeout, then counts as unreachable and changes nothing (Docs/behaviour.md §7).
+@Suite(.timeLimit(.minutes(1)))
+struct SilentHubTests {
+    /// Released at the end of a test, so the unanswered calls end too.
+    final class Gate: Sendable {
+        private let released = Mutex(false)
+        func release() { released.withLock { $0 = true } }
+        var isReleased: Bool { released.withLock { $0 } }
+    }
+
+    static let timeout = Duration.milliseconds(300)
+
+    /// Stops the device's hub and puts in its place one that takes the calls an SDK makes and
+    /// answers none of them until `gate` is released.
+    static func withSilentHub(_ device: TestDevice, _ body: () async throws -> Void) async throws {
+        await device.stopHub()
+        let gate = Gate()
+        let silent = try await device.appConnection()
+        let hang: @Sendable (DBusInterface.Call) async throws -> [DBusValue] = { _ in
+            while !gate.isReleased { try await Task.sleep(for: .milliseconds(20)) }
+            throw DBusError.failed("released")
+        }
+        try silent.export([
+            DBusInterface(HubMethod.interface, methods: [.init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")], async: hang)]),
+            DBusInterface(BrokerMethod.interface, methods: [.init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")], async: hang)]),
+        ], at: DeviceBus.hubPath)
+        #expect(try await silent.requestName(DeviceBus.hubName) == .primaryOwner)
+        defer { gate.release() }
+        try await body()
+    }
+
+    @Test func msalGetsHubUnreachableWithinItsTimeout() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let keychain = try device.keychain("mail")
+            let client = MSALPublicClient(connection: try await device.appConnection(), clientID: "mail", keychain: keychain,
+                                          timeout: Self.timeout)
+            #expect(try await client.getCurrentAccount().get().callback == "current-account(cou1,none)")
+            try await Self.withSilentHub(device) { () async throws in
+                let started = ContinuousClock.now
+                #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
+                #expect(ContinuousClock.now - started < .seconds(5))
+            }
+            #expect(keychain.item("msal-last-seen-account", as: BrokerAccount.self) == BrokerAccount(user: "cou1"))
+        }
+    }
+
+    @Test func androidGetsHubUnreachableWithinItsTimeout() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let client = AndroidMSALPublicClient(connection: try await device.appConnection(), clientID: "scanner",
+                                                 keychain: try device.keychain("scanner"), timeout: Self.timeout)
+            try await Self.withSilentHub(device) { () async throws in
+                #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
+            }
+            #expect(!FileManager.default.fileExists(atPath: device.directory + "/containers/scanner/keychain/msal-android-current-account.json"))
+        }
+    }
+
+    @Test func workspaceOneBlocksAtLaunchWithinItsTimeout() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let controller = WorkspaceOneController(connection: try await device.appConnection(), keychain: try device.keychain("crm"),
+                                                    timeout: Self.timeout)
+            try await Self.withSilentHub(device) { () async throws in
+                let detection = try await controller.start()
+                #expect(detection.effects == [.callback(.initialCheck(error: SDKErrors.hubUnreachable)), .block])
+                #expect(detection.session == nil)
+            }
+            #expect(!FileManager.default.fileExists(atPath: device.directory + "/containers/crm/keychain/ws1-last-session.json"))
+        }
+    }
+}
