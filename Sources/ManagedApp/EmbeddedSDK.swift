@@ -1,4 +1,3 @@
-import Crypto
 import DBusKit
 import DeviceContract
 import SharedDevice

@@ -68,7 +68,7 @@ DOMAIN = "sdlab.test"
 CLIENT = "dev.sdlab.ForeignClient"
 
 # the contract in Bus/, member by member: (arguments in, arguments out).
-SPEC_METHODS = {
+CONTRACT_METHODS = {
     HUB1: {
         "Enroll": ("ss", ""), "CheckOut": ("ss", "s"), "CheckIn": ("", ""), "GetSession": ("", "(sst)"),
         "GetUserInfo": ("", "a{sv}"), "SetOnline": ("b", ""), "Lock": ("", ""), "Unlock": ("ss", ""),
@@ -80,7 +80,7 @@ SPEC_METHODS = {
     },
     NOTIFY1: {"SetState": ("st", ""), "GetState": ("s", "t")},
 }
-SPEC_PROPERTIES = {"State": "s", "Shared": "b", "Online": "b", "Locked": "b", "Generation": "t", "Foreground": "s"}
+CONTRACT_PROPERTIES = {"State": "s", "Shared": "b", "Online": "b", "Locked": "b", "Generation": "t", "Foreground": "s"}
 DBUS_TYPES = {dbus.String: "s", dbus.Boolean: "b", dbus.UInt64: "t", dbus.Int32: "i", dbus.ObjectPath: "o"}
 
 
@@ -209,7 +209,7 @@ class Device:
         """Each named Hub1 property, by Get, with its value and D-Bus type."""
         for name, value in expected.items():
             got = self.prop(name)
-            self.report.check(f"{what}: {name}", (value, SPEC_PROPERTIES[name]), (plain(got), type_code(got)))
+            self.report.check(f"{what}: {name}", (value, CONTRACT_PROPERTIES[name]), (plain(got), type_code(got)))
 
     def expect_device_information(self, what, **expected):
         information = self.device_information()
@@ -366,7 +366,7 @@ def check_introspection_against_spec(contract, live):
     report = contract.report
     for interface in (INTROSPECTABLE, PROPERTIES, HUB1, BROKER1, KEY_SERVICE1, NOTIFY1):
         report.holds(f"Introspect lists {interface}", interface in live, "present", sorted(live))
-    for interface, methods in SPEC_METHODS.items():
+    for interface, methods in CONTRACT_METHODS.items():
         found = live.get(interface, {}).get("methods", {})
         for name, (inputs, outputs) in methods.items():
             arguments = found.get(name)
@@ -376,7 +376,7 @@ def check_introspection_against_spec(contract, live):
     hub1 = live.get(HUB1, {})
     report.check("Introspect: Hub1 has no signals", {}, hub1.get("signals"))
     report.check("Introspect: Hub1 properties and their types, all read-only",
-                 {name: (kind, "read") for name, kind in SPEC_PROPERTIES.items()}, hub1.get("properties"))
+                 {name: (kind, "read") for name, kind in CONTRACT_PROPERTIES.items()}, hub1.get("properties"))
     report.check("Introspect: Notify1 has the signal Posted(s)", [("s", "out")],
                  [(kind, way) for _, kind, way in live.get(NOTIFY1, {}).get("signals", {}).get("Posted", ())])
 
