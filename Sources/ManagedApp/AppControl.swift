@@ -12,7 +12,7 @@ struct AppControl: Sendable {
     init(_ host: AppHost) { self.host = host }
 
     /// At most this many records per `Write`.
-    static let maxRecordsPerWrite: UInt32 = 100_000
+    static let maxRecordsPerWrite = UInt32(RecordKind.mostPerWrite)
 
     var interfaces: [DBusInterface] {
         [DBusInterface(AppBus.interface, methods: [

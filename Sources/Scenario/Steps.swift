@@ -156,7 +156,7 @@ extension Reader {
         error = fields["error"]?.value
         let app = fields["app"].flatMap { appRef($0.value, "app") }
         let kind = fields["kind"].flatMap { choice($0.value, "kind", RecordKind.self) }
-        let count = fields["count"].map { int($0.value, "count", in: 1...Int.max) } ?? 1
+        let count = fields["count"].map { int($0.value, "count", in: 1...RecordKind.mostPerWrite) } ?? 1
         guard let app, let kind, let count else { return nil }
         return .write(app: app, kind: kind, count: count)
     }

@@ -17,6 +17,9 @@ public enum RecordKind: String, Codable, CaseIterable, Sendable {
 
     /// The kinds a cleanup may declare it keeps.
     public static let keepable: [RecordKind] = [.preferences, .common]
+
+    /// The most records one write may make: a scenario is checked against it before it runs.
+    public static let mostPerWrite = 100_000
 }
 
 /// What an app does with the previous user's data on an account change (Docs/behaviour.md §8).

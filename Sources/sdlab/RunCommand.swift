@@ -66,9 +66,10 @@ struct RunCommand: AsyncParsableCommand {
     private func writeOutputs(_ results: [ScenarioResult]) throws {
         do {
             if json { FileHandle.standardOutput.write(try Reports.json(results) + Data("\n".utf8)) }
+            // The report folder first: --junit may name a file in it.
+            if let report { try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true) }
             if let junit { try Reports.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
             if let report {
-                try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
                 try Reports.traceLines(results).write(toFile: report + "/trace.jsonl", atomically: true, encoding: .utf8)
                 try Reports.timingCSV(results).write(toFile: report + "/timing.csv", atomically: true, encoding: .utf8)
                 try Reports.junit(results).write(toFile: report + "/junit.xml", atomically: true, encoding: .utf8)

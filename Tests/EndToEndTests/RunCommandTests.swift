@@ -77,7 +77,9 @@ extension RunCommandTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-report")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = Self.library + "/side-by-side-check-in.yaml"
-        let result = try await run(sdlabPath, ["run", scenario, "--report", folder + "/report", "--json"])
+        // --junit may name a file in the report folder, which the run makes first.
+        let result = try await run(sdlabPath, ["run", scenario, "--report", folder + "/report", "--json",
+                                               "--junit", folder + "/report/ci.xml"])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(document["passed"] as? Bool == true)
@@ -86,7 +88,7 @@ extension RunCommandTests {
         #expect(result.stderr.contains("✓ checkin"), "progress goes to stderr with --json")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
-        #expect(files == ["junit.xml", "report.html", "timing.csv", "trace.jsonl"])
+        #expect(files == ["ci.xml", "junit.xml", "report.html", "timing.csv", "trace.jsonl"])
         let page = try String(contentsOfFile: folder + "/report/report.html", encoding: .utf8)
         #expect(page.contains("<svg") && page.contains("session change") && !page.contains("<script"))
         let junit = try String(contentsOfFile: folder + "/report/junit.xml", encoding: .utf8)
