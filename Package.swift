@@ -60,7 +60,6 @@ let package = Package(
         // Starts and drives devices: bus, hub, apps.
         .target(name: "Runner", dependencies: [
             "DBusKit", "DeviceContract", "Hub", "DeviceProcesses", "SharedDevice", "Scenario", "LeakScan",
-            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
@@ -107,6 +106,10 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(name: "ManagedAppTests", dependencies: ["DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
                                                            "SharedDeviceSDK"]),
+        .testTarget(name: "SharedDeviceSDKTests", dependencies: [
+            "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+        ]),
+        .testTarget(name: "ReportsTests", dependencies: ["DeviceContract", "LeakScan", "Reports", "Runner", "Scenario", "SharedDevice"]),
         .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "LeakScan", "Runner", "SharedDevice"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "Runner"]),
         .testTarget(name: "EndToEndTests",
