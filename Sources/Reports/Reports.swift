@@ -113,7 +113,9 @@ public enum Reports {
     }
 
     static func csv(_ text: String) -> String {
-        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        // By scalar: "\r\n" is one Character, equal to neither line end alone.
+        let special = text.unicodeScalars.contains { ",\"\n\r".unicodeScalars.contains($0) }
+        return special ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
     }
 
     static func xml(_ text: String) -> String {

@@ -3,7 +3,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import Reports
+@testable import Reports
 import Runner
 import Scenario
 import SharedDevice
@@ -98,6 +98,10 @@ import Testing
             #expect(Self.fields(of: String(line)).count == 9, "\(line)")
         }
         #expect(Self.fields(of: Self.quotedName + ",a") == [Sample.name, "a"])
+    }
+
+    @Test func lineEndsAndCommasAreQuoted() {
+        #expect(Reports.csv("a\r\nb") == "\"a\r\nb\"" && Reports.csv("a\rb") == "\"a\rb\"" && Reports.csv("plain") == "plain")
     }
 
     @Test func noTimingsIsTheHeaderAlone() {
