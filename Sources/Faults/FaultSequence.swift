@@ -132,6 +132,8 @@ public struct BuiltScenario: Sendable {
     public var failures: [SequenceFailure]
     /// The checkpoint each `expect` step (by index) stands for.
     public var checkpoints: [Int: Int]
+    /// Where the end begins that brings every app to the front before the last checkpoint.
+    public var finishStart: Int?
 }
 
 /// Turns actions into steps, taking each on the simulated device too.
@@ -141,6 +143,8 @@ struct StepBuilder {
     /// Broken invariants, at the step after which they broke.
     var failures: [SequenceFailure] = []
     var checkpoints: [Int: Int] = [:]
+    /// The first step `finish` took.
+    var finishStart: Int?
     static let location = Location(file: "fault-sequence", line: 0, column: 0)
 
     mutating func take(_ kind: StepKind) {
@@ -163,13 +167,14 @@ struct StepBuilder {
         var scenario = base
         scenario.name = name
         scenario.steps = steps
-        return BuiltScenario(scenario: scenario, failures: failures, checkpoints: checkpoints)
+        return BuiltScenario(scenario: scenario, failures: failures, checkpoints: checkpoints, finishStart: finishStart)
     }
 
     mutating func settle() {
         guard let last = steps.last else { return }  // nothing has run yet
         if case .settle = last.kind { return }
         steps.append(Step(location: Self.location, kind: .settle(nil)))
+        device.settled()
     }
 
     /// Settles, then expects what the simulation believes: the hub's session, each app's
@@ -193,19 +198,46 @@ struct StepBuilder {
         let app = device.apps[target]!
         let running = device.state(of: target) != .notRunning
         var checks: [ExpectField.Check] = [.state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: target)))]
-        if running {
+        if running, !app.userUnknown {
             checks.append(.user(app.model.user))
             if device.hasHandledLatestChange(target) { checks.append(.leaks(0)) }
         }
         return expect(target, checks)
     }
 
-    /// Brings the hub back if it is down, then every app to the foreground (a Workspace ONE
-    /// app that is blocked or never finished its initial check is launched again: nothing else
-    /// unblocks it), settles and expects the invariants.
+    /// Brings every app to the front, settles and expects the invariants.
     mutating func finish() {
+        finishStart = steps.count
+        bringToFront(device.appNames)
+        settle()
+        let before = device.violations.count
+        device.checkAgreement()
+        let user = device.hub.currentAccount
+        checkpoints[steps.count] = checkpoints.count
+        steps.append(Step(location: Self.location, kind: .expect(
+            [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
+                + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
+        noteViolations(since: before, in: device)
+    }
+
+    /// The end of a shrunk sequence: the apps among `targets` brought to the front, then what
+    /// the models predict of `targets` (the invariants too: those apps agree with the hub).
+    mutating func finish(only targets: Set<String>, id: Int) {
+        let apps = device.appNames.filter(targets.contains)
+        bringToFront(apps)
+        settle()
+        let before = device.violations.count
+        device.checkAgreement(of: apps)
+        checkpoint(targets, id: id)
+        noteViolations(since: before, in: device)
+    }
+
+    /// Brings the hub back if it is down, then each app to the foreground with a check (a
+    /// Workspace ONE app that is blocked or never finished its initial check is launched
+    /// again: nothing else unblocks it).
+    private mutating func bringToFront(_ apps: [String]) {
         if !device.hubRunning { take(.hub(.restart)) }
-        for name in device.appNames {
+        for name in apps {
             let app = device.apps[name]!
             switch device.state(of: name) {
             case .notRunning:
@@ -220,15 +252,6 @@ struct StepBuilder {
                 take(.lifecycle(.foreground, apps: [name]))
             }
         }
-        settle()
-        let before = device.violations.count
-        device.checkAgreement()
-        let user = device.hub.currentAccount
-        checkpoints[steps.count] = checkpoints.count
-        steps.append(Step(location: Self.location, kind: .expect(
-            [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
-                + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
-        noteViolations(since: before, in: device)
     }
 
     private func expect(_ target: String, _ checks: [ExpectField.Check]) -> Expectation {

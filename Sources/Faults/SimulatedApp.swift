@@ -21,6 +21,10 @@ public struct SimulatedApp: Sendable {
     public private(set) var records: [String: Set<RecordKind>] = [:]
     /// A team's hook cleaned up: what it left is not known here.
     public private(set) var recordsUnknown = false
+    /// Killed while a check on a post may have been under way: until it checks with the hub
+    /// up (its launch check finishes the change), whom it acts for is not known here, so what
+    /// depends on it (its user, its leaks, its writes) is not predicted.
+    public internal(set) var userUnknown = false
     /// `external` records: ciphertext under the user's key from the key service, which this
     /// process holds in memory only (`AppHost.externalKey`), so an attacker never reads them.
     var external = ExternalRecords()

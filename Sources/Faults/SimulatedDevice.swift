@@ -16,6 +16,9 @@ public struct SimulatedDevice: Sendable {
     public private(set) var violations: [String] = []
     /// Apps whose leak is already among the violations.
     private var leaking: Set<String> = []
+    /// Apps that checked on a post since the device last settled: the runner does not wait
+    /// for those checks, so a crash may cut one short.
+    private var checkedOnPost: Set<String> = []
     private let users: [String: UserEntry]
 
     public init(_ scenario: Scenario) {
@@ -50,6 +53,9 @@ public struct SimulatedDevice: Sendable {
 
     public func state(of app: String) -> AppLifecycle.State { fleet.apps[app]?.state ?? .notRunning }
 
+    /// Every check under way has finished (the runner's `settle`).
+    public mutating func settled() { checkedOnPost = [] }
+
     /// Running and not stopped: it hears posts and answers the runner.
     public func isAwake(_ app: String) -> Bool { [.foreground, .background].contains(state(of: app)) }
 
@@ -58,9 +64,10 @@ public struct SimulatedDevice: Sendable {
         apps[app]?.seenGeneration == hub.session.generation
     }
 
-    /// After settling and bringing every app to the foreground: each acts for the hub's user.
-    public mutating func checkAgreement() {
-        for name in appNames where apps[name]!.model.user != hub.currentAccount {
+    /// After settling and bringing every app (of `names`) to the foreground: each acts for
+    /// the hub's user.
+    public mutating func checkAgreement(of names: [String]? = nil) {
+        for name in names ?? appNames where apps[name]!.model.user != hub.currentAccount {
             violations.append("\(name) acts for \(apps[name]!.model.user ?? "none") after settling and coming to the "
                               + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
         }
@@ -99,7 +106,10 @@ public struct SimulatedDevice: Sendable {
             guard hubRunning == (action == .crash) else { return .notApplicable }
             hubRunning = action == .restart
             return .done
-        case .wait, .settle, .expect: return .done
+        case .settle:
+            settled()
+            return .done
+        case .wait, .expect: return .done
         case .unlock, .repeat: return .notApplicable  // not simulated: an app's unlock goes by the hub alike
         }
     }
@@ -126,7 +136,7 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func signIn(in app: String, as user: DirectoryUser?) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true else { return .notApplicable }
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else { return .notApplicable }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
@@ -140,7 +150,7 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func signOut(in app: String) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true else { return .notApplicable }
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else { return .notApplicable }
         guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
         let effects: [HubModel.Effect]
         do {
@@ -155,7 +165,7 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
-        guard isAwake(app) else { return .notApplicable }
+        guard isAwake(app), !apps[app]!.userUnknown else { return .notApplicable }
         if apps[app]!.blocked { return .refused("Blocked") }
         guard let user = apps[app]!.model.user else { return .refused("NoUser") }
         if kind == .external {
@@ -187,6 +197,7 @@ public struct SimulatedDevice: Sendable {
         for name in appNames where apps[name]!.sdk.listensToPosts {
             if isAwake(name) {
                 check(name)
+                checkedOnPost.insert(name)
             } else if state(of: name) == .suspended {
                 apps[name]!.pendingPost = true
             }
@@ -198,6 +209,7 @@ public struct SimulatedDevice: Sendable {
         if hubRunning {
             apps[name]!.checked(account: hub.currentAccount, session: hub.session,
                                 notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+            apps[name]!.userUnknown = false  // the launch check finishes what a crash cut short
         }
         apps[name]!.lookUpExternalKey(keyServiceAnswer)
     }
@@ -236,8 +248,11 @@ public struct SimulatedDevice: Sendable {
             if listens, app.backgroundMode || !hubRunning || app.notedState != hub.notify.state(of: NotifyCenter.accountChanged) {
                 check(name)
             }
-        case .terminate, .kill:
+        case .kill:
             apps[name]!.pendingPost = false
+            if checkedOnPost.remove(name) != nil { apps[name]!.userUnknown = true }
+        case .terminate:
+            apps[name]!.pendingPost = false  // it finishes the work in hand first
         case .stop, .toldBackground:
             break
         }

@@ -1,9 +1,10 @@
 import Scenario
 
 /// A fault sequence's scenario taken apart step by step, for shrinking finer than whole
-/// actions: each step it takes (the final launches and foregrounds too), and each
-/// expectation (the hub's or one app's) at each checkpoint. The settles are not parts: they
-/// are put back wherever a step needs a settled device. Built again, every step gets the
+/// actions: each step it takes, and each expectation (the hub's or one app's) at each
+/// checkpoint. The settles are not parts: they are put back wherever a step needs a settled
+/// device; nor is the end that brings the apps to the front before the last checkpoint: it is
+/// done again for the apps that checkpoint still expects. Built again, every step gets the
 /// error the models now predict (a step they can no longer take is left out) and every
 /// expectation what they now predict, so a shrunk scenario says nothing the models do not.
 public struct StepSequence: Sendable {
@@ -16,24 +17,37 @@ public struct StepSequence: Sendable {
     public let base: Scenario
     public let seed: UInt64
     public var parts: [Part]
+    /// The checkpoint that ends the sequence, before which its apps come to the front.
+    public let finalCheckpoint: Int?
 
-    public init(base: Scenario, seed: UInt64, parts: [Part]) {
+    public init(base: Scenario, seed: UInt64, parts: [Part], finalCheckpoint: Int?) {
         self.base = base
         self.seed = seed
         self.parts = parts
+        self.finalCheckpoint = finalCheckpoint
     }
 
     /// The parts of the sequence's scenario.
     public init(_ sequence: FaultSequence) {
         let built = sequence.build()
-        let parts = built.scenario.steps.indices.flatMap { index -> [Part] in
-            switch built.scenario.steps[index].kind {
+        let steps = built.scenario.steps
+        let parts = steps.indices.flatMap { index -> [Part] in
+            switch steps[index].kind {
             case .settle: []
             case .expect(let expectations): expectations.map { .expect(checkpoint: built.checkpoints[index]!, target: $0.target) }
+            case _ where index >= built.finishStart ?? steps.count: []
             case let kind: [.step(kind)]
             }
         }
-        self.init(base: sequence.base, seed: sequence.seed, parts: parts)
+        self.init(base: sequence.base, seed: sequence.seed, parts: parts,
+                  finalCheckpoint: built.finishStart.flatMap { _ in built.checkpoints[steps.count - 1] })
+    }
+
+    /// The same sequence with other parts.
+    public func with(_ parts: [Part]) -> StepSequence {
+        var other = self
+        other.parts = parts
+        return other
     }
 
     public func build() -> BuiltScenario {
@@ -48,7 +62,11 @@ public struct StepSequence: Sendable {
             let targets = parts[index...].prefix { part in
                 if case .expect(checkpoint, _) = part { true } else { false }
             }.compactMap { part in if case .expect(_, let target) = part { target } else { nil } }
-            builder.checkpoint(Set(targets), id: checkpoint)
+            if checkpoint == finalCheckpoint {
+                builder.finish(only: Set(targets), id: checkpoint)
+            } else {
+                builder.checkpoint(Set(targets), id: checkpoint)
+            }
             index += targets.count
         }
         let steps = parts.filter(Self.isStep).count
