@@ -19,9 +19,13 @@ struct FuzzCommand: AsyncParsableCommand {
             latest session change, at most one callback of a kind per check, a generation that \
             never goes back; at the end, after every app came to the foreground, each acts for the \
             hub's user and leaks nothing; after the run, no process is left. \
-            A failing sequence is shrunk (fewer and fewer of its actions, each candidate run again) \
-            and written as a scenario file that `sdlab run` reproduces. Exit 0 when every \
-            sequence held, 1 when one failed, 2 for bad usage, 3 when a device could not run.
+            Writes are of every record kind, `external` too, whose key the hub's key service gives. \
+            --focus and --weight steer which apps the actions that concern one app pick. \
+            A failing sequence is shrunk (fewer and fewer of its actions, then of its single steps \
+            and expectations, each expectation predicted again, each candidate run again) and written \
+            as a scenario file that `sdlab run` reproduces; what failed is printed as FILE:LINE:COL \
+            in that file. Exit 0 when every sequence held, 1 when one failed, 2 for bad usage, 3 \
+            when a device could not run.
             """
     )
 
@@ -46,11 +50,63 @@ struct FuzzCommand: AsyncParsableCommand {
     @Option(help: "Where a failing sequence's scenario file is written.")
     var out = "."
 
+    @Option(help: ArgumentHelp("""
+        Pick these apps (names of the scenario's apps or fleets; repeat it or give a comma list) \
+        for \(AppFocus.focusedShare)% of the random actions that concern one app; the other apps take \
+        the rest.
+        """, valueName: "apps"))
+    var focus: [String] = []
+
+    @Option(help: ArgumentHelp("""
+        How often an app (or each app of a fleet) is picked, relative to the others: a whole \
+        number, 1 unless given, 0 for never (repeat it or give a comma list).
+        """, valueName: "app=n"))
+    var weight: [String] = []
+
     func validate() throws {
         guard sequences > 0, actions > 0, shrinkRuns >= 0 else {
             throw ValidationError("--sequences and --actions must be at least 1, --shrink-runs at least 0")
         }
         if let seed, Self.parseSeed(seed) == nil { throw ValidationError("--seed: \(seed) is not a number (0x… or decimal)") }
+        for entry in Self.items(weight) where Self.parseWeight(entry) == nil {
+            throw ValidationError("--weight: \(entry) is not APP=N with N a whole number from 0")
+        }
+    }
+
+    /// Repeated options and comma lists alike.
+    static func items(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+    }
+
+    static func parseWeight(_ text: String) -> (app: String, weight: Int)? {
+        let parts = text.split(separator: "=", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let weight = Int(parts[1]), weight >= 0 else { return nil }
+        return (String(parts[0]), weight)
+    }
+
+    /// `--focus` and `--weight` on the scenario's apps.
+    private func appFocus(on base: Scenario) throws -> AppFocus {
+        var result = AppFocus(focused: Set(try Self.apps(Self.items(focus), option: "--focus", in: base)))
+        for (name, weight) in Self.items(self.weight).compactMap(Self.parseWeight) {
+            for app in try Self.apps([name], option: "--weight", in: base) { result.weights[app] = weight }
+        }
+        return result
+    }
+
+    /// The focus and weights for the header, as given: `, focus on notes (80% of the app actions)`.
+    private var steering: String {
+        let focused = Self.items(focus), weights = Self.items(weight)
+        return (focused.isEmpty ? "" : ", focus on \(focused.joined(separator: ", ")) (\(AppFocus.focusedShare)% of the app actions)")
+            + (weights.isEmpty ? "" : ", weights \(weights.joined(separator: ", "))")
+    }
+
+    /// The apps that names of apps or fleets stand for; any other name is a usage error.
+    private static func apps(_ names: [String], option: String, in base: Scenario) throws -> [String] {
+        do throws(AppFocus.UnknownApps) {
+            return try AppFocus.apps(named: names, in: base)
+        } catch {
+            throw failure("\(option): \(error)", code: ExitCodes.usage)
+        }
     }
 
     static func parseSeed(_ text: String) -> UInt64? {
@@ -60,20 +116,21 @@ struct FuzzCommand: AsyncParsableCommand {
     func run() async throws {
         TerminationSignals.install()
         let base = try loadBase()
+        let focus = try appFocus(on: base)
         let first = seed.flatMap(Self.parseSeed) ?? UInt64.random(in: 0...UInt64.max)
         emitLine("\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
-                 + "\(base.apps.count) apps\(domainOnly ? ", domain only" : "")")
+                 + "\(base.apps.count) apps\(steering)\(domainOnly ? ", domain only" : "")")
         // A termination signal stops the sequence under way; the run still stops what it started.
-        let (tally, environment) = await cancellingOnTermination(Task { await runAll(base: base, from: first) })
+        let (tally, environment) = await cancellingOnTermination(Task { await runAll(base: base, focus: focus, from: first) })
         emitLine(tally.summary(domainOnly: domainOnly))
         if environment { throw failure("a device could not run", code: ExitCodes.environment) }
         if tally.failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
 
-    private func runAll(base: Scenario, from first: UInt64) async -> (Tally, environment: Bool) {
+    private func runAll(base: Scenario, focus: AppFocus, from first: UInt64) async -> (Tally, environment: Bool) {
         var tally = Tally()
         for index in 0..<sequences where !Task.isCancelled {
-            let sequence = FaultSequence.random(base: base, seed: first &+ UInt64(index), length: actions)
+            let sequence = FaultSequence.random(base: base, seed: first &+ UInt64(index), length: actions, focus: focus)
             tally.faults.merge(sequence.faults, uniquingKeysWith: +)
             if await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) == .environment { return (tally, true) }
         }
@@ -94,51 +151,56 @@ struct FuzzCommand: AsyncParsableCommand {
 
     private func runOne(_ sequence: FaultSequence, label: String, tally: inout Tally) async -> Outcome {
         let seedText = FaultSequence.seedText(sequence.seed)
-        let (scenario, violations) = sequence.scenario()
-        tally.steps += scenario.steps.count
-        if !violations.isEmpty {
-            emitLine("\(label) seed \(seedText): ✗ in the domain: \(violations[0])")
-            var shrunk = sequence
-            shrunk.actions = await Shrinking.shrink(sequence.actions, budget: 5000) { actions in
-                !FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).scenario().violations.isEmpty
-            }
-            return write(shrunk, from: sequence, why: shrunk.scenario().violations, tally: &tally)
+        let built = sequence.build()
+        tally.steps += built.scenario.steps.count
+        if let violation = built.failures.first {
+            emitLine("\(label) seed \(seedText): ✗ in the domain: \(violation.text)")
+            return write(await shrinkInDomain(sequence), from: sequence, tally: &tally)
         }
         guard !domainOnly else { return .held }
         let started = ContinuousClock.now
-        let run = await runOnDevice(sequence)
-        tally.deviceSteps += scenario.steps.count
+        let run = await runOnDevice(built.scenario, seed: sequence.seed)
+        tally.deviceSteps += built.scenario.steps.count
         tally.deviceTime += ContinuousClock.now - started
         switch run {
         case .environment(let why):
             note("\(label) seed \(seedText): the device could not run: \(why)")
             return .environment
         case .held:
-            emitLine("\(label) seed \(seedText): ✓ \(scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults")
+            emitLine("\(label) seed \(seedText): ✓ \(built.scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults")
             return .held
         case .failed(let failures):
-            emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0])")
-            var (shrunk, why, runs) = (sequence, failures, 0)
-            shrunk.actions = await Shrinking.shrink(sequence.actions, budget: shrinkRuns) { actions in
-                runs += 1
-                emitLine("  shrinking: run \(runs) of at most \(shrinkRuns), \(actions.count) of \(sequence.actions.count) actions")
-                let candidate = FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions)
-                guard case .failed(let failures) = await runOnDevice(candidate) else { return false }
-                why = failures
-                return true
-            }
-            return write(shrunk, from: sequence, why: why, tally: &tally)
+            emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0].text)")
+            var shrinker = DeviceShrinker(limit: shrinkRuns) { await runOnDevice($0, seed: sequence.seed) }
+            return write(await shrinker.shrink(sequence, failing: (built, failures)), from: sequence, tally: &tally)
         }
     }
 
-    private enum DeviceRun { case held, failed([String]), environment(String) }
+    /// The models alone: fewer actions, then fewer steps, while an invariant still breaks;
+    /// the expectations stay (each predicted again), so the file still checks the device.
+    private func shrinkInDomain(_ sequence: FaultSequence) async -> Reproduction {
+        var shrunk = sequence
+        shrunk.actions = await Shrinking.shrink(sequence.actions, budget: 5000) { actions in
+            !FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build().failures.isEmpty
+        }
+        let steps = StepSequence(shrunk)
+        let parts = await Shrinking.shrink(steps.parts, removable: StepSequence.isStep, budget: 5000) { parts in
+            !steps.with(parts).build().failures.isEmpty
+        }
+        let built = steps.with(parts).build()
+        let byActions = shrunk.build()
+        return built.failures.isEmpty ? Reproduction(built: byActions, failures: byActions.failures)
+            : Reproduction(built: built, failures: built.failures)
+    }
 
-    /// The sequence as a scenario file's text, read back, run on a device of its own; then
+    enum DeviceRun { case held, failed([SequenceFailure]), environment(String) }
+
+    /// The scenario as a scenario file's text, read back, run on a device of its own; then
     /// nothing it started may be left.
-    private func runOnDevice(_ sequence: FaultSequence) async -> DeviceRun {
+    private func runOnDevice(_ built: Scenario, seed: UInt64) async -> DeviceRun {
         let scenario: Scenario
         do throws(ScenarioProblems) {
-            scenario = try Scenario.parse(sequence.scenario().scenario.yaml, file: path(for: sequence))
+            scenario = try Scenario.parse(built.yaml, file: path(forSeed: seed))
         } catch {
             return .environment("the sequence did not make a valid scenario: \(error.description)")
         }
@@ -151,30 +213,159 @@ struct FuzzCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = await ScenarioRun.run(scenario, in: folder)
         if let why = result.environmentFailure { return .environment(why) }
-        var failures = result.steps.flatMap(\.failures)
+        var failures = result.steps.indices.flatMap { index in
+            result.steps[index].failures.map { Self.runnerFailure($0, at: index, in: scenario) }
+        }
         let left = LiveProcesses.mentioning(folder)
-        if !left.isEmpty { failures.append("left running after the run: " + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")) }
+        if !left.isEmpty {
+            failures.append(SequenceFailure(step: nil, text: "left running after the run: "
+                                            + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")))
+        }
         return failures.isEmpty ? .held : .failed(failures)
     }
 
-    private func path(for sequence: FaultSequence) -> String { out + "/fuzz-\(FaultSequence.seedText(sequence.seed)).yaml" }
+    /// A runner's failure as the step (and the expectation's field) it belongs to, without
+    /// the location it starts with: that is the location in this run's text, not in the file
+    /// written in the end. Past the steps (the device's invariants) it belongs to none.
+    static func runnerFailure(_ text: String, at index: Int, in scenario: Scenario) -> SequenceFailure {
+        guard scenario.steps.indices.contains(index) else { return SequenceFailure(step: nil, text: text) }
+        let step = scenario.steps[index]
+        let expectations = if case .expect(let expectations) = step.kind { expectations } else { [Expectation]() }
+        for expectation in expectations {
+            for (field, check) in expectation.fields.enumerated() where text.hasPrefix("\(check.location): ") {
+                return SequenceFailure(step: index, target: expectation.target, field: field,
+                                       text: String(text.dropFirst("\(check.location): ".count)))
+            }
+        }
+        let prefix = "\(step.location): "
+        return SequenceFailure(step: index, text: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
+    }
 
-    /// The shrunk sequence's scenario file, with what failed in comments at its end (so that
-    /// the locations in them are the file's own).
-    private func write(_ shrunk: FaultSequence, from original: FaultSequence, why: [String], tally: inout Tally) -> Outcome {
+    private func path(forSeed seed: UInt64) -> String { out + "/fuzz-\(FaultSequence.seedText(seed)).yaml" }
+
+    /// The shrunk scenario's file, with what failed in comments at its end; what failed is
+    /// then printed as `FILE:LINE:COL: …`, at the step (or expectation) of the file as read back.
+    private func write(_ reproduction: Reproduction, from original: FaultSequence, tally: inout Tally) -> Outcome {
         tally.failed += 1
-        let file = path(for: shrunk)
-        let trailer = ["", "# sdlab fuzz, seed \(FaultSequence.seedText(shrunk.seed)): shrunk from \(original.actions.count) "
-                       + "to \(shrunk.actions.count) actions. What failed:"] + why.prefix(10).map { "#   \($0)" }
+        let scenario = reproduction.built.scenario
+        let file = path(forSeed: original.seed)
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            try (shrunk.scenario().scenario.yaml + trailer.joined(separator: "\n") + "\n")
-                .write(toFile: file, atomically: true, encoding: .utf8)
-            emitLine("  shrunk to \(shrunk.actions.count) actions: \(file)  (reproduce: sdlab run \(file))")
+            try scenario.yaml.write(toFile: file, atomically: true, encoding: .utf8)
+            let written = Self.readBack(file, scenario.yaml)
+            let lines = reproduction.failures.prefix(10).map { Self.located($0, in: written) }
+            let trailer = ["", "# sdlab fuzz, seed \(FaultSequence.seedText(original.seed)): shrunk from \(original.actions.count) "
+                           + "actions to \(scenario.steps.count) steps. What failed:"] + lines.map { "#   \($0)" }
+            try (scenario.yaml + trailer.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            emitLine("  shrunk to \(scenario.steps.count) steps: \(file)  (reproduce: sdlab run \(file))")
+            for line in lines { emitLine("  " + line) }
         } catch {
             note("sdlab: cannot write \(file): \(error)")
         }
         return .failed
+    }
+
+    /// The written file as `sdlab run` reads it; if it cannot (a file it names is missing
+    /// here), its text read without those checks, which gives the same locations.
+    private static func readBack(_ file: String, _ text: String) -> Scenario {
+        (try? Scenario.load(path: file)) ?? (try? Scenario.parse(text, file: file)) ?? Scenario(
+            name: "", file: file, device: Device(), users: [], apps: [], steps: [])
+    }
+
+    /// `FILE:LINE:COL: what failed`: at the failed expectation's field, else the step; past
+    /// the steps, at the last one (as the runner reports the device's invariants).
+    static func located(_ failure: SequenceFailure, in scenario: Scenario) -> String {
+        let step = failure.step.flatMap { scenario.steps.indices.contains($0) ? scenario.steps[$0] : nil } ?? scenario.steps.last
+        guard let step else { return "\(scenario.file): \(failure.text)" }
+        var location = step.location
+        if case .expect(let expectations) = step.kind, let failed = expectations.first(where: { $0.target == failure.target }) {
+            location = failure.field.flatMap { failed.fields.indices.contains($0) ? failed.fields[$0].location : nil } ?? failed.location
+        }
+        return "\(location): \(failure.text)"
+    }
+}
+
+/// A shrunk scenario and what failed in its last run.
+private struct Reproduction {
+    var built: BuiltScenario
+    var failures: [SequenceFailure]
+}
+
+/// Shrinks a sequence that failed on a device, at most `limit` runs in all: first its actions
+/// (ddmin, a third of the runs), then the single steps and expectations of what is left:
+/// first three cuts of many at once (the expectations that held, the steps of the apps that
+/// did not fail, the steps the models say change nothing), then ddmin. A candidate counts as
+/// failing only if it fails as the sequence did (`signature`), not if something else went
+/// wrong; one whose scenario already ran is not run again.
+private struct DeviceShrinker {
+    let limit: Int
+    let run: (Scenario) async -> FuzzCommand.DeviceRun
+    private var runs = 0
+    private var signatures: Set<String> = []
+    private var known: [String: [SequenceFailure]] = [:]
+    private var last: Reproduction?
+
+    init(limit: Int, run: @escaping (Scenario) async -> FuzzCommand.DeviceRun) {
+        self.limit = limit
+        self.run = run
+    }
+
+    mutating func shrink(_ sequence: FaultSequence, failing: (BuiltScenario, [SequenceFailure])) async -> Reproduction {
+        signatures = Set(failing.1.map(\.signature))
+        known[failing.0.scenario.yaml] = failing.1
+        var shrunk = sequence
+        shrunk.actions = await Shrinking.shrink(sequence.actions, budget: Int.max) { actions in
+            await fails(FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build(), within: (limit + 2) / 3)
+        }
+        let byActions = Reproduction(built: shrunk.build(), failures: known[shrunk.build().scenario.yaml] ?? failing.1)
+        last = nil
+        var steps = await cutMany(StepSequence(shrunk), failing: byActions)
+        let cut = steps
+        steps.parts = await Shrinking.shrink(steps.parts, budget: Int.max) { parts in
+            await fails(cut.with(parts).build(), within: limit)
+        }
+        // No step-wise candidate failed: the file is the one shrunk by actions.
+        return last ?? byActions
+    }
+
+    /// The cuts that remove many parts in one run, each kept if the scenario still fails.
+    private mutating func cutMany(_ steps: StepSequence, failing: Reproduction) async -> StepSequence {
+        let apps = Set(failing.failures.compactMap(\.target)).subtracting([Expectation.hub])
+        let cuts: [(StepSequence) -> StepSequence] = [
+            { $0.keepingExpectations(thatFailed: failing.failures, in: failing.built) },
+            { apps.isEmpty ? $0 : $0.withoutSteps(concerningOnlyAppsOtherThan: apps) },
+            { $0.withoutRefusedSteps() },
+        ]
+        var steps = steps
+        for cut in cuts {
+            let fewer = cut(steps)
+            if await fails(fewer.build(), within: limit) { steps = fewer }
+        }
+        return steps
+    }
+
+    /// Whether `built` fails on a device as the sequence did (without running it again if it
+    /// ran before); false once `runs` reached `within`.
+    private mutating func fails(_ built: BuiltScenario, within: Int) async -> Bool {
+        let text = built.scenario.yaml
+        if known[text] == nil {
+            guard runs < within else { return false }
+            runs += 1
+            emitLine("  shrinking: run \(runs) of at most \(limit), \(built.scenario.steps.count) steps")
+            if case .failed(let failures) = await run(built.scenario) { known[text] = failures } else { known[text] = [] }
+        }
+        let failures = known[text]!
+        guard failures.contains(where: { signatures.contains($0.signature) }) else { return false }
+        last = Reproduction(built: built, failures: failures)
+        return true
+    }
+}
+
+extension SequenceFailure {
+    /// What failed, without the values: `notes.leaks`, or the whole text when it has no `: `.
+    var signature: String {
+        let what = text.range(of: ": ").map { String(text[..<$0.lowerBound]) } ?? text
+        return (target.map { "\($0) " } ?? "") + what
     }
 }
 

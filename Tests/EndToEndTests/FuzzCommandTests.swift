@@ -55,6 +55,51 @@ struct FuzzCommandTests {
         #expect(LiveProcesses.mentioning(folder).isEmpty)
     }
 
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scenarios").path
+
+    /// A fleet of nine and one app whose hook forgets the preferences and common data: with
+    /// the focus on that app a few sequences find it; the reproduction is shrunk step by step,
+    /// its failure printed at its place in the written file, and `sdlab run` fails on it.
+    @Test(.timeLimit(.minutes(1)))
+    func aFocusFindsTheOneAppWhoseHookForgetsPartOfTheData() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-focus")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await run(sdlabPath, ["fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
+                                               "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "31",
+                                               "--shrink-runs", "16", "--out", folder],
+                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(50))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("10 apps, focus on notes (80% of the app actions)"), "\(result.stdout)")
+        #expect(result.stdout.contains("[3/3] seed 0x0000000000000021: ✗ on the device: notes.leaks: expected 0"), "\(result.stdout)")
+        let file = folder + "/fuzz-0x0000000000000021.yaml"
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let steps = lines.drop { $0 != "steps:" }.filter { $0.hasPrefix("  - ") && !$0.contains("settle") }
+        #expect(steps.count <= 10, "shrunk step by step, the fleet's steps and expectations gone:\n\(text)")
+        #expect(!steps.contains { $0.contains("fleet") }, "\(text)")
+
+        // `FILE:LINE:COL: what failed`, as printed and in the file's comments, at the failed field.
+        let printed = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("  \(file):") && $0.contains("notes.leaks") })
+        let place = printed.dropFirst(2 + file.count + 1).split(separator: ":")
+        let (line, column) = (try #require(Int(place[0])), try #require(Int(place[1])))
+        #expect(lines[line - 1].dropFirst(column - 1).hasPrefix("leaks: 0"), "\(printed)\n\(text)")
+        #expect(lines.contains { $0 == "#   " + printed.dropFirst(2) }, "the comments say the same:\n\(text)")
+
+        let rerun = try await run(sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(30))
+        #expect(rerun.status == 1 && rerun.stdout.contains("\(file):\(line):\(column): notes.leaks: expected 0"),
+                "\(rerun.stdout)\n\(rerun.stderr)")
+        #expect(LiveProcesses.mentioning(folder).isEmpty)
+    }
+
+    @Test func anAppToFocusOnThatTheScenarioLacksIsAUsageError() async throws {
+        let result = try await run(sdlabPath, ["fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
+                                               "--focus", "notes,nots", "--domain-only"])
+        #expect(result.status == 2 && result.stderr.contains("--focus: no app or fleet named nots; "
+                                                             + "the scenario has fleet (fleet1 … fleet9), notes"), "\(result.stderr)")
+        let weights = try await run(sdlabPath, ["fuzz", "--weight", "mail=3", "--weight", "mail=x", "--domain-only"])
+        #expect(weights.status == 2 && weights.stderr.contains("--weight: mail=x is not APP=N"), "\(weights.stderr)")
+    }
+
     @Test func aSeedThatIsNotANumberIsAUsageError() async throws {
         let result = try await run(sdlabPath, ["fuzz", "--seed", "banana"])
         #expect(result.status == 2 && result.stderr.contains("--seed: banana is not a number"), "\(result.stderr)")
