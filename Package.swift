@@ -31,39 +31,53 @@ let package = Package(
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
         // What every process of a device agrees on: bus names, members, errors, wire shapes,
         // the trace vocabulary and the app's command line.
-        .target(name: "DeviceContract", dependencies: [
-            "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "DeviceContract",
+            dependencies: [
+                "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The device attacker: reads containers and tries every key found in them (SPEC §2.8).
-        .target(name: "LeakScan", dependencies: [
-            "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "LeakScan",
+            dependencies: [
+                "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.
-        .target(name: "Hub", dependencies: [
-            "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CryptoExtras", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "Hub",
+            dependencies: [
+                "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
         // The simulated MSAL and Workspace ONE SDKs as an app calls them, over the device bus.
-        .target(name: "SharedDeviceSDK", dependencies: [
-            "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "SharedDeviceSDK",
+            dependencies: [
+                "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
         // cleanup.
-        .target(name: "ManagedApp", dependencies: [
-            "DBusKit", "DeviceContract", "SharedDevice", "SharedDeviceSDK", "DeviceProcesses", "LeakScan",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "ManagedApp",
+            dependencies: [
+                "DBusKit", "DeviceContract", "SharedDevice", "SharedDeviceSDK", "DeviceProcesses", "LeakScan",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Starts and drives devices: bus, hub, apps.
-        .target(name: "Runner", dependencies: [
-            "DBusKit", "DeviceContract", "Hub", "DeviceProcesses", "SharedDevice", "Scenario", "LeakScan",
-            .product(name: "Histogram", package: "hdrhistogram-swift"),
-        ]),
+        .target(
+            name: "Runner",
+            dependencies: [
+                "DBusKit", "DeviceContract", "Hub", "DeviceProcesses", "SharedDevice", "Scenario", "LeakScan",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
         // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
-        .target(name: "Bench", dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
+        .target(
+            name: "Bench",
+            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
         // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
@@ -98,24 +112,38 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "DeviceContractTests", dependencies: [
-            "DBusKit", "DeviceContract", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .testTarget(
+            name: "DeviceContractTests",
+            dependencies: [
+                "DBusKit", "DeviceContract", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
-        .testTarget(name: "ManagedAppTests", dependencies: ["DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
-                                                           "SharedDeviceSDK"]),
-        .testTarget(name: "SharedDeviceSDKTests", dependencies: [
-            "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice", "SharedDeviceSDK", "TestSupport",
-        ]),
-        .testTarget(name: "ReportsTests", dependencies: ["DeviceContract", "LeakScan", "Reports", "Runner", "Scenario", "SharedDevice"]),
+        .testTarget(
+            name: "ManagedAppTests",
+            dependencies: [
+                "DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
+                "SharedDeviceSDK",
+            ]),
+        .testTarget(
+            name: "SharedDeviceSDKTests",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+            ]),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["DeviceContract", "LeakScan", "Reports", "Runner", "Scenario", "SharedDevice"]),
         .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "LeakScan", "Runner", "SharedDevice"]),
         .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "Runner"]),
-        .testTarget(name: "EndToEndTests",
-                    dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
-                                   "SharedDevice", "TestSupport"],
-                    exclude: ["Scenarios"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
+                "SharedDevice", "TestSupport",
+            ],
+            exclude: ["Scenarios"]),
     ],
     swiftLanguageModes: [.v6]
 )

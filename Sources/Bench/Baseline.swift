@@ -27,7 +27,8 @@ public struct CBaseline: Sendable {
 
     /// Builds the C tools; throws with what the compiler said.
     public func build() async throws(LaunchError) {
-        for script in ["build.sh", "run.sh"] where !FileManager.default.isExecutableFile(atPath: source + "/" + script) {
+        for script in ["build.sh", "run.sh"] where !FileManager.default.isExecutableFile(atPath: source + "/" + script)
+        {
             throw LaunchError("\(source) is not the D-Bus baseline: it has no executable \(script)")
         }
         let output = try await runScript("build.sh", [], timeout: .seconds(300))
@@ -37,8 +38,9 @@ public struct CBaseline: Sendable {
     /// One emitter to `receivers` processes, `signals` signals `gap` apart.
     public func fanout(receivers: Int, signals: Int, gap: Duration) async throws(LaunchError) -> Fanout {
         let gapMicroseconds = gap.nanoseconds / 1000
-        let output = try await runScript("run.sh", ["fanout", "\(receivers)", "\(signals)", "\(gapMicroseconds)"],
-                                         timeout: .seconds(600))
+        let output = try await runScript(
+            "run.sh", ["fanout", "\(receivers)", "\(signals)", "\(gapMicroseconds)"],
+            timeout: .seconds(600))
         guard output.status == .exited(0), let fanout = Self.parse(output.text) else {
             throw LaunchError("the baseline fanout of \(receivers) failed:\n\(output.text)")
         }
@@ -53,7 +55,8 @@ public struct CBaseline: Sendable {
             let words = line.split(separator: " ")
             guard let first = words.first else { continue }
             if first == "TABLE" {
-                lost = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.last
+                lost = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                    .last
                     .flatMap { Int($0) }
                 continue
             }
@@ -65,24 +68,28 @@ public struct CBaseline: Sendable {
             values[String(first)] = pairs
         }
         func percentiles(_ key: String) -> Percentiles? {
-            guard let pairs = values[key], let p50 = pairs["p50"].flatMap(Double.init), let p99 = pairs["p99"].flatMap(Double.init)
+            guard let pairs = values[key], let p50 = pairs["p50"].flatMap(Double.init),
+                let p99 = pairs["p99"].flatMap(Double.init)
             else { return nil }
             let p90 = pairs["p90"].flatMap(Double.init) ?? p99
             let max = pairs["max"].flatMap(Double.init) ?? p99
             return Percentiles(milliseconds: p50 / 1000, p90 / 1000, p99 / 1000, max / 1000)
         }
         guard let perReceiver = percentiles("per_rx_us"), let slowest = percentiles("last_rx_us"),
-              let pss = values["rss_kb"]?["receiver_Pss"].flatMap(Int.init), let lost else { return nil }
+            let pss = values["rss_kb"]?["receiver_Pss"].flatMap(Int.init), let lost
+        else { return nil }
         return Fanout(perReceiver: perReceiver, slowest: slowest, pssKBPerReceiver: pss, lost: lost)
     }
 
     private func runScript(_ script: String, _ arguments: [String], timeout: Duration) async throws(LaunchError)
-        -> (status: ChildProcess.ExitStatus, text: String) {
+        -> (status: ChildProcess.ExitStatus, text: String)
+    {
         let environment = ProcessInfo.processInfo.environment.merging(["BASELINE_BUILD": buildFolder]) { $1 }
         let log = buildFolder + "/\(script).log"
         try? FileManager.default.removeItem(atPath: log)
-        let (process, stdout) = try ChildProcess.spawn("/bin/bash", [source + "/" + script] + arguments, stdout: .pipe,
-                                                       stderr: .file(log), environment: environment, newSession: true)
+        let (process, stdout) = try ChildProcess.spawn(
+            "/bin/bash", [source + "/" + script] + arguments, stdout: .pipe,
+            stderr: .file(log), environment: environment, newSession: true)
         let reader = LineReader(fd: stdout!)
         let deadline = ContinuousClock.now + timeout
         let lines = await offPool { () -> [String] in

@@ -13,14 +13,18 @@ public enum BenchPlot {
     public static func svg(_ results: BenchResults) -> String {
         let runs = results.runs.sorted { $0.apps < $1.apps }
         let series = [
-            Series(label: "sdlab, slowest app p50", color: "#c0392b", dashed: false,
-                   points: runs.compactMap { run in run.lastDelivery.map { (run.apps, $0.p50) } }),
-            Series(label: "C baseline, slowest receiver p50", color: "#2c3e50", dashed: false,
-                   points: runs.compactMap { run in run.baseline.map { (run.apps, $0.lastDelivery.p50) } }),
-            Series(label: "sdlab, every delivery p50", color: "#e67e22", dashed: true,
-                   points: runs.compactMap { run in run.delivery.map { (run.apps, $0.p50) } }),
-            Series(label: "C baseline, every delivery p50", color: "#7f8c8d", dashed: true,
-                   points: runs.compactMap { run in run.baseline.map { (run.apps, $0.perReceiver.p50) } }),
+            Series(
+                label: "sdlab, slowest app p50", color: "#c0392b", dashed: false,
+                points: runs.compactMap { run in run.lastDelivery.map { (run.apps, $0.p50) } }),
+            Series(
+                label: "C baseline, slowest receiver p50", color: "#2c3e50", dashed: false,
+                points: runs.compactMap { run in run.baseline.map { (run.apps, $0.lastDelivery.p50) } }),
+            Series(
+                label: "sdlab, every delivery p50", color: "#e67e22", dashed: true,
+                points: runs.compactMap { run in run.delivery.map { (run.apps, $0.p50) } }),
+            Series(
+                label: "C baseline, every delivery p50", color: "#7f8c8d", dashed: true,
+                points: runs.compactMap { run in run.baseline.map { (run.apps, $0.perReceiver.p50) } }),
         ].filter { !$0.points.isEmpty }
 
         let (width, height) = (640.0, 400.0)
@@ -29,7 +33,8 @@ public enum BenchPlot {
         let (minApps, maxApps) = (Double(apps.min() ?? 1), Double(max(apps.max() ?? 10, (apps.min() ?? 1) + 1)))
         let maxMs = niceCeiling(series.flatMap { $0.points.map(\.ms) }.max() ?? 1)
         func x(_ apps: Int) -> Double {
-            left + (log10(Double(apps)) - log10(minApps)) / max(log10(maxApps) - log10(minApps), 1e-9) * (width - left - right)
+            left + (log10(Double(apps)) - log10(minApps)) / max(log10(maxApps) - log10(minApps), 1e-9)
+                * (width - left - right)
         }
         func y(_ ms: Double) -> Double { height - bottom - ms / maxMs * (height - top - bottom) }
 
@@ -53,12 +58,15 @@ public enum BenchPlot {
         svg += line(left, height - bottom, width - right, height - bottom, "#333")
         for (index, entry) in series.enumerated() {
             let path = entry.points.map { "\(number(x($0.apps))),\(number(y($0.ms)))" }.joined(separator: " ")
-            svg += "<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\"\(entry.dashed ? " stroke-dasharray=\"6 4\"" : "") points=\"\(path)\"/>\n"
+            svg +=
+                "<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\"\(entry.dashed ? " stroke-dasharray=\"6 4\"" : "") points=\"\(path)\"/>\n"
             for point in entry.points {
-                svg += "<circle cx=\"\(number(x(point.apps)))\" cy=\"\(number(y(point.ms)))\" r=\"3\" fill=\"\(entry.color)\"/>\n"
+                svg +=
+                    "<circle cx=\"\(number(x(point.apps)))\" cy=\"\(number(y(point.ms)))\" r=\"3\" fill=\"\(entry.color)\"/>\n"
             }
             let legendY = height - bottom + 54 + Double(index) * 16
-            svg += "<line x1=\"\(left)\" y1=\"\(legendY - 4)\" x2=\"\(left + 24)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"2\"\(entry.dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
+            svg +=
+                "<line x1=\"\(left)\" y1=\"\(legendY - 4)\" x2=\"\(left + 24)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"2\"\(entry.dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
             svg += text(left + 30, legendY, entry.label, anchor: "start")
         }
         return svg + "</svg>\n"

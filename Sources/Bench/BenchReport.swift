@@ -26,7 +26,8 @@ public struct BenchRun: Codable, Sendable {
         public var lost: Int
 
         enum CodingKeys: String, CodingKey {
-            case lastDelivery = "last_delivery_ms", perReceiver = "per_rx_ms", pssKBPerReceiver = "pss_kb_per_receiver", lost
+            case lastDelivery = "last_delivery_ms", perReceiver = "per_rx_ms", pssKBPerReceiver = "pss_kb_per_receiver",
+                lost
         }
     }
 
@@ -42,8 +43,8 @@ public struct BenchRun: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case apps, signals, gapMs = "gap_ms", delivery = "delivery_ms", lastDelivery = "last_delivery_ms",
-             exposure = "exposure_ms", changes, uncleaned, launchSeconds = "launch_s", pssKBPerApp = "pss_kb_per_app",
-             lost, cpuPerPost = "cpu_us_per_post", baseline, ratio
+            exposure = "exposure_ms", changes, uncleaned, launchSeconds = "launch_s", pssKBPerApp = "pss_kb_per_app",
+            lost, cpuPerPost = "cpu_us_per_post", baseline, ratio
     }
 
     public init(_ measured: FleetMeasurement, gap: Duration, changes: Int, baseline: CBaseline.Fanout?) {
@@ -60,11 +61,14 @@ public struct BenchRun: Codable, Sendable {
         lost = measured.lost
         cpuPerPost = measured.cpuPerPost
         self.baseline = baseline.map {
-            Baseline(lastDelivery: $0.slowest, perReceiver: $0.perReceiver, pssKBPerReceiver: $0.pssKBPerReceiver, lost: $0.lost)
+            Baseline(
+                lastDelivery: $0.slowest, perReceiver: $0.perReceiver, pssKBPerReceiver: $0.pssKBPerReceiver,
+                lost: $0.lost)
         }
         if let baseline, let delivery, let lastDelivery {
-            ratio = Ratio(lastDeliveryP50: Self.ratio(lastDelivery.p50, baseline.slowest.p50),
-                          deliveryP50: Self.ratio(delivery.p50, baseline.perReceiver.p50))
+            ratio = Ratio(
+                lastDeliveryP50: Self.ratio(lastDelivery.p50, baseline.slowest.p50),
+                deliveryP50: Self.ratio(delivery.p50, baseline.perReceiver.p50))
         }
     }
 
@@ -76,8 +80,10 @@ public struct BenchRun: Codable, Sendable {
             parts[0] += " (C \(ms(baseline.perReceiver.p50)), \(BenchResults.number(ratio.deliveryP50))×)"
             parts[1] += " (C \(ms(baseline.lastDelivery.p50)), \(BenchResults.number(ratio.lastDeliveryP50))×)"
         }
-        parts += ["exposure p99 \(ms(exposure?.p99))", "launch \(BenchResults.number(launchSeconds)) s",
-                  "PSS \(pssKBPerApp) kB", "lost \(lost)"]
+        parts += [
+            "exposure p99 \(ms(exposure?.p99))", "launch \(BenchResults.number(launchSeconds)) s",
+            "PSS \(pssKBPerApp) kB", "lost \(lost)",
+        ]
         return parts.joined(separator: ", ")
     }
 
@@ -100,17 +106,22 @@ public struct BenchResults: Codable, Sendable {
 
     /// The table printed at the end: one row per fleet size, latencies in ms.
     public var table: String {
-        let header = ["apps", "delivery p50/p99", "C p50/p99", "ratio", "slowest p50/p99", "C p50/p99", "ratio",
-                      "exposure p50/p99", "launch s", "PSS kB", "C PSS", "lost", "CPU µs/post bus/hub/apps"]
+        let header = [
+            "apps", "delivery p50/p99", "C p50/p99", "ratio", "slowest p50/p99", "C p50/p99", "ratio",
+            "exposure p50/p99", "launch s", "PSS kB", "C PSS", "lost", "CPU µs/post bus/hub/apps",
+        ]
         let rows = runs.map { run -> [String] in
-            [String(run.apps), Self.pair(run.delivery), Self.pair(run.baseline?.perReceiver),
-             run.ratio.map { Self.number($0.deliveryP50) + "×" } ?? "–",
-             Self.pair(run.lastDelivery), Self.pair(run.baseline?.lastDelivery),
-             run.ratio.map { Self.number($0.lastDeliveryP50) + "×" } ?? "–",
-             Self.pair(run.exposure), Self.number(run.launchSeconds), String(run.pssKBPerApp),
-             run.baseline.map { String($0.pssKBPerReceiver) } ?? "–",
-             String(run.lost) + (run.uncleaned > 0 ? " (\(run.uncleaned) not cleaned)" : ""),
-             [run.cpuPerPost.bus, run.cpuPerPost.hub, run.cpuPerPost.apps].map { String(Int($0)) }.joined(separator: "/")]
+            [
+                String(run.apps), Self.pair(run.delivery), Self.pair(run.baseline?.perReceiver),
+                run.ratio.map { Self.number($0.deliveryP50) + "×" } ?? "–",
+                Self.pair(run.lastDelivery), Self.pair(run.baseline?.lastDelivery),
+                run.ratio.map { Self.number($0.lastDeliveryP50) + "×" } ?? "–",
+                Self.pair(run.exposure), Self.number(run.launchSeconds), String(run.pssKBPerApp),
+                run.baseline.map { String($0.pssKBPerReceiver) } ?? "–",
+                String(run.lost) + (run.uncleaned > 0 ? " (\(run.uncleaned) not cleaned)" : ""),
+                [run.cpuPerPost.bus, run.cpuPerPost.hub, run.cpuPerPost.apps].map { String(Int($0)) }.joined(
+                    separator: "/"),
+            ]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func line(_ cells: [String]) -> String {

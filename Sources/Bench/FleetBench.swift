@@ -91,7 +91,8 @@ public struct FleetBench: Sendable {
         var exposureStarts: [UInt64] = []
         for change in 0..<(warmupChanges + changes) {
             let timed = change >= warmupChanges
-            progress(timed ? "session change \(change - warmupChanges + 1) of \(changes)" : "warming up a session change")
+            progress(
+                timed ? "session change \(change - warmupChanges + 1) of \(changes)" : "warming up a session change")
             let start = try await endSession(on: connection, clients: clients)
             if timed { exposureStarts.append(start) }
             let next = users[(change + 1) % users.count]
@@ -107,14 +108,16 @@ public struct FleetBench: Sendable {
             .filter { $0.is(.sessionChanged) && $0[.state] == "checked-in" }.map(\.t)
         let deliveries = DeliveryTiming(sent: sent, sender: connection.uniqueName, traces: traces)
         let exposure = ExposureTiming(commits: commits.filter { $0 >= (exposureStarts.first ?? .max) }, traces: traces)
-        return FleetMeasurement(apps: apps, signals: signals, deliveries: deliveries.all, slowestDeliveries: deliveries.slowest,
-                                exposures: exposure.all, uncleaned: exposure.uncleaned,
-                                launchSeconds: launch.seconds, pssKB: pss, lost: deliveries.lost, cpuPerPost: cpu)
+        return FleetMeasurement(
+            apps: apps, signals: signals, deliveries: deliveries.all, slowestDeliveries: deliveries.slowest,
+            exposures: exposure.all, uncleaned: exposure.uncleaned,
+            launchSeconds: launch.seconds, pssKB: pss, lost: deliveries.lost, cpuPerPost: cpu)
     }
 
     /// Spawns every app at once; returns once each has said `ready`.
     private func launchAll(_ specs: [AppSpec], bus: String, in directory: String) async throws
-        -> (apps: [LaunchedApp], seconds: Double) {
+        -> (apps: [LaunchedApp], seconds: Double)
+    {
         progress("launching \(specs.count) apps")
         let start = ContinuousClock.now
         let apps = try await withThrowingTaskGroup(of: LaunchedApp.self) { group in
@@ -139,26 +142,38 @@ public struct FleetBench: Sendable {
 
     /// Posts `warmup` unmeasured notifications, lets every app settle, then the measured ones
     /// on an absolute schedule, and lets every app settle again. Returns (serial, send time).
-    private func post(on connection: Connection, clients: [AppClient], measuring processes: (bus: Int32, hub: Int32, apps: [Int32]))
-        async throws -> (sent: [UInt32: UInt64], cpu: CPUShare) {
+    private func post(
+        on connection: Connection, clients: [AppClient], measuring processes: (bus: Int32, hub: Int32, apps: [Int32])
+    )
+        async throws -> (sent: [UInt32: UInt64], cpu: CPUShare)
+    {
         progress("warming up")
         _ = try await offPool { [self] in Self.schedule(warmup, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
         progress("posting \(signals) notifications \(gap) apart")
-        let before = (Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
-                      processes.apps.map(Self.cpuMicroseconds).reduce(0, +))
+        let before = (
+            Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
+            processes.apps.map(Self.cpuMicroseconds).reduce(0, +)
+        )
         let sent = try await offPool { [self] in Self.schedule(signals, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
-        let after = (Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
-                     processes.apps.map(Self.cpuMicroseconds).reduce(0, +))
+        let after = (
+            Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
+            processes.apps.map(Self.cpuMicroseconds).reduce(0, +)
+        )
         let perPost = { (used: Double) in (used / Double(signals)).rounded() }
-        return (sent, CPUShare(bus: perPost(after.0 - before.0), hub: perPost(after.1 - before.1), apps: perPost(after.2 - before.2)))
+        return (
+            sent,
+            CPUShare(
+                bus: perPost(after.0 - before.0), hub: perPost(after.1 - before.1), apps: perPost(after.2 - before.2))
+        )
     }
 
     /// User and system time of a process so far (/proc/PID/stat), in µs.
     static func cpuMicroseconds(_ pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -167,7 +182,9 @@ public struct FleetBench: Sendable {
 
     /// Sends `count` posts `gap` apart, each at its planned time (a late one does not delay
     /// the next). Runs on a thread of its own.
-    private static func schedule(_ count: Int, gap: Duration, on connection: Connection) -> Result<[UInt32: UInt64], DBusError> {
+    private static func schedule(_ count: Int, gap: Duration, on connection: Connection) -> Result<
+        [UInt32: UInt64], DBusError
+    > {
         var sent: [UInt32: UInt64] = [:]
         let start = TraceLog.now() + 1_000_000
         for index in 0..<count {
@@ -193,7 +210,9 @@ public struct FleetBench: Sendable {
     }
 
     /// Calls every app at once, at most 64 calls in flight.
-    private func eachApp(_ clients: [AppClient], _ body: @escaping @Sendable (AppClient) async throws -> Void) async throws {
+    private func eachApp(_ clients: [AppClient], _ body: @escaping @Sendable (AppClient) async throws -> Void)
+        async throws
+    {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, client) in clients.enumerated() {
                 if index >= 64 { try await group.next() }
@@ -211,7 +230,8 @@ public struct FleetBench: Sendable {
     /// `Pss:` of /proc/PID/smaps_rollup, in kB; 0 if it cannot be read.
     static func pssKB(of pid: Int32) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") }) else { return 0 }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Pss:") })
+        else { return 0 }
         return Int(line.split(separator: " ")[1]) ?? 0
     }
 }
@@ -228,7 +248,8 @@ struct DeliveryTiming {
             var seen = Set<UInt32>()
             for event in trace where event.is(.postReceived) && event[.sender] == sender {
                 guard let serial = event[.serial].flatMap(UInt32.init), let sentAt = sent[serial],
-                      seen.insert(serial).inserted else { continue }
+                    seen.insert(serial).inserted
+                else { continue }
                 let delivery = event.t - min(event.t, sentAt)
                 all.append(delivery)
                 slowestBySerial[serial] = max(slowestBySerial[serial] ?? 0, delivery)

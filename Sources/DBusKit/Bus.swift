@@ -4,9 +4,12 @@ extension Connection {
     public static let busPath: ObjectPath = "/org/freedesktop/DBus"
 
     @discardableResult
-    func busCall(_ member: String, _ arguments: [DBusValue] = [], interface: String = Connection.busName) async throws -> [DBusValue] {
-        try await call(destination: Connection.busName, path: Connection.busPath, interface: interface,
-                       member: member, arguments)
+    func busCall(_ member: String, _ arguments: [DBusValue] = [], interface: String = Connection.busName) async throws
+        -> [DBusValue]
+    {
+        try await call(
+            destination: Connection.busName, path: Connection.busPath, interface: interface,
+            member: member, arguments)
     }
 
     public struct NameFlags: OptionSet, Sendable {
@@ -23,7 +26,9 @@ extension Connection {
 
     /// Asks the bus for a well-known name. Export objects first.
     public func requestName(_ name: String, flags: NameFlags = [.doNotQueue]) async throws -> RequestNameReply {
-        guard DBusNames.isValidBusName(name), !name.hasPrefix(":") else { throw DBusError.invalidArgs("invalid well-known name \"\(name)\"") }
+        guard DBusNames.isValidBusName(name), !name.hasPrefix(":") else {
+            throw DBusError.invalidArgs("invalid well-known name \"\(name)\"")
+        }
         let reply = try await busCall("RequestName", [.string(name), .uint32(flags.rawValue)])
         guard let code = reply.first?.uint32, let result = RequestNameReply(rawValue: code) else {
             throw DBusError.failed("unexpected RequestName reply \(reply)")
@@ -54,11 +59,13 @@ extension Connection {
 
     /// `NameOwnerChanged` for one name, filtered by the bus on `arg0`.
     public func nameOwnerChanges(of name: String) async throws -> some AsyncSequence<NameOwnerChange, Never> {
-        let rule = MatchRule(sender: Connection.busName, path: Connection.busPath, interface: Connection.busName,
-                             member: "NameOwnerChanged", arguments: [0: name])
+        let rule = MatchRule(
+            sender: Connection.busName, path: Connection.busPath, interface: Connection.busName,
+            member: "NameOwnerChanged", arguments: [0: name])
         return try await signals(matching: rule).compactMap { message -> NameOwnerChange? in
             guard message.body.count == 3, let name = message.body[0].string, let old = message.body[1].string,
-                  let new = message.body[2].string else { return nil }
+                let new = message.body[2].string
+            else { return nil }
             return NameOwnerChange(name: name, oldOwner: old, newOwner: new)
         }
     }

@@ -1,7 +1,8 @@
 import CDBus
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A private connection to one bus, given by its address: never the system or a session bus
@@ -121,18 +122,22 @@ public final class Connection: Sendable {
     /// Sends a signal from `path` and returns its serial, which receivers see. Anyone may
     /// emit any signal; see `emit(_:of:from:_:)` for signals of an interface this process exports.
     @discardableResult
-    public func emitSignal(path: ObjectPath, interface: String, member: String,
-                           _ arguments: [DBusValue] = [], destination: String? = nil) throws(DBusError) -> UInt32 {
-        let message = try OutgoingMessage.signal(path: path, interface: interface, member: member,
-                                                 destination: destination, body: arguments)
+    public func emitSignal(
+        path: ObjectPath, interface: String, member: String,
+        _ arguments: [DBusValue] = [], destination: String? = nil
+    ) throws(DBusError) -> UInt32 {
+        let message = try OutgoingMessage.signal(
+            path: path, interface: interface, member: member,
+            destination: destination, body: arguments)
         return try send(message)
     }
 
     /// Waits until every message sent so far has been written to the socket (or the
     /// connection is closed). For processes that exit right after sending.
     public func flush() async {
-        _ = try? await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                            interface: "org.freedesktop.DBus.Peer", member: "Ping")
+        _ = try? await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus.Peer", member: "Ping")
     }
 
     /// Closes the connection after writing what is queued, and waits until the owner thread
@@ -186,8 +191,10 @@ public final class Connection: Sendable {
         }
     }
 
-    private func register(_ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
-                          deadline: UInt64, ticket: CallTicket) throws {
+    private func register(
+        _ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
+        deadline: UInt64, ticket: CallTicket
+    ) throws {
         defer { dbus_message_unref(message) }
         try state.withLock { state throws in
             // Cancelled before it was sent: the same error as when cancelled while waiting.
@@ -215,8 +222,10 @@ public final class Connection: Sendable {
             state.ownerThread = pthread_self()
             return (state.socketFD, state.wakeFD)
         }
-        var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
         var disconnected = false
         while !disconnected, let pump = pumpOnce() {
             for raw in pump.incoming {
@@ -271,7 +280,9 @@ public final class Connection: Sendable {
         guard let header = Message(decodingHeaderOf: raw) else { return false }
         switch header.kind {
         case .methodReturn, .error:
-            guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: header.replySerial) }) else { return false }
+            guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: header.replySerial) }) else {
+                return false
+            }
             let message = header.withBody(of: raw)
             if let error = message.error {
                 call.continuation.resume(throwing: error)
@@ -300,8 +311,10 @@ public final class Connection: Sendable {
                 state.closeWaiters = [:]
                 state.jobs = []
             }
-            return (Array(state.pendingCalls.values), state.subscriptions.removeAll(),
-                    Array(state.closeWaiters.values), state.jobs)
+            return (
+                Array(state.pendingCalls.values), state.subscriptions.removeAll(),
+                Array(state.closeWaiters.values), state.jobs
+            )
         }
         // Whatever still prefers this executor runs on the global one from now on.
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }

@@ -45,13 +45,17 @@ public struct DBusInterface: Sendable {
         public let outputs: [Argument]
         public let handler: Handler
 
-        public init(_ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
-                    _ handler: @escaping @Sendable (Call) throws -> [DBusValue]) {
+        public init(
+            _ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
+            _ handler: @escaping @Sendable (Call) throws -> [DBusValue]
+        ) {
             self.init(name, inputs, outputs, .sync(handler))
         }
 
-        public init(_ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
-                    async handler: @escaping @Sendable (Call) async throws -> [DBusValue]) {
+        public init(
+            _ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
+            async handler: @escaping @Sendable (Call) async throws -> [DBusValue]
+        ) {
             self.init(name, inputs, outputs, .async(handler))
         }
 
@@ -108,14 +112,17 @@ extension DBusInterface {
         let pad = String(repeating: " ", count: indent)
         var lines = ["\(pad)<interface name=\"\(name)\">"]
         for method in methods {
-            let args = method.inputs.map { argXML($0, direction: "in") } + method.outputs.map { argXML($0, direction: "out") }
+            let args =
+                method.inputs.map { argXML($0, direction: "in") } + method.outputs.map { argXML($0, direction: "out") }
             lines += element(pad, "method", method.name, args)
         }
         for signal in signals {
             lines += element(pad, "signal", signal.name, signal.arguments.map { argXML($0, direction: nil) })
         }
         for property in properties {
-            lines.append("\(pad)  <property name=\"\(property.name)\" type=\"\(xmlEscaped(property.type.rawValue))\" access=\"read\"/>")
+            lines.append(
+                "\(pad)  <property name=\"\(property.name)\" type=\"\(xmlEscaped(property.type.rawValue))\" access=\"read\"/>"
+            )
         }
         lines.append("\(pad)</interface>")
         return lines.joined(separator: "\n")

@@ -21,12 +21,16 @@ enum Marshal {
 
     // MARK: writing
 
-    private static func appendBasic<T: BitwiseCopyable>(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: UInt8, _ value: T) -> Bool {
+    private static func appendBasic<T: BitwiseCopyable>(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: UInt8, _ value: T
+    ) -> Bool {
         var copy = value
         return dbus_message_iter_append_basic(iter, Int32(code), &copy) != 0
     }
 
-    private static func appendString(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: UInt8, _ text: String) -> Bool {
+    private static func appendString(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ code: UInt8, _ text: String)
+        -> Bool
+    {
         text.withCString { cString in
             var pointer: UnsafePointer<CChar>? = cString
             return dbus_message_iter_append_basic(iter, Int32(code), &pointer) != 0
@@ -41,7 +45,9 @@ enum Marshal {
         return withUnsafeMutablePointer(to: &sub) { subPointer in
             let opened: Bool
             if let contained {
-                opened = contained.withCString { dbus_message_iter_open_container(iter, Int32(code), $0, subPointer) != 0 }
+                opened = contained.withCString {
+                    dbus_message_iter_open_container(iter, Int32(code), $0, subPointer) != 0
+                }
             } else {
                 opened = dbus_message_iter_open_container(iter, Int32(code), nil, subPointer) != 0
             }
@@ -127,7 +133,9 @@ enum Marshal {
         return String(cString: raw)
     }
 
-    private static func withSubIterator<T>(_ iter: UnsafeMutablePointer<DBusMessageIter>, _ body: (UnsafeMutablePointer<DBusMessageIter>) -> T) -> T {
+    private static func withSubIterator<T>(
+        _ iter: UnsafeMutablePointer<DBusMessageIter>, _ body: (UnsafeMutablePointer<DBusMessageIter>) -> T
+    ) -> T {
         var sub = DBusMessageIter()
         return withUnsafeMutablePointer(to: &sub) { subPointer in
             dbus_message_iter_recurse(iter, subPointer)
@@ -175,14 +183,16 @@ enum Marshal {
             return .dictionary(key: parts[0], value: parts[1], entries)
         }
         if element == "y" {
-            return .array(element: "y", withSubIterator(iter) { sub in
-                var base: UnsafeRawPointer? = nil
-                var count: Int32 = 0
-                dbus_message_iter_get_fixed_array(sub, &base, &count)
-                guard let base, count > 0 else { return [] }
-                let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(count))
-                return bytes.map(DBusValue.byte)
-            })
+            return .array(
+                element: "y",
+                withSubIterator(iter) { sub in
+                    var base: UnsafeRawPointer? = nil
+                    var count: Int32 = 0
+                    dbus_message_iter_get_fixed_array(sub, &base, &count)
+                    guard let base, count > 0 else { return [] }
+                    let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: Int(count))
+                    return bytes.map(DBusValue.byte)
+                })
         }
         return .array(element: Signature(unchecked: element), withSubIterator(iter) { readAll($0) })
     }

@@ -1,6 +1,7 @@
 import CDBus
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A message received from the bus, decoded into Swift values.
@@ -70,22 +71,37 @@ public struct Message: Sendable {
 /// Builders of outgoing libdbus messages. Every name is validated first: libdbus treats a bad
 /// name as a programming error.
 enum OutgoingMessage {
-    static func methodCall(destination: String?, path: ObjectPath, interface: String?, member: String,
-                           body: [DBusValue]) throws(DBusError) -> OpaquePointer {
-        if let destination, !DBusNames.isValidBusName(destination) { throw .invalidArgs("invalid bus name \"\(destination)\"") }
-        if let interface, !DBusNames.isValidInterfaceName(interface) { throw .invalidArgs("invalid interface name \"\(interface)\"") }
+    static func methodCall(
+        destination: String?, path: ObjectPath, interface: String?, member: String,
+        body: [DBusValue]
+    ) throws(DBusError) -> OpaquePointer {
+        if let destination, !DBusNames.isValidBusName(destination) {
+            throw .invalidArgs("invalid bus name \"\(destination)\"")
+        }
+        if let interface, !DBusNames.isValidInterfaceName(interface) {
+            throw .invalidArgs("invalid interface name \"\(interface)\"")
+        }
         guard DBusNames.isValidMemberName(member) else { throw .invalidArgs("invalid member name \"\(member)\"") }
-        guard let message = dbus_message_new_method_call(destination, path.rawValue, interface, member) else { throw .noMemory() }
+        guard let message = dbus_message_new_method_call(destination, path.rawValue, interface, member) else {
+            throw .noMemory()
+        }
         return try withBody(message, body)
     }
 
-    static func signal(path: ObjectPath, interface: String, member: String, destination: String? = nil,
-                       body: [DBusValue]) throws(DBusError) -> OpaquePointer {
-        guard DBusNames.isValidInterfaceName(interface) else { throw .invalidArgs("invalid interface name \"\(interface)\"") }
+    static func signal(
+        path: ObjectPath, interface: String, member: String, destination: String? = nil,
+        body: [DBusValue]
+    ) throws(DBusError) -> OpaquePointer {
+        guard DBusNames.isValidInterfaceName(interface) else {
+            throw .invalidArgs("invalid interface name \"\(interface)\"")
+        }
         guard DBusNames.isValidMemberName(member) else { throw .invalidArgs("invalid member name \"\(member)\"") }
         guard let message = dbus_message_new_signal(path.rawValue, interface, member) else { throw .noMemory() }
         if let destination {
-            guard DBusNames.isValidBusName(destination) else { dbus_message_unref(message); throw .invalidArgs("invalid bus name \"\(destination)\"") }
+            guard DBusNames.isValidBusName(destination) else {
+                dbus_message_unref(message)
+                throw .invalidArgs("invalid bus name \"\(destination)\"")
+            }
             dbus_message_set_destination(message, destination)
         }
         return try withBody(message, body)
@@ -102,7 +118,8 @@ enum OutgoingMessage {
         guard let message = dbus_message_new(Message.Kind.error.rawValue) else { return nil }
         address(message, replyingTo: call)
         dbus_message_set_error_name(message, name)
-        let text = error.message.utf8.contains(0) ? String(error.message.split(separator: "\0").joined()) : error.message
+        let text =
+            error.message.utf8.contains(0) ? String(error.message.split(separator: "\0").joined()) : error.message
         // Cut to 4 KiB: a text may quote what the caller sent, and the error must fit in a
         // message whatever the call carried, or the call goes unanswered.
         let short = text.utf8.count <= 4096 ? text : String(decoding: text.utf8.prefix(4000), as: UTF8.self) + "…"
@@ -144,7 +161,8 @@ enum OutgoingMessage {
         guard dbus_message_marshal(message, &data, &length) != 0 else { throw .noMemory() }
         dbus_free(data)
         guard Int(length) <= maximumSize else {
-            throw .standard("LimitsExceeded", "the message would be \(length) bytes, more than the \(maximumSize) a bus carries")
+            throw .standard(
+                "LimitsExceeded", "the message would be \(length) bytes, more than the \(maximumSize) a bus carries")
         }
     }
 }

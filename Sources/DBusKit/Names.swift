@@ -61,7 +61,7 @@ public enum DBusNames {
     private static func isElementByte(_ byte: UInt8, allowHyphen: Bool) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
             return true
         case UInt8(ascii: "-"):
             return allowHyphen

@@ -56,7 +56,8 @@ struct ObjectRegistry {
             method = table.lazy.compactMap { $0.method(named: member) }.first
         }
         guard let method else {
-            throw .unknownMethod("no method \(member) on \(message.interface ?? "any interface") at \(message.path?.rawValue ?? "/")")
+            throw .unknownMethod(
+                "no method \(member) on \(message.interface ?? "any interface") at \(message.path?.rawValue ?? "/")")
         }
         guard message.signature == method.inputSignature else {
             throw .invalidArgs("\(member) takes (\(method.inputSignature)), not (\(message.signature))")
@@ -78,8 +79,10 @@ extension Connection {
 
     /// Emits a signal declared by `interface`, checking its name and arguments against the
     /// declaration.
-    public func emit(_ signal: String, of interface: DBusInterface, from path: ObjectPath,
-                     _ arguments: [DBusValue] = []) throws(DBusError) {
+    public func emit(
+        _ signal: String, of interface: DBusInterface, from path: ObjectPath,
+        _ arguments: [DBusValue] = []
+    ) throws(DBusError) {
         guard let declared = interface.signal(named: signal) else {
             throw .failed("\(interface.name) declares no signal \(signal)")
         }
@@ -94,7 +97,9 @@ extension Connection {
     func handleMethodCall(_ header: Message, decoded: () -> Message) {
         let method: DBusInterface.Method
         do {
-            method = try state.withLock { (state: inout State) throws(DBusError) in try state.objects.method(for: header) }
+            method = try state.withLock { (state: inout State) throws(DBusError) in
+                try state.objects.method(for: header)
+            }
         } catch {
             reply(to: header, with: .failure(error))
             return
@@ -107,7 +112,9 @@ extension Connection {
         case .async(let handler):
             Task {
                 let result: Result<[DBusValue], any Error>
-                do { result = .success(try checkedOutput(method, await handler(call))) } catch { result = .failure(error) }
+                do { result = .success(try checkedOutput(method, await handler(call))) } catch {
+                    result = .failure(error)
+                }
                 self.reply(to: message, with: result)
             }
         }
@@ -115,7 +122,8 @@ extension Connection {
 
     private func checkedOutput(_ method: DBusInterface.Method, _ values: [DBusValue]) throws -> [DBusValue] {
         guard values.signature == method.outputSignature else {
-            throw DBusError.failed("\(method.name) produced (\(values.signature)) instead of (\(method.outputSignature))")
+            throw DBusError.failed(
+                "\(method.name) produced (\(values.signature)) instead of (\(method.outputSignature))")
         }
         return values
     }
@@ -126,7 +134,9 @@ extension Connection {
     }
 
     func introspect(_ path: ObjectPath) -> String {
-        let (interfaces, children) = state.withLock { ($0.objects.dispatchTable(for: path) ?? [], $0.objects.children(of: path)) }
+        let (interfaces, children) = state.withLock {
+            ($0.objects.dispatchTable(for: path) ?? [], $0.objects.children(of: path))
+        }
         var lines = [introspectionDoctype, "<node>"]
         lines += interfaces.map { $0.introspectionXML(indent: 2) }
         lines += children.map { "  <node name=\"\($0)\"/>" }
@@ -142,49 +152,61 @@ enum StandardInterfaces {
     static let forObject = [introspectable, properties, peer]
     static let forIntermediateNode = [introspectable, peer]
 
-    static let introspectable = DBusInterface("org.freedesktop.DBus.Introspectable", methods: [
-        .init("Introspect", out: [.init("xml_data", "s")]) { call in
-            [.string(call.connection.introspect(call.message.path ?? .root))]
-        },
-    ])
-
-    static let properties = DBusInterface("org.freedesktop.DBus.Properties", methods: [
-        .init("Get", in: [.init("interface_name", "s"), .init("property_name", "s")], out: [.init("value", "v")]) { call in
-            let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
-            return [.variant(try read(property))]
-        },
-        .init("GetAll", in: [.init("interface_name", "s")], out: [.init("properties", "a{sv}")]) { call in
-            let name = call.arguments[0].string!
-            let interfaces = try exported(call).filter { name.isEmpty || $0.name == name }
-            if interfaces.isEmpty { throw DBusError.unknownInterface("no interface \(name)") }
-            var values: [String: DBusValue] = [:]
-            for property in interfaces.flatMap(\.properties) { values[property.name] = try read(property) }
-            return [.vardict(values)]
-        },
-        .init("Set", in: [.init("interface_name", "s"), .init("property_name", "s"), .init("value", "v")]) { call in
-            // Every property is read-only: the value, and any descriptor in it, goes nowhere.
-            call.arguments[2].closeUnixFDs()
-            let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
-            throw DBusError.propertyReadOnly("\(property.name) is read-only")
-        },
-    ], signals: [
-        .init("PropertiesChanged", [.init("interface_name", "s"), .init("changed_properties", "a{sv}"),
-                                    .init("invalidated_properties", "as")]),
-    ])
-
-    static let peer = DBusInterface("org.freedesktop.DBus.Peer", methods: [
-        .init("Ping") { _ in [] },
-        .init("GetMachineId", out: [.init("machine_uuid", "s")]) { _ in
-            var error = CDBus.DBusError()
-            dbus_error_init(&error)
-            defer { dbus_error_free(&error) }
-            guard let id = dbus_try_get_local_machine_id(&error) else {
-                throw DBusError(libdbus: error, fallback: "no machine id")
+    static let introspectable = DBusInterface(
+        "org.freedesktop.DBus.Introspectable",
+        methods: [
+            .init("Introspect", out: [.init("xml_data", "s")]) { call in
+                [.string(call.connection.introspect(call.message.path ?? .root))]
             }
-            defer { dbus_free(id) }
-            return [.string(String(cString: id))]
-        },
-    ])
+        ])
+
+    static let properties = DBusInterface(
+        "org.freedesktop.DBus.Properties",
+        methods: [
+            .init("Get", in: [.init("interface_name", "s"), .init("property_name", "s")], out: [.init("value", "v")]) {
+                call in
+                let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
+                return [.variant(try read(property))]
+            },
+            .init("GetAll", in: [.init("interface_name", "s")], out: [.init("properties", "a{sv}")]) { call in
+                let name = call.arguments[0].string!
+                let interfaces = try exported(call).filter { name.isEmpty || $0.name == name }
+                if interfaces.isEmpty { throw DBusError.unknownInterface("no interface \(name)") }
+                var values: [String: DBusValue] = [:]
+                for property in interfaces.flatMap(\.properties) { values[property.name] = try read(property) }
+                return [.vardict(values)]
+            },
+            .init("Set", in: [.init("interface_name", "s"), .init("property_name", "s"), .init("value", "v")]) { call in
+                // Every property is read-only: the value, and any descriptor in it, goes nowhere.
+                call.arguments[2].closeUnixFDs()
+                let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
+                throw DBusError.propertyReadOnly("\(property.name) is read-only")
+            },
+        ],
+        signals: [
+            .init(
+                "PropertiesChanged",
+                [
+                    .init("interface_name", "s"), .init("changed_properties", "a{sv}"),
+                    .init("invalidated_properties", "as"),
+                ])
+        ])
+
+    static let peer = DBusInterface(
+        "org.freedesktop.DBus.Peer",
+        methods: [
+            .init("Ping") { _ in [] },
+            .init("GetMachineId", out: [.init("machine_uuid", "s")]) { _ in
+                var error = CDBus.DBusError()
+                dbus_error_init(&error)
+                defer { dbus_error_free(&error) }
+                guard let id = dbus_try_get_local_machine_id(&error) else {
+                    throw DBusError(libdbus: error, fallback: "no machine id")
+                }
+                defer { dbus_free(id) }
+                return [.string(String(cString: id))]
+            },
+        ])
 
     private static func exported(_ call: DBusInterface.Call) throws -> [DBusInterface] {
         guard let path = call.message.path, let interfaces = call.connection.exportedInterfaces(at: path) else {
@@ -193,7 +215,9 @@ enum StandardInterfaces {
         return interfaces
     }
 
-    private static func find(_ call: DBusInterface.Call, interface name: String, property: String) throws -> DBusInterface.Property {
+    private static func find(_ call: DBusInterface.Call, interface name: String, property: String) throws
+        -> DBusInterface.Property
+    {
         guard let interface = try exported(call).first(where: { $0.name == name }) else {
             throw DBusError.unknownInterface("no interface \(name)")
         }

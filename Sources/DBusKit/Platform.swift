@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
@@ -21,10 +21,12 @@ private final class ThreadBody {
 func startThread(_ body: @escaping @Sendable () -> Void) {
     let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { context in
-        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-        return nil
-    }, context)
+    let result = pthread_create(
+        &thread, nil,
+        { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
     precondition(result == 0, "pthread_create failed: \(result)")
     pthread_detach(thread)
 }

@@ -56,8 +56,10 @@ enum TypeCode {
     static let dictOpen = UInt8(ascii: "{"), dictClose = UInt8(ascii: "}")
     static let structType = UInt8(ascii: "r"), dictEntryType = UInt8(ascii: "e")
 
-    static let basic: Set<UInt8> = [byte, boolean, int16, uint16, int32, uint32, int64, uint64,
-                                    double, string, objectPath, signature, unixFD]
+    static let basic: Set<UInt8> = [
+        byte, boolean, int16, uint16, int32, uint32, int64, uint64,
+        double, string, objectPath, signature, unixFD,
+    ]
 }
 
 private struct SignatureParser {

@@ -11,8 +11,10 @@ public struct MatchRule: Hashable, Sendable {
     /// `argN` string matches, by argument index (0…63).
     public var arguments: [Int: String]
 
-    public init(sender: String? = nil, path: ObjectPath? = nil, interface: String? = nil,
-                member: String? = nil, arguments: [Int: String] = [:]) {
+    public init(
+        sender: String? = nil, path: ObjectPath? = nil, interface: String? = nil,
+        member: String? = nil, arguments: [Int: String] = [:]
+    ) {
         self.sender = sender
         self.path = path
         self.interface = interface
@@ -39,10 +41,14 @@ public struct MatchRule: Hashable, Sendable {
 
     func validate() throws(DBusError) {
         if let sender, !DBusNames.isValidBusName(sender) { throw .invalidArgs("invalid sender \"\(sender)\"") }
-        if let interface, !DBusNames.isValidInterfaceName(interface) { throw .invalidArgs("invalid interface \"\(interface)\"") }
+        if let interface, !DBusNames.isValidInterfaceName(interface) {
+            throw .invalidArgs("invalid interface \"\(interface)\"")
+        }
         if let member, !DBusNames.isValidMemberName(member) { throw .invalidArgs("invalid member \"\(member)\"") }
         if arguments.keys.contains(where: { !(0...63).contains($0) }) { throw .invalidArgs("argN index must be 0…63") }
-        if arguments.values.contains(where: { $0.utf8.contains(0) }) { throw .invalidArgs("argN value contains a NUL byte") }
+        if arguments.values.contains(where: { $0.utf8.contains(0) }) {
+            throw .invalidArgs("argN value contains a NUL byte")
+        }
         if text.utf8.count > 1024 { throw .invalidArgs("match rule longer than 1024 bytes") }
     }
 
@@ -50,7 +56,9 @@ public struct MatchRule: Hashable, Sendable {
     /// one connection receives the union of its rules. A well-known sender name cannot be
     /// compared locally (messages carry the unique name), so only unique names are.
     func matches(_ message: Message) -> Bool {
-        if let sender, sender.hasPrefix(":") || sender == "org.freedesktop.DBus", message.sender != sender { return false }
+        if let sender, sender.hasPrefix(":") || sender == "org.freedesktop.DBus", message.sender != sender {
+            return false
+        }
         if let path, message.path != path { return false }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
@@ -105,7 +113,11 @@ struct SubscriptionRegistry {
 
     /// Empties the registry; returns the subscribers, to be ended (and released) after the lock.
     mutating func removeAll() -> [Subscriber] {
-        defer { subscribers = [:]; ruleUsers = [:]; ruleInstalls = [:] }
+        defer {
+            subscribers = [:]
+            ruleUsers = [:]
+            ruleInstalls = [:]
+        }
         return Array(subscribers.values)
     }
 }
@@ -116,7 +128,8 @@ extension Connection {
     /// subscriber of this connection iterates; ending the last one removes it.
     public func signals(matching rule: MatchRule) async throws -> AsyncStream<Message> {
         let (stream, continuation) = AsyncStream<Message>.makeStream()
-        let subscription = try await subscribe(rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
+        let subscription = try await subscribe(
+            rule, deliver: { continuation.yield($0) }, finish: { continuation.finish() })
         continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }
@@ -125,19 +138,25 @@ extension Connection {
     /// The handler runs on the connection's owner thread, one message at a time in the order
     /// they arrive, so it must not block; it suits work that must keep that order (counting
     /// or coalescing notifications). The subscription lasts until cancelled or the connection closes.
-    public func onSignal(matching rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) async throws -> SignalSubscription {
+    public func onSignal(matching rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) async throws
+        -> SignalSubscription
+    {
         try await subscribe(rule, deliver: handler, finish: {})
     }
 
-    private func subscribe(_ rule: MatchRule, deliver: @escaping @Sendable (Message) -> Void,
-                           finish: @escaping @Sendable () -> Void) async throws -> SignalSubscription {
+    private func subscribe(
+        _ rule: MatchRule, deliver: @escaping @Sendable (Message) -> Void,
+        finish: @escaping @Sendable () -> Void
+    ) async throws -> SignalSubscription {
         try rule.validate()
         let (id, install) = state.withLock { state in
             let (id, isFirst) = state.subscriptions.add(.init(rule: rule, deliver: deliver, finish: finish))
             if isFirst {
                 // A plain Task never prefers this connection as its executor: starting it
                 // enqueues nothing here, so it cannot re-enter the lock.
-                state.subscriptions.ruleInstalls[rule.text] = Task { try await self.busCall("AddMatch", [.string(rule.text)]) }
+                state.subscriptions.ruleInstalls[rule.text] = Task {
+                    try await self.busCall("AddMatch", [.string(rule.text)])
+                }
             }
             return (id, state.subscriptions.ruleInstalls[rule.text]!)
         }
@@ -158,7 +177,8 @@ extension Connection {
         // later AddMatch of the same rule lands after this removal.
         if let message = try? OutgoingMessage.methodCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-            member: "RemoveMatch", body: [.string(subscriber.rule.text)]) {
+            member: "RemoveMatch", body: [.string(subscriber.rule.text)])
+        {
             dbus_message_set_no_reply(message, 1)
             _ = try? send(message)
         }

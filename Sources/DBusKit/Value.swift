@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One D-Bus value of any type. Containers carry their element types so that empty arrays
@@ -92,7 +92,8 @@ public indirect enum DBusValue: Hashable, Sendable {
             }
             for entry in entries {
                 guard entry.key.signature == key, entry.value.signature == value else {
-                    throw .invalidArgs("dictionary {\(key)\(value)} holds {\(entry.key.signature)\(entry.value.signature)}")
+                    throw .invalidArgs(
+                        "dictionary {\(key)\(value)} holds {\(entry.key.signature)\(entry.value.signature)}")
                 }
                 try entry.key.validate(depth: depth + 2)
                 try entry.value.validate(depth: depth + 2)
@@ -210,9 +211,11 @@ extension DBusValue {
 extension DBusValue {
     /// `a{sv}` from a Swift dictionary, sorted by key so the wire order is stable.
     public static func vardict(_ values: [String: DBusValue]) -> DBusValue {
-        .dictionary(key: "s", value: "v", values.sorted { $0.key < $1.key }.map {
-            DictEntry(.string($0.key), .variant($0.value))
-        })
+        .dictionary(
+            key: "s", value: "v",
+            values.sorted { $0.key < $1.key }.map {
+                DictEntry(.string($0.key), .variant($0.value))
+            })
     }
 
     /// `as` from Swift strings.

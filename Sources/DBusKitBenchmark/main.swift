@@ -40,7 +40,9 @@ enum Bench {
     }
 
     static func line(_ label: String, _ values: [String: Double]) -> String {
-        label + " " + ["p50", "p90", "p99", "max"].map { String(format: "%@=%.1f", $0, values[$0] ?? .nan) }.joined(separator: " ")
+        label + " "
+            + ["p50", "p90", "p99", "max"].map { String(format: "%@=%.1f", $0, values[$0] ?? .nan) }.joined(
+                separator: " ")
     }
 }
 
@@ -64,11 +66,13 @@ struct Compare: AsyncParsableCommand {
         var rows: [(call: (c: Double, swift: Double), signal: (c: Double, swift: Double))] = []
         for round in 1...rounds {
             note("round \(round)/\(rounds): C call")
-            let cCall = try percentiles(in: try await shell([runScript, "call", "\(calls)"]), key: "method_call_rtt_us")
+            let cCall = try percentiles(
+                in: try await shell([runScript, "call", "\(calls)"]), key: "method_call_rtt_us")
             note("round \(round)/\(rounds): DBusKit call")
             let swiftCall = try await withBus(config) { try await measureCalls(on: $0) }
             note("round \(round)/\(rounds): C signal")
-            let cSignal = try percentiles(in: try await shell([runScript, "fanout", "1", "\(signals)", "\(gapUs)"]), key: "per_rx_us")
+            let cSignal = try percentiles(
+                in: try await shell([runScript, "fanout", "1", "\(signals)", "\(gapUs)"]), key: "per_rx_us")
             note("round \(round)/\(rounds): DBusKit signal")
             let swiftSignal = try await withBus(config) { try await measureSignal(on: $0) }
             print(Bench.line("round \(round) C      call_rtt_us ", cCall))
@@ -78,17 +82,22 @@ struct Compare: AsyncParsableCommand {
             rows.append(((cCall["p50"]!, swiftCall["p50"]!), (cSignal["p50"]!, swiftSignal["p50"]!)))
         }
         print("")
-        print("| round | C call p50 µs | DBusKit call p50 µs | ratio | C signal p50 µs | DBusKit signal p50 µs | ratio |")
+        print(
+            "| round | C call p50 µs | DBusKit call p50 µs | ratio | C signal p50 µs | DBusKit signal p50 µs | ratio |")
         print("|---|---|---|---|---|---|---|")
         for (index, row) in rows.enumerated() {
-            print(String(format: "| %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |", index + 1,
-                         row.call.c, row.call.swift, row.call.swift / row.call.c,
-                         row.signal.c, row.signal.swift, row.signal.swift / row.signal.c))
+            print(
+                String(
+                    format: "| %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f |", index + 1,
+                    row.call.c, row.call.swift, row.call.swift / row.call.c,
+                    row.signal.c, row.signal.swift, row.signal.swift / row.signal.c))
         }
         let callRatios = rows.map { $0.call.swift / $0.call.c }.sorted()
         let signalRatios = rows.map { $0.signal.swift / $0.signal.c }.sorted()
-        print(String(format: "median ratio DBusKit/C at p50: call %.2f, signal %.2f",
-                     callRatios[callRatios.count / 2], signalRatios[signalRatios.count / 2]))
+        print(
+            String(
+                format: "median ratio DBusKit/C at p50: call %.2f, signal %.2f",
+                callRatios[callRatios.count / 2], signalRatios[signalRatios.count / 2]))
     }
 
     private func withBus<T>(_ config: String, _ body: (String) async throws -> T) async throws -> T {
@@ -103,7 +112,9 @@ struct Compare: AsyncParsableCommand {
     private func measureCalls(on address: String) async throws -> [String: Double] {
         let (server, stdout) = try ChildProcess.spawn(DevicePaths.executablePath(), ["serve", address], stdout: .pipe)
         defer { server.stop(grace: .seconds(2)) }
-        guard LineReader(fd: stdout!).readLine(timeout: .seconds(10)) == "ready" else { throw ValidationError("the server did not start") }
+        guard LineReader(fd: stdout!).readLine(timeout: .seconds(10)) == "ready" else {
+            throw ValidationError("the server did not start")
+        }
         let connection = try await Connection.connect(to: address)
         let calls = calls
         // On the connection's own thread: a reply resumes the caller without a thread hop.
@@ -112,8 +123,9 @@ struct Compare: AsyncParsableCommand {
             rtt.reserveCapacity(calls)
             for index in 0..<(200 + calls) {
                 let start = Bench.now()
-                _ = try await connection.call(destination: Bench.server, path: Bench.path, interface: Bench.interface,
-                                              member: "Ping", [.int64(start)])
+                _ = try await connection.call(
+                    destination: Bench.server, path: Bench.path, interface: Bench.interface,
+                    member: "Ping", [.int64(start)])
                 if index >= 200 { rtt.append(Bench.now() - start) }
             }
             return rtt
@@ -127,7 +139,8 @@ struct Compare: AsyncParsableCommand {
     private func measureSignal(on address: String) async throws -> [String: Double] {
         let connection = try await Connection.connect(to: address)
         let owners = try await connection.nameOwnerChanges(of: Bench.receiver)
-        let (receiver, stdout) = try ChildProcess.spawn(DevicePaths.executablePath(), ["receive", address], stdout: .pipe)
+        let (receiver, stdout) = try ChildProcess.spawn(
+            DevicePaths.executablePath(), ["receive", address], stdout: .pipe)
         defer { receiver.stop(grace: .seconds(2)) }
         for await change in owners where !change.newOwner.isEmpty { break }
         try await Task.sleep(for: .milliseconds(300))  // the baseline's settle period before emitting
@@ -137,8 +150,10 @@ struct Compare: AsyncParsableCommand {
             clock_gettime(CLOCK_MONOTONIC, &next)
             for index in 0..<(10 + signals) {
                 clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil)
-                guard (try? connection.emitSignal(path: Bench.path, interface: Bench.interface,
-                                                  member: index < 10 ? "Warmup" : "Tick", [.int64(Bench.now())])) != nil
+                guard
+                    (try? connection.emitSignal(
+                        path: Bench.path, interface: Bench.interface,
+                        member: index < 10 ? "Warmup" : "Tick", [.int64(Bench.now())])) != nil
                 else { return false }
                 next.tv_nsec += gapUs * 1000
                 next.tv_sec += next.tv_nsec / 1_000_000_000
@@ -191,9 +206,14 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let connection = try await Connection.connect(to: address)
-        try connection.export([DBusInterface(Bench.interface, methods: [
-            .init("Ping", in: [.init("x", "x")], out: [.init("x", "x")]) { call in call.arguments },
-        ])], at: Bench.path)
+        try connection.export(
+            [
+                DBusInterface(
+                    Bench.interface,
+                    methods: [
+                        .init("Ping", in: [.init("x", "x")], out: [.init("x", "x")]) { call in call.arguments }
+                    ])
+            ], at: Bench.path)
         _ = try await connection.requestName(Bench.server)
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         await connection.closed()
@@ -219,7 +239,8 @@ struct Receive: AsyncParsableCommand {
             }
             return latencies
         }
-        FileHandle.standardOutput.write(Data((Bench.line("per_rx_us", Bench.summary(latencies)) + " n=\(latencies.count)\n").utf8))
+        FileHandle.standardOutput.write(
+            Data((Bench.line("per_rx_us", Bench.summary(latencies)) + " n=\(latencies.count)\n").utf8))
         await connection.close()
     }
 }

@@ -28,16 +28,25 @@ public struct AppOptions: ParsableArguments, Sendable {
     @Flag(help: "Keep running in the background (else the runner suspends the app there).")
     public var backgroundMode = false
 
-    @Option(help: "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own).")
+    @Option(
+        help:
+            "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own)."
+    )
     public var cleanup = "wipe-all"
 
-    @Option(help: "Run this shell command as the cleanup instead of a policy (SDLAB_APP, SDLAB_CONTAINER, SDLAB_PREVIOUS_USER, SDLAB_CURRENT_USER and SDLAB_REASON are set).")
+    @Option(
+        help:
+            "Run this shell command as the cleanup instead of a policy (SDLAB_APP, SDLAB_CONTAINER, SDLAB_PREVIOUS_USER, SDLAB_CURRENT_USER and SDLAB_REASON are set)."
+    )
     public var hook: String?
 
     @Option(help: ArgumentHelp("The folder the hook runs in (default: the current one).", valueName: "folder"))
     public var hookDirectory: String?
 
-    @Option(help: ArgumentHelp("What the hook or the app's own cleanup keeps of another user: \(RecordKind.keepable.map(\.rawValue).joined(separator: ", ")); repeatable.", valueName: "kind"))
+    @Option(
+        help: ArgumentHelp(
+            "What the hook or the app's own cleanup keeps of another user: \(RecordKind.keepable.map(\.rawValue).joined(separator: ", ")); repeatable.",
+            valueName: "kind"))
     public var keeps: [String] = []
 
     @Option(help: "How long a cleanup hook may run (e.g. 10s, 500ms).")
@@ -60,10 +69,12 @@ public struct AppOptions: ParsableArguments, Sendable {
         }
         let keepable = RecordKind.keepable.map(\.rawValue)
         if let kind = keeps.first(where: { !keepable.contains($0) }) {
-            throw ValidationError("--keeps \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)")
+            throw ValidationError(
+                "--keeps \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)")
         }
         guard keeps.isEmpty || hook != nil || cleanup == "own" else {
-            throw ValidationError("--keeps declares what a hook or the app's own cleanup keeps: add --hook or --cleanup own")
+            throw ValidationError(
+                "--keeps declares what a hook or the app's own cleanup keeps: add --hook or --cleanup own")
         }
     }
 
@@ -79,24 +90,30 @@ public struct AppOptions: ParsableArguments, Sendable {
 
     /// The command line that parses to these options.
     public var arguments: [String] {
-        Self.commandLine(name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: policy, hookDirectory: hookDirectory,
-                         hookTimeout: hookTimeout, container: container, trace: trace, bus: bus)
+        Self.commandLine(
+            name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: policy, hookDirectory: hookDirectory,
+            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus)
     }
 
     /// The command line of an app with these options, as the runner starts it: written next to
     /// the declarations above, and read back by them.
-    public static func commandLine(name: String, sdk: SDKKind, backgroundMode: Bool, cleanup: CleanupPolicy,
-                                   hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
-                                   trace: String?, bus: String?) -> [String] {
-        var arguments = ["--name", name, "--sdk", sdk.rawValue, "--container", container,
-                         "--hook-timeout", "\(hookTimeout.nanoseconds)ns"]
+    public static func commandLine(
+        name: String, sdk: SDKKind, backgroundMode: Bool, cleanup: CleanupPolicy,
+        hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
+        trace: String?, bus: String?
+    ) -> [String] {
+        var arguments = [
+            "--name", name, "--sdk", sdk.rawValue, "--container", container,
+            "--hook-timeout", "\(hookTimeout.nanoseconds)ns",
+        ]
         if let bus { arguments += ["--bus", bus] }
         if let trace { arguments += ["--trace", trace] }
         if backgroundMode { arguments.append("--background-mode") }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
         let declared = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }
         switch cleanup {
-        case .hook(let command, _): arguments += ["--hook", command] + (hookDirectory.map { ["--hook-directory", $0] } ?? []) + declared
+        case .hook(let command, _):
+            arguments += ["--hook", command] + (hookDirectory.map { ["--hook-directory", $0] } ?? []) + declared
         case .own: arguments += ["--cleanup", cleanup.name] + declared
         default: arguments += ["--cleanup", cleanup.name]
         }

@@ -6,11 +6,14 @@ extension Connection {
     /// call that gets no reply in time or whose connection closes; cancellation stays
     /// `CancellationError`.
     @discardableResult
-    public func callHub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = [],
-                                          timeout: Duration = .seconds(25)) async throws -> [DBusValue] {
+    public func callHub<Method: HubMember>(
+        _ method: Method, _ arguments: [DBusValue] = [],
+        timeout: Duration = .seconds(25)
+    ) async throws -> [DBusValue] {
         do {
-            return try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: Method.interface,
-                                  member: method.rawValue, arguments, timeout: timeout)
+            return try await call(
+                destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: Method.interface,
+                member: method.rawValue, arguments, timeout: timeout)
         } catch let error as DBusError {
             throw error
         } catch let error as CancellationError {
@@ -24,15 +27,17 @@ extension Connection {
     /// anyone may send it. Returns the signal's serial.
     @discardableResult
     public func post(_ name: String) throws(DBusError) -> UInt32 {
-        try emitSignal(path: DeviceBus.notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted,
-                       [.string(name)])
+        try emitSignal(
+            path: DeviceBus.notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted,
+            [.string(name)])
     }
 }
 
 extension DeviceBus {
     /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.
     public static func posts(of name: String) -> MatchRule {
-        MatchRule(path: notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted, arguments: [0: name])
+        MatchRule(
+            path: notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted, arguments: [0: name])
     }
 }
 
@@ -44,8 +49,11 @@ public enum PropertiesMethod: String, HubMember, CaseIterable {
 
 extension Connection {
     /// A property of `dev.sdlab.Hub1`.
-    public func hubProperty(_ property: HubMethod.Property, timeout: Duration = .seconds(25)) async throws -> DBusValue? {
-        try await callHub(PropertiesMethod.get, [.string(HubMethod.interface), .string(property.rawValue)], timeout: timeout)
-            .first?.variant
+    public func hubProperty(_ property: HubMethod.Property, timeout: Duration = .seconds(25)) async throws -> DBusValue?
+    {
+        try await callHub(
+            PropertiesMethod.get, [.string(HubMethod.interface), .string(property.rawValue)], timeout: timeout
+        )
+        .first?.variant
     }
 }

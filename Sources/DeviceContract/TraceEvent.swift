@@ -8,8 +8,9 @@ public struct TraceEvent: Equatable, Sendable {
     public var fields: [String: String]
 
     public init(t: UInt64, proc: String, event: TraceName, fields: [TraceField: String] = [:]) {
-        self.init(t: t, proc: proc, event: event.rawValue,
-                  fields: Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) }))
+        self.init(
+            t: t, proc: proc, event: event.rawValue,
+            fields: Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) }))
     }
 
     public init(t: UInt64, proc: String, event: String, fields: [String: String] = [:]) {
@@ -23,8 +24,9 @@ public struct TraceEvent: Equatable, Sendable {
     /// leaves none, but a foreign file might).
     public init?(line: Substring) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let t = (object["t"] as? NSNumber)?.uint64Value, let proc = object["proc"] as? String,
-              let event = object["event"] as? String else { return nil }
+            let t = (object["t"] as? NSNumber)?.uint64Value, let proc = object["proc"] as? String,
+            let event = object["event"] as? String
+        else { return nil }
         var fields: [String: String] = [:]
         for (key, value) in object where !["t", "proc", "event"].contains(key) {
             fields[key] = (value as? String) ?? Self.text(of: value)
@@ -35,7 +37,9 @@ public struct TraceEvent: Equatable, Sendable {
     /// A JSON number or boolean as text: `true` and `false` for booleans, which Foundation
     /// reads as numbers.
     private static func text(of value: Any) -> String {
-        if let number = value as? NSNumber, String(cString: number.objCType) == "c" { return number.boolValue ? "true" : "false" }
+        if let number = value as? NSNumber, String(cString: number.objCType) == "c" {
+            return number.boolValue ? "true" : "false"
+        }
         return "\(value)"
     }
 
@@ -47,7 +51,9 @@ public struct TraceEvent: Equatable, Sendable {
 
     /// Every event of every trace file in `folder`, merged in time order (stable for equal times).
     public static func merged(from folder: String) -> [TraceEvent] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }.sorted()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".jsonl")
+        }.sorted()
         let events = files.flatMap { TraceEvent.events(in: folder + "/" + $0) }
         return events.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
     }

@@ -1,12 +1,14 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A value of a trace event's field.
 public enum TraceValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral {
+    ExpressibleByBooleanLiteral
+{
     case string(String)
     case int(Int64)
     case uint(UInt64)
@@ -38,7 +40,9 @@ public final class TraceLog: Sendable {
     /// Opens (creating, 0600) the file for appending.
     public init(path: String, process: String) throws(OpenError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw OpenError(description: "cannot open the trace file \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw OpenError(description: "cannot open the trace file \(path): \(String(cString: strerror(errno)))")
+        }
         self.process = process
         self.fd = Mutex(fd)
     }
@@ -53,7 +57,9 @@ public final class TraceLog: Sendable {
     }
 
     /// Appends an event stamped now (or at `time`, for an event noticed earlier than it is written).
-    public func record(_ event: TraceName, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<TraceField, TraceValue> = [:]) {
+    public func record(
+        _ event: TraceName, at time: UInt64 = TraceLog.now(), _ fields: KeyValuePairs<TraceField, TraceValue> = [:]
+    ) {
         write(event.rawValue, at: time) { line in
             for (key, value) in fields { Self.appendField(key.rawValue, value, to: &line) }
         }
@@ -134,7 +140,8 @@ public final class TraceLog: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }

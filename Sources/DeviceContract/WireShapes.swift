@@ -9,8 +9,9 @@ extension Session {
 
     public init?(wire value: DBusValue?) {
         guard let fields = value?.fields, fields.count == 3,
-              let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
-              let generation = fields[2].uint64 else { return nil }
+            let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
+            let generation = fields[2].uint64
+        else { return nil }
         self.init(state: state, user: user.isEmpty ? nil : user, generation: generation)
     }
 }
@@ -18,13 +19,16 @@ extension Session {
 extension BrokerAccount {
     /// An account of `GetAccounts` and `SignIn`: `homeAccountId`, `username`, `environment`.
     public var wireValue: DBusValue {
-        .vardict(["homeAccountId": .string(homeAccountID), "username": .string(username),
-                  "environment": .string(HubModel.environment)])
+        .vardict([
+            "homeAccountId": .string(homeAccountID), "username": .string(username),
+            "environment": .string(HubModel.environment),
+        ])
     }
 
     public init?(wire value: DBusValue?) {
         guard let fields = value?.stringKeyed, let id = fields["homeAccountId"]?.variant?.string,
-              let username = fields["username"]?.variant?.string else { return nil }
+            let username = fields["username"]?.variant?.string
+        else { return nil }
         self.init(homeAccountID: id, username: username)
     }
 }
@@ -63,16 +67,19 @@ public struct DeviceInformation: Equatable, Sendable {
     public var isSharedDevice: Bool { deviceMode == "shared" }
 
     public var wireValue: DBusValue {
-        .vardict(["deviceMode": .string(deviceMode), "generation": .uint64(generation),
-                  "passcodePolicy": .bool(passcodePolicy), "passcodeSet": .bool(passcodeSet)])
+        .vardict([
+            "deviceMode": .string(deviceMode), "generation": .uint64(generation),
+            "passcodePolicy": .bool(passcodePolicy), "passcodeSet": .bool(passcodeSet),
+        ])
     }
 
     public init(wire value: DBusValue?) {
         let fields = value?.stringKeyed ?? [:]
-        self.init(deviceMode: fields["deviceMode"]?.variant?.string ?? "personal",
-                  generation: fields["generation"]?.variant?.uint64 ?? 0,
-                  passcodePolicy: fields["passcodePolicy"]?.variant?.bool ?? false,
-                  passcodeSet: fields["passcodeSet"]?.variant?.bool ?? false)
+        self.init(
+            deviceMode: fields["deviceMode"]?.variant?.string ?? "personal",
+            generation: fields["generation"]?.variant?.uint64 ?? 0,
+            passcodePolicy: fields["passcodePolicy"]?.variant?.bool ?? false,
+            passcodeSet: fields["passcodeSet"]?.variant?.bool ?? false)
     }
 }
 
@@ -90,7 +97,8 @@ public struct UserKey: Equatable, Sendable {
 
     public init?(wire value: DBusValue?) {
         guard let fields = value?.fields, fields.count == 2, let user = fields[0].string,
-              let key = fields[1].items?.compactMap(\.byte), key.count == 32 else { return nil }
+            let key = fields[1].items?.compactMap(\.byte), key.count == 32
+        else { return nil }
         self.init(user: user, key: key)
     }
 }

@@ -1,7 +1,8 @@
 import CSystem
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A file replaced atomically, so that after a process is killed at any moment readers find

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The device's notification center: a real `dbus-daemon` listening on a socket inside a run
@@ -28,16 +29,20 @@ public struct BusDaemon: Sendable {
         let log = directory + "/dbus-daemon.log"
         let (process, stdout) = try ChildProcess.spawn(
             executable,
-            ["--config-file=\(configFile)", "--address=unix:path=\(directory)/bus",
-             "--nofork", "--nopidfile", "--print-address=1"],
+            [
+                "--config-file=\(configFile)", "--address=unix:path=\(directory)/bus",
+                "--nofork", "--nopidfile", "--print-address=1",
+            ],
             stdout: .pipe, stderr: .file(log), newSession: detached)
         let reader = LineReader(fd: stdout!)
         guard let address = reader.readLine(timeout: timeout), address.hasPrefix("unix:") else {
             process.stop(grace: .seconds(1))
-            let said = (try? String(contentsOfFile: log, encoding: .utf8))?
+            let said =
+                (try? String(contentsOfFile: log, encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            throw LaunchError("dbus-daemon did not start with \(configFile)"
-                + (said.isEmpty ? " within \(timeout)" : ": \(said)"))
+            throw LaunchError(
+                "dbus-daemon did not start with \(configFile)"
+                    + (said.isEmpty ? " within \(timeout)" : ": \(said)"))
         }
         return BusDaemon(process: process, address: address)
     }
@@ -54,8 +59,10 @@ public enum DevicePaths {
     /// current directory.
     public static func busConfig() throws(LaunchError) -> String {
         if let configured = ProcessInfo.processInfo.environment["SDLAB_BUS_CONFIG"] { return configured }
-        let starts = [URL(fileURLWithPath: executablePath()).deletingLastPathComponent(),
-                      URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        let starts = [
+            URL(fileURLWithPath: executablePath()).deletingLastPathComponent(),
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
+        ]
         for start in starts {
             var folder = start.standardizedFileURL
             while folder.path != "/" {
@@ -76,7 +83,9 @@ public enum DevicePaths {
     }
 
     /// Makes a new private (0700) folder under `base`, by default `$TMPDIR` or /tmp.
-    public static func makeTemporaryDirectory(prefix: String, in base: String = temporaryBase) throws(LaunchError) -> String {
+    public static func makeTemporaryDirectory(prefix: String, in base: String = temporaryBase) throws(LaunchError)
+        -> String
+    {
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw LaunchError("cannot create a folder in \(base): \(errnoText())")
@@ -87,8 +96,9 @@ public enum DevicePaths {
     /// Creates `path` (and its parents) private to the user, or checks that it is a folder.
     public static func prepareDirectory(_ path: String) throws(LaunchError) {
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw LaunchError("cannot create \(path): \(error.localizedDescription)")
         }

@@ -1,7 +1,8 @@
 import CSystem
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a process of the device could not be started: the command line reports these with
@@ -62,7 +63,8 @@ public struct ChildProcess: Sendable, Hashable {
         sigemptyset(&noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setflags(&attributes, sdlab_spawn_setsigdef_flag() | (newSession ? sdlab_spawn_setsid_flag() : 0))
+        posix_spawnattr_setflags(
+            &attributes, sdlab_spawn_setsigdef_flag() | (newSession ? sdlab_spawn_setsid_flag() : 0))
 
         if let stdin {
             posix_spawn_file_actions_adddup2(&actions, stdin, 0)
@@ -125,7 +127,8 @@ public struct ChildProcess: Sendable, Hashable {
 
     private var isZombie: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The cleanup hook an app is running, noted in its container (`running-hook.pid`) so that the hook
@@ -11,8 +12,9 @@ public enum HookRecord {
     static func path(in container: String) -> String { container + "/running-hook.pid" }
 
     public static func note(_ pid: Int32, in container: String) {
-        FileManager.default.createFile(atPath: path(in: container), contents: Data("\(pid)".utf8),
-                                       attributes: [.posixPermissions: 0o600])
+        FileManager.default.createFile(
+            atPath: path(in: container), contents: Data("\(pid)".utf8),
+            attributes: [.posixPermissions: 0o600])
     }
 
     public static func clear(in container: String) {
@@ -23,9 +25,11 @@ public enum HookRecord {
     /// another process is left alone: the hook's environment names its container.
     public static func stopLeftover(in container: String) {
         guard let text = FileManager.default.contents(atPath: path(in: container)),
-              let pid = Int32(String(decoding: text, as: UTF8.self)), pid > 1 else { return }
+            let pid = Int32(String(decoding: text, as: UTF8.self)), pid > 1
+        else { return }
         if let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
-           environment.split(separator: 0).contains(where: { $0.elementsEqual("SDLAB_CONTAINER=\(container)".utf8) }) {
+            environment.split(separator: 0).contains(where: { $0.elementsEqual("SDLAB_CONTAINER=\(container)".utf8) })
+        {
             kill(-pid, SIGKILL)
         }
         clear(in: container)

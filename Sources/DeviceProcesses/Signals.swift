@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Termination requests for a long-running process (SIGTERM, SIGINT, SIGHUP): the process
@@ -27,7 +28,6 @@ public enum TerminationSignals {
         return 0
     }
 }
-
 
 /// The pipe the signal handler writes to; made before any handler is installed.
 private let signalPipe: (read: Int32, write: Int32) = {

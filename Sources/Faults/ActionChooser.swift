@@ -39,7 +39,8 @@ struct ActionChooser {
         let weighted: [(Int, Choice)] = [
             (device.hub.session.state == .unenrolled ? 30 : 1, .enroll), (12, .checkout), (10, .checkin),
             (3, .removeAccount), (1, .wipe), (2, .lock), (3, .unlock), (3, .network), (4, .signin), (4, .signout),
-            (6, .lifecycle(.launch)), (3, .lifecycle(.terminate)), (4, .lifecycle(.crash)), (8, .lifecycle(.foreground)),
+            (6, .lifecycle(.launch)), (3, .lifecycle(.terminate)), (4, .lifecycle(.crash)),
+            (8, .lifecycle(.foreground)),
             (5, .lifecycle(.background)), (3, .lifecycle(.suspend)), (4, .lifecycle(.resume)), (8, .write), (4, .post),
             (device.hubRunning ? 2 : 0, .hubCrash), (device.hubRunning ? 0 : 8, .hubRestart),
         ]
@@ -67,11 +68,18 @@ struct ActionChooser {
         case .lock: .lock
         case .unlock: pick(users).map { .unlock(app: nil, user: $0, password: password()) }
         case .network: .network(online: !online)
-        case .signin: pickApp(msalApps).flatMap { app in pick(users).map { .signin(app: app, user: $0, password: password()) } }
+        case .signin:
+            pickApp(msalApps).flatMap { app in pick(users).map { .signin(app: app, user: $0, password: password()) } }
         case .signout: pickApp(msalApps).map { .signout(app: $0) }
         case .lifecycle(let action): pickApp(apps).map { .lifecycle(action, apps: [$0]) }
-        case .write: pickApp(apps).map { .write(app: $0, kind: pick(RecordKind.allCases)!, count: Int.random(in: 1...3, using: &generator)) }
-        case .post: .post(name: Int.random(in: 0..<5, using: &generator) == 0 ? "SOME_OTHER_NOTIFICATION" : NotifyCenter.accountChanged)
+        case .write:
+            pickApp(apps).map {
+                .write(app: $0, kind: pick(RecordKind.allCases)!, count: Int.random(in: 1...3, using: &generator))
+            }
+        case .post:
+            .post(
+                name: Int.random(in: 0..<5, using: &generator) == 0
+                    ? "SOME_OTHER_NOTIFICATION" : NotifyCenter.accountChanged)
         case .hubCrash: .hub(.crash)
         case .hubRestart: .hub(.restart)
         }
@@ -90,9 +98,10 @@ struct ActionChooser {
         let weighted = candidates.filter { focus.weight(of: $0) > 0 }
         let focused = weighted.filter(focus.focused.contains)
         let others = weighted.filter { !focus.focused.contains($0) }
-        let group = if focused.isEmpty || others.isEmpty { weighted } else {
-            Int.random(in: 0..<100, using: &generator) < AppFocus.focusedShare ? focused : others
-        }
+        let group =
+            if focused.isEmpty || others.isEmpty { weighted } else {
+                Int.random(in: 0..<100, using: &generator) < AppFocus.focusedShare ? focused : others
+            }
         return pickWeighted(group)
     }
 

@@ -26,7 +26,13 @@ public struct AppFocus: Sendable, Equatable {
         var found: [String] = []
         var unknown: [String] = []
         for name in names {
-            if apps.contains(name) { found.append(name) } else if let members = fleets[name] { found += members } else { unknown.append(name) }
+            if apps.contains(name) {
+                found.append(name)
+            } else if let members = fleets[name] {
+                found += members
+            } else {
+                unknown.append(name)
+            }
         }
         guard unknown.isEmpty else { throw UnknownApps(names: unknown, known: known(in: scenario, fleets: fleets)) }
         return found
@@ -52,7 +58,9 @@ public struct AppFocus: Sendable, Equatable {
         var fleets: [String: [String]] = [:]
         for members in Dictionary(grouping: scenario.apps, by: \.location).values.map({ $0.map(\.name) }) {
             let name = String(members[0].reversed().drop { $0.isNumber }.reversed())
-            if members.count > 1, !name.isEmpty, members == (1...members.count).map({ "\(name)\($0)" }) { fleets[name] = members }
+            if members.count > 1, !name.isEmpty, members == (1...members.count).map({ "\(name)\($0)" }) {
+                fleets[name] = members
+            }
         }
         return fleets
     }

@@ -28,7 +28,8 @@ public struct FaultSequence: Sendable {
     /// Enrollment, a first check-out and every app launched, then `length` random actions
     /// that the device can take at that point, those that concern an app picking it as
     /// `focus` says.
-    public static func random(base: Scenario, seed: UInt64, length: Int, focus: AppFocus = AppFocus()) -> FaultSequence {
+    public static func random(base: Scenario, seed: UInt64, length: Int, focus: AppFocus = AppFocus()) -> FaultSequence
+    {
         var chooser = ActionChooser(base: base, generator: SeededGenerator(state: seed), focus: focus)
         var device = SimulatedDevice(base)
         var actions: [Action] = []
@@ -103,7 +104,8 @@ extension StepKind {
     var needsSettledDevice: Bool {
         switch self {
         case .write, .post, .checkin, .signout, .wipe, .lifecycle(.crash, _), .lifecycle(.terminate, _),
-             .settle, .wait, .expect: false
+            .settle, .wait, .expect:
+            false
         default: true
         }
     }
@@ -192,12 +194,18 @@ struct StepBuilder {
     /// What the simulation believes of the hub or an app now.
     private func predicted(_ target: String) -> Expectation {
         guard target != Expectation.hub else {
-            return expect(target, [.hubState(device.hub.session.state), .user(device.hub.session.user),
-                                   .generation(device.hub.session.generation)])
+            return expect(
+                target,
+                [
+                    .hubState(device.hub.session.state), .user(device.hub.session.user),
+                    .generation(device.hub.session.generation),
+                ])
         }
         let app = device.apps[target]!
         let running = device.state(of: target) != .notRunning
-        var checks: [ExpectField.Check] = [.state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: target)))]
+        var checks: [ExpectField.Check] = [
+            .state(app.blocked && running ? .blocked : ExpectField.AppState(device.state(of: target)))
+        ]
         if running, !app.userUnknown {
             checks.append(.user(app.model.user))
             if device.hasHandledLatestChange(target) { checks.append(.leaks(0)) }
@@ -214,9 +222,12 @@ struct StepBuilder {
         device.checkAgreement()
         let user = device.hub.currentAccount
         checkpoints[steps.count] = checkpoints.count
-        steps.append(Step(location: Self.location, kind: .expect(
-            [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
-                + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
+        steps.append(
+            Step(
+                location: Self.location,
+                kind: .expect(
+                    [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
+                        + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
         noteViolations(since: before, in: device)
     }
 
@@ -255,18 +266,21 @@ struct StepBuilder {
     }
 
     private func expect(_ target: String, _ checks: [ExpectField.Check]) -> Expectation {
-        Expectation(target: target, location: Self.location, fields: checks.map { ExpectField(location: Self.location, check: $0) })
+        Expectation(
+            target: target, location: Self.location,
+            fields: checks.map { ExpectField(location: Self.location, check: $0) })
     }
 }
 
 extension ExpectField.AppState {
     init(_ state: AppLifecycle.State) {
-        self = switch state {
-        case .notRunning: .notRunning
-        case .foreground: .foreground
-        case .background: .background
-        case .suspended: .suspended
-        }
+        self =
+            switch state {
+            case .notRunning: .notRunning
+            case .foreground: .foreground
+            case .background: .background
+            case .suspended: .suspended
+            }
     }
 }
 
@@ -282,7 +296,8 @@ extension FaultSequence {
             AppEntry(name: "inventory", sdk: .ws1, cleanup: .cacheCommon, location: location),
             AppEntry(name: "timesheet", sdk: .ws1, cleanup: .wipeAll, location: location),
         ]
-        return Scenario(name: "Fault sequences", file: location.file, device: Device(), users: Scenario.defaultUsers,
-                        apps: apps, steps: [])
+        return Scenario(
+            name: "Fault sequences", file: location.file, device: Device(), users: Scenario.defaultUsers,
+            apps: apps, steps: [])
     }()
 }

@@ -28,13 +28,17 @@ public enum Shrinking {
     }
 
     /// As `shrink`, removing only the items `removable` says may go; the others stay in place.
-    public static func shrink<T>(_ items: [T], removable: (T) -> Bool, budget: Int,
-                                 fails: ([T]) async -> Bool) async -> [T] {
+    public static func shrink<T>(
+        _ items: [T], removable: (T) -> Bool, budget: Int,
+        fails: ([T]) async -> Bool
+    ) async -> [T] {
         func keeping(_ chosen: [Int]) -> [T] {
             let chosen = Set(chosen)
             return items.indices.filter { !removable(items[$0]) || chosen.contains($0) }.map { items[$0] }
         }
-        let kept = await shrink(items.indices.filter { removable(items[$0]) }, budget: budget) { await fails(keeping($0)) }
+        let kept = await shrink(items.indices.filter { removable(items[$0]) }, budget: budget) {
+            await fails(keeping($0))
+        }
         return keeping(kept)
     }
 }

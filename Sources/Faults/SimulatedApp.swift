@@ -40,11 +40,12 @@ public struct SimulatedApp: Sendable {
         self.sdk = sdk
         self.backgroundMode = backgroundMode
         model = AppModel(policy: policy)
-        client = switch sdk {
-        case .msal: .msal(MSALClient())
-        case .msalAndroid: .android(AndroidMSALClient())
-        case .ws1: .ws1(WorkspaceOneSDK())
-        }
+        client =
+            switch sdk {
+            case .msal: .msal(MSALClient())
+            case .msalAndroid: .android(AndroidMSALClient())
+            case .ws1: .ws1(WorkspaceOneSDK())
+            }
     }
 
     /// Workspace ONE finished its initial check in this process (MSAL apps have none).
@@ -82,7 +83,8 @@ public struct SimulatedApp: Sendable {
 
     /// A Workspace ONE opportunity; `session` is nil when the hub did not answer. Returns the
     /// callbacks the SDK made.
-    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [WorkspaceOneSDK.Callback] {
+    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [WorkspaceOneSDK.Callback]
+    {
         guard case .ws1(var sdk) = client, sdk.takes(opportunity) else { return [] }
         let effects = sdk.detect(opportunity, hub: session)
         client = .ws1(sdk)
@@ -103,7 +105,11 @@ public struct SimulatedApp: Sendable {
     }
 
     mutating func wrote(_ kind: RecordKind, as user: String) {
-        if kind == .external { external.wrote(as: user) } else if kind.isUserData { records[user, default: []].insert(kind) }
+        if kind == .external {
+            external.wrote(as: user)
+        } else if kind.isUserData {
+            records[user, default: []].insert(kind)
+        }
     }
 
     private mutating func react(_ reaction: AppModel.Reaction) {

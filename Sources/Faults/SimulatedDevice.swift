@@ -25,10 +25,13 @@ public struct SimulatedDevice: Sendable {
         hub = HubModel(policy: scenario.device.policy, online: scenario.device.online)
         users = Dictionary(scenario.users.map { ($0.user.name, $0) }) { first, _ in first }
         appNames = scenario.apps.map(\.name)
-        fleet = AppFleet(Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
-        apps = Dictionary(uniqueKeysWithValues: scenario.apps.map {
-            ($0.name, SimulatedApp(name: $0.name, sdk: $0.sdk, backgroundMode: $0.background, policy: $0.cleanup))
-        })
+        fleet = AppFleet(
+            Dictionary(
+                uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
+        apps = Dictionary(
+            uniqueKeysWithValues: scenario.apps.map {
+                ($0.name, SimulatedApp(name: $0.name, sdk: $0.sdk, backgroundMode: $0.background, policy: $0.cleanup))
+            })
     }
 
     /// How a step ends.
@@ -68,8 +71,9 @@ public struct SimulatedDevice: Sendable {
     /// the hub's user.
     public mutating func checkAgreement(of names: [String]? = nil) {
         for name in names ?? appNames where apps[name]!.model.user != hub.currentAccount {
-            violations.append("\(name) acts for \(apps[name]!.model.user ?? "none") after settling and coming to the "
-                              + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
+            violations.append(
+                "\(name) acts for \(apps[name]!.model.user ?? "none") after settling and coming to the "
+                    + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
         }
     }
 
@@ -79,17 +83,35 @@ public struct SimulatedDevice: Sendable {
         switch kind {
         case .enroll(let name, let password):
             let user = directoryUser(name, password)
-            return onHub { hub throws(DeviceError) in try hub.enroll(as: user); return [] }
+            return onHub { hub throws(DeviceError) in
+                try hub.enroll(as: user)
+                return []
+            }
         case .checkout(let name, let password):
             let user = directoryUser(name, password)
             return onHub { hub throws(DeviceError) in try hub.checkOut(as: user) }
         case .checkin: return onHub { hub throws(DeviceError) in try hub.checkIn() }
-        case .removeAccount: return onHub { hub throws(DeviceError) in try hub.removeAccount(); return [] }
-        case .lock: return onHub { hub in hub.lock(); return [] }
+        case .removeAccount:
+            return onHub { hub throws(DeviceError) in
+                try hub.removeAccount()
+                return []
+            }
+        case .lock:
+            return onHub { hub in
+                hub.lock()
+                return []
+            }
         case .unlock(nil, let name, let password):
             let user = directoryUser(name, password)
-            return onHub { hub throws(DeviceError) in _ = try hub.unlock(as: user); return [] }
-        case .network(let online): return onHub { hub in hub.setOnline(online); return [] }
+            return onHub { hub throws(DeviceError) in
+                _ = try hub.unlock(as: user)
+                return []
+            }
+        case .network(let online):
+            return onHub { hub in
+                hub.setOnline(online)
+                return []
+            }
         case .wipe: return onHub { hub throws(DeviceError) in try hub.enterpriseWipe() }
         case .signin(let app, let user, let password): return signIn(in: app, as: directoryUser(user, password))
         case .signout(let app): return signOut(in: app)
@@ -136,7 +158,9 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func signIn(in app: String, as user: DirectoryUser?) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else { return .notApplicable }
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
+            return .notApplicable
+        }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
@@ -150,7 +174,9 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func signOut(in app: String) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else { return .notApplicable }
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
+            return .notApplicable
+        }
         guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
         let effects: [HubModel.Effect]
         do {
@@ -207,8 +233,9 @@ public struct SimulatedDevice: Sendable {
     /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
     private mutating func check(_ name: String) {
         if hubRunning {
-            apps[name]!.checked(account: hub.currentAccount, session: hub.session,
-                                notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+            apps[name]!.checked(
+                account: hub.currentAccount, session: hub.session,
+                notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
             apps[name]!.userUnknown = false  // the launch check finishes what a crash cut short
         }
         apps[name]!.lookUpExternalKey(keyServiceAnswer)
@@ -219,7 +246,8 @@ public struct SimulatedDevice: Sendable {
         apps[name]!.lookUpExternalKey(keyServiceAnswer)
         let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.sorted()
         if !repeated.isEmpty {
-            violations.append("\(name) got more than one \(repeated.joined(separator: ", ")) at one \(opportunity.rawValue)")
+            violations.append(
+                "\(name) got more than one \(repeated.joined(separator: ", ")) at one \(opportunity.rawValue)")
         }
     }
 
@@ -245,7 +273,9 @@ public struct SimulatedDevice: Sendable {
         case .toldResumed:
             // A background-mode app always checks; another one only if the state moved (notify_check).
             let app = apps[name]!
-            if listens, app.backgroundMode || !hubRunning || app.notedState != hub.notify.state(of: NotifyCenter.accountChanged) {
+            if listens,
+                app.backgroundMode || !hubRunning || app.notedState != hub.notify.state(of: NotifyCenter.accountChanged)
+            {
                 check(name)
             }
         case .kill:
@@ -262,12 +292,14 @@ public struct SimulatedDevice: Sendable {
 
     /// An app that has handled the latest change shows an attacker no other user's record.
     private mutating func checkNoLeakOnceHandled(after kind: StepKind) {
-        for name in appNames where hasHandledLatestChange(name) && !apps[name]!.recordsUnknown && !leaking.contains(name) {
+        for name in appNames
+        where hasHandledLatestChange(name) && !apps[name]!.recordsUnknown && !leaking.contains(name) {
             let others = apps[name]!.records.keys.filter { $0 != hub.currentAccount }.sorted()
             if !others.isEmpty {
                 leaking.insert(name)
-                violations.append("after \(kind.title), \(name) has handled the latest session change but holds "
-                                  + "readable records of \(others.joined(separator: ", "))")
+                violations.append(
+                    "after \(kind.title), \(name) has handled the latest session change but holds "
+                        + "readable records of \(others.joined(separator: ", "))")
             }
         }
     }

@@ -34,13 +34,15 @@ public struct StepSequence: Sendable {
         let parts = steps.indices.flatMap { index -> [Part] in
             switch steps[index].kind {
             case .settle: []
-            case .expect(let expectations): expectations.map { .expect(checkpoint: built.checkpoints[index]!, target: $0.target) }
+            case .expect(let expectations):
+                expectations.map { .expect(checkpoint: built.checkpoints[index]!, target: $0.target) }
             case _ where index >= built.finishStart ?? steps.count: []
             case let kind: [.step(kind)]
             }
         }
-        self.init(base: sequence.base, seed: sequence.seed, parts: parts,
-                  finalCheckpoint: built.finishStart.flatMap { _ in built.checkpoints[steps.count - 1] })
+        self.init(
+            base: sequence.base, seed: sequence.seed, parts: parts,
+            finalCheckpoint: built.finishStart.flatMap { _ in built.checkpoints[steps.count - 1] })
     }
 
     /// The same sequence with other parts.
@@ -70,7 +72,8 @@ public struct StepSequence: Sendable {
             index += targets.count
         }
         let steps = parts.filter(Self.isStep).count
-        return builder.built(from: base, name: "Fault sequence \(FaultSequence.seedText(seed)) (\(steps) steps, shrunk)")
+        return builder.built(
+            from: base, name: "Fault sequence \(FaultSequence.seedText(seed)) (\(steps) steps, shrunk)")
     }
 
     /// Without the expectations that did not fail in `run` (this sequence's scenario, or the
@@ -78,7 +81,9 @@ public struct StepSequence: Sendable {
     /// of a fleet's many expectations fail.
     public func keepingExpectations(thatFailed failures: [SequenceFailure], in run: BuiltScenario) -> StepSequence {
         let failed = failures.compactMap { failure -> Part? in
-            guard let step = failure.step, let checkpoint = run.checkpoints[step], let target = failure.target else { return nil }
+            guard let step = failure.step, let checkpoint = run.checkpoints[step], let target = failure.target else {
+                return nil
+            }
             return .expect(checkpoint: checkpoint, target: target)
         }
         var kept = self

@@ -19,20 +19,26 @@ public struct PasswordHash: Codable, Equatable, Sendable {
         blockSize = 8
         parallelism = 1
         salt = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
-        hash = Self.derive(password, salt: salt, rounds: rounds, blockSize: blockSize, parallelism: parallelism) ?? Data()
+        hash =
+            Self.derive(password, salt: salt, rounds: rounds, blockSize: blockSize, parallelism: parallelism) ?? Data()
     }
 
     public func verifies(_ password: String) -> Bool {
         guard algorithm == "scrypt", !hash.isEmpty,
-              let derived = Self.derive(password, salt: salt, rounds: rounds, blockSize: blockSize, parallelism: parallelism),
-              derived.count == hash.count else { return false }
+            let derived = Self.derive(
+                password, salt: salt, rounds: rounds, blockSize: blockSize, parallelism: parallelism),
+            derived.count == hash.count
+        else { return false }
         // Constant time, so the comparison says nothing about how close a guess was.
         return zip(derived, hash).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     private static func derive(_ password: String, salt: Data, rounds: Int, blockSize: Int, parallelism: Int) -> Data? {
-        guard let key = try? KDF.Scrypt.deriveKey(from: Array(password.utf8), salt: salt, outputByteCount: 32,
-                                                  rounds: rounds, blockSize: blockSize, parallelism: parallelism) else { return nil }
+        guard
+            let key = try? KDF.Scrypt.deriveKey(
+                from: Array(password.utf8), salt: salt, outputByteCount: 32,
+                rounds: rounds, blockSize: blockSize, parallelism: parallelism)
+        else { return nil }
         return key.withUnsafeBytes { Data($0) }
     }
 }
@@ -68,7 +74,8 @@ public struct ConsoleDirectory: Codable, Equatable, Sendable {
         // Long ones are refused unhashed; NUL cannot come over D-Bus, and scrypt's C interface
         // would stop at it.
         guard name.utf8.count <= Self.maxLength, password.utf8.count <= Self.maxLength,
-              !password.utf8.contains(0) else { return nil }
+            !password.utf8.contains(0)
+        else { return nil }
         guard let account = accounts.first(where: { $0.user.name == name }) else {
             _ = Self.decoy.verifies(password)
             return nil

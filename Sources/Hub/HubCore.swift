@@ -33,8 +33,12 @@ final class HubCore: Sendable {
                 }
                 if next.session != current.session {
                     // t0 of the change: committed, not yet posted or answered.
-                    trace?.record(.sessionChanged, [.state: .string(next.session.state.rawValue),
-                                                    .user: .user(next.session.user), .generation: .uint(next.session.generation)])
+                    trace?.record(
+                        .sessionChanged,
+                        [
+                            .state: .string(next.session.state.rawValue),
+                            .user: .user(next.session.user), .generation: .uint(next.session.generation),
+                        ])
                 }
                 current = next
             }

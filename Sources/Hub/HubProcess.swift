@@ -21,8 +21,10 @@ public enum HubProcess {
 
     /// Exports the hub object, then takes the well-known name (in that order, so no caller
     /// ever finds the name without the object).
-    public static func serve(_ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
-                             on connection: Connection) async throws {
+    public static func serve(
+        _ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
+        on connection: Connection
+    ) async throws {
         let service = HubService(HubCore(state, store: store, trace: trace))
         try connection.export(service.interfaces, at: DeviceBus.hubPath)
         guard try await connection.requestName(DeviceBus.hubName) == .primaryOwner else {

@@ -19,99 +19,123 @@ final class HubService: Sendable {
     // MARK: dev.sdlab.Hub1
 
     private var hub1: DBusInterface {
-        DBusInterface(HubMethod.interface, methods: [
-            .init(HubMethod.enroll.rawValue, in: credentials) { [core] call async throws in
-                let user = Self.authenticate(call, core)
-                try core.change { (hub) throws(DeviceError) in try hub.enroll(as: user) }
-                return []
-            },
-            .init(HubMethod.checkOut.rawValue, in: credentials, out: [.init("userIdentifier", "s")]) { [core] call async throws in
-                let user = Self.authenticate(call, core)
-                try core.post(core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
-                return [.string(user?.userIdentifier ?? "")]
-            },
-            .init(HubMethod.checkIn.rawValue) { [core] call async throws in
-                try core.post(core.change { (hub) throws(DeviceError) in try hub.checkIn() }, on: call.connection)
-                return []
-            },
-            .init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")]) { [core] _ in
-                [core.snapshot.session.wireValue]
-            },
-            .init(HubMethod.getUserInfo.rawValue, out: [.init("info", "a{sv}")]) { [core] _ in
-                let hub = core.snapshot
-                return [try answering { () throws(DeviceError) in try hub.userInfo() }.wireValue]
-            },
-            .init(HubMethod.setOnline.rawValue, in: [.init("online", "b")]) { [core] call async throws in
-                let online = call.arguments[0].bool!
-                try core.change { $0.setOnline(online) }
-                return []
-            },
-            .init(HubMethod.lock.rawValue) { [core] _ async throws in
-                try core.change { $0.lock() }
-                return []
-            },
-            .init(HubMethod.unlock.rawValue, in: credentials) { [core] call async throws in
-                let user = Self.authenticate(call, core)
-                _ = try core.change { (hub) throws(DeviceError) in try hub.unlock(as: user) }
-                return []
-            },
-            .init(HubMethod.enterpriseWipe.rawValue) { [core] call async throws in
-                try core.post(core.change { (hub) throws(DeviceError) in try hub.enterpriseWipe() }, on: call.connection)
-                return []
-            },
-        ], properties: [
-            property(.state, "s") { .string($0.session.state.rawValue) },
-            property(.shared, "b") { .bool($0.isShared) },
-            property(.online, "b") { .bool($0.online) },
-            property(.locked, "b") { .bool($0.locked) },
-            property(.generation, "t") { .uint64($0.session.generation) },
-            property(.foreground, "s") { .string($0.foreground.rawValue) },
-        ])
+        DBusInterface(
+            HubMethod.interface,
+            methods: [
+                .init(HubMethod.enroll.rawValue, in: credentials) { [core] call async throws in
+                    let user = Self.authenticate(call, core)
+                    try core.change { (hub) throws(DeviceError) in try hub.enroll(as: user) }
+                    return []
+                },
+                .init(HubMethod.checkOut.rawValue, in: credentials, out: [.init("userIdentifier", "s")]) {
+                    [core] call async throws in
+                    let user = Self.authenticate(call, core)
+                    try core.post(
+                        core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
+                    return [.string(user?.userIdentifier ?? "")]
+                },
+                .init(HubMethod.checkIn.rawValue) { [core] call async throws in
+                    try core.post(core.change { (hub) throws(DeviceError) in try hub.checkIn() }, on: call.connection)
+                    return []
+                },
+                .init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")]) { [core] _ in
+                    [core.snapshot.session.wireValue]
+                },
+                .init(HubMethod.getUserInfo.rawValue, out: [.init("info", "a{sv}")]) { [core] _ in
+                    let hub = core.snapshot
+                    return [try answering { () throws(DeviceError) in try hub.userInfo() }.wireValue]
+                },
+                .init(HubMethod.setOnline.rawValue, in: [.init("online", "b")]) { [core] call async throws in
+                    let online = call.arguments[0].bool!
+                    try core.change { $0.setOnline(online) }
+                    return []
+                },
+                .init(HubMethod.lock.rawValue) { [core] _ async throws in
+                    try core.change { $0.lock() }
+                    return []
+                },
+                .init(HubMethod.unlock.rawValue, in: credentials) { [core] call async throws in
+                    let user = Self.authenticate(call, core)
+                    _ = try core.change { (hub) throws(DeviceError) in try hub.unlock(as: user) }
+                    return []
+                },
+                .init(HubMethod.enterpriseWipe.rawValue) { [core] call async throws in
+                    try core.post(
+                        core.change { (hub) throws(DeviceError) in try hub.enterpriseWipe() }, on: call.connection)
+                    return []
+                },
+            ],
+            properties: [
+                property(.state, "s") { .string($0.session.state.rawValue) },
+                property(.shared, "b") { .bool($0.isShared) },
+                property(.online, "b") { .bool($0.online) },
+                property(.locked, "b") { .bool($0.locked) },
+                property(.generation, "t") { .uint64($0.session.generation) },
+                property(.foreground, "s") { .string($0.foreground.rawValue) },
+            ])
     }
 
     private var credentials: [DBusInterface.Argument] { [.init("user", "s"), .init("password", "s")] }
 
-    private func property(_ name: HubMethod.Property, _ type: Signature,
-                          _ value: @escaping @Sendable (HubModel) -> DBusValue) -> DBusInterface.Property {
+    private func property(
+        _ name: HubMethod.Property, _ type: Signature,
+        _ value: @escaping @Sendable (HubModel) -> DBusValue
+    ) -> DBusInterface.Property {
         .init(name.rawValue, type) { [core] in value(core.snapshot) }
     }
 
     // MARK: dev.sdlab.Broker1
 
     private var broker1: DBusInterface {
-        DBusInterface(BrokerMethod.interface, methods: [
-            .init(BrokerMethod.getDeviceInformation.rawValue, out: [.init("information", "a{sv}")]) { [core] _ in
-                let hub = core.snapshot
-                return [DeviceInformation(deviceMode: hub.deviceMode, generation: hub.session.generation,
-                                          passcodePolicy: hub.policy.passcode, passcodeSet: hub.passcodeSet).wireValue]
-            },
-            .init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")]) { [core] _ in
-                let accounts = core.snapshot.currentAccount.map { [BrokerAccount(user: $0).wireValue] } ?? []
-                return [.array(element: "a{sv}", accounts)]
-            },
-            .init(BrokerMethod.signIn.rawValue, in: credentials + [.init("client", "s")], out: [.init("account", "a{sv}")]) { [core] call async throws in
-                let user = Self.authenticate(call, core)
-                try core.post(core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
-                return [BrokerAccount(user: user?.name ?? "").wireValue]
-            },
-            .init(BrokerMethod.signOut.rawValue, in: [.init("homeAccountId", "s"), .init("client", "s")]) { [core] call async throws in
-                let id = call.arguments[0].string!
-                try core.post(core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) }, on: call.connection)
-                return []
-            },
-            // The account removed outside any app (a settings page): the session ends, no post.
-            .init(BrokerMethod.removeAccount.rawValue) { [core] _ async throws in
-                try core.change { (hub) throws(DeviceError) in try hub.removeAccount() }
-                return []
-            },
-            .init(BrokerMethod.acquireTokenSilent.rawValue, in: [.init("homeAccountId", "s"), .init("client", "s")],
-                  out: [.init("token", "(st)")]) { [core] call in
-                let id = call.arguments[0].string!
-                let hub = core.snapshot
-                let token = try answering { () throws(DeviceError) in try hub.acquireTokenSilent(homeAccountID: id) }
-                return [.structure([.string(token.token), .uint64(Self.tokenExpiry())])]
-            },
-        ])
+        DBusInterface(
+            BrokerMethod.interface,
+            methods: [
+                .init(BrokerMethod.getDeviceInformation.rawValue, out: [.init("information", "a{sv}")]) { [core] _ in
+                    let hub = core.snapshot
+                    return [
+                        DeviceInformation(
+                            deviceMode: hub.deviceMode, generation: hub.session.generation,
+                            passcodePolicy: hub.policy.passcode, passcodeSet: hub.passcodeSet
+                        ).wireValue
+                    ]
+                },
+                .init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")]) { [core] _ in
+                    let accounts = core.snapshot.currentAccount.map { [BrokerAccount(user: $0).wireValue] } ?? []
+                    return [.array(element: "a{sv}", accounts)]
+                },
+                .init(
+                    BrokerMethod.signIn.rawValue, in: credentials + [.init("client", "s")],
+                    out: [.init("account", "a{sv}")]
+                ) { [core] call async throws in
+                    let user = Self.authenticate(call, core)
+                    try core.post(
+                        core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
+                    return [BrokerAccount(user: user?.name ?? "").wireValue]
+                },
+                .init(BrokerMethod.signOut.rawValue, in: [.init("homeAccountId", "s"), .init("client", "s")]) {
+                    [core] call async throws in
+                    let id = call.arguments[0].string!
+                    try core.post(
+                        core.change { (hub) throws(DeviceError) in try hub.signOut(homeAccountID: id) },
+                        on: call.connection)
+                    return []
+                },
+                // The account removed outside any app (a settings page): the session ends, no post.
+                .init(BrokerMethod.removeAccount.rawValue) { [core] _ async throws in
+                    try core.change { (hub) throws(DeviceError) in try hub.removeAccount() }
+                    return []
+                },
+                .init(
+                    BrokerMethod.acquireTokenSilent.rawValue, in: [.init("homeAccountId", "s"), .init("client", "s")],
+                    out: [.init("token", "(st)")]
+                ) { [core] call in
+                    let id = call.arguments[0].string!
+                    let hub = core.snapshot
+                    let token = try answering { () throws(DeviceError) in try hub.acquireTokenSilent(homeAccountID: id)
+                    }
+                    return [.structure([.string(token.token), .uint64(Self.tokenExpiry())])]
+                },
+            ])
     }
 
     /// An hour from now, in seconds since the epoch, as a token's expiry is written.
@@ -120,33 +144,40 @@ final class HubService: Sendable {
     // MARK: dev.sdlab.KeyService1
 
     private var keyService1: DBusInterface {
-        DBusInterface(KeyServiceMethod.interface, methods: [
-            .init(KeyServiceMethod.getUserKey.rawValue, out: [.init("key", "(say)")]) { [core] _ async throws in
-                let (user, key) = try core.change { (hub) throws(DeviceError) in
-                    try hub.externalKey { SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) } }
+        DBusInterface(
+            KeyServiceMethod.interface,
+            methods: [
+                .init(KeyServiceMethod.getUserKey.rawValue, out: [.init("key", "(say)")]) { [core] _ async throws in
+                    let (user, key) = try core.change { (hub) throws(DeviceError) in
+                        try hub.externalKey { SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) } }
+                    }
+                    return [UserKey(user: user, key: key).wireValue]
                 }
-                return [UserKey(user: user, key: key).wireValue]
-            },
-        ])
+            ])
     }
 
     // MARK: dev.sdlab.Notify1
 
     private var notify1: DBusInterface {
-        DBusInterface(NotifyMethod.interface, methods: [
-            .init(NotifyMethod.setState.rawValue, in: [.init("name", "s"), .init("state", "t")]) { [core] call async throws in
-                let name = try Self.notifyName(call.arguments[0])
-                let value = call.arguments[1].uint64!
-                try core.change { $0.setNotifyState(of: name, to: value) }
-                return []
-            },
-            .init(NotifyMethod.getState.rawValue, in: [.init("name", "s")], out: [.init("state", "t")]) { [core] call in
-                let name = try Self.notifyName(call.arguments[0])
-                return [.uint64(core.snapshot.notify.state(of: name))]
-            },
-        ], signals: [
-            .init(NotifyMethod.posted, [.init("name", "s")]),
-        ])
+        DBusInterface(
+            NotifyMethod.interface,
+            methods: [
+                .init(NotifyMethod.setState.rawValue, in: [.init("name", "s"), .init("state", "t")]) {
+                    [core] call async throws in
+                    let name = try Self.notifyName(call.arguments[0])
+                    let value = call.arguments[1].uint64!
+                    try core.change { $0.setNotifyState(of: name, to: value) }
+                    return []
+                },
+                .init(NotifyMethod.getState.rawValue, in: [.init("name", "s")], out: [.init("state", "t")]) {
+                    [core] call in
+                    let name = try Self.notifyName(call.arguments[0])
+                    return [.uint64(core.snapshot.notify.state(of: name))]
+                },
+            ],
+            signals: [
+                .init(NotifyMethod.posted, [.init("name", "s")])
+            ])
     }
 
     private static func notifyName(_ value: DBusValue) throws -> String {

@@ -1,8 +1,9 @@
 import DeviceProcesses
 import Foundation
 import SharedDevice
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Everything the hub must remember across a crash: the console's users (hashed) and the
@@ -42,7 +43,9 @@ public struct StateFile: Sendable {
             throw refusal("it is not a hub state file (format \(header.format.map { "\"\($0)\"" } ?? "missing"))")
         }
         guard header.version == HubState.currentVersion else {
-            throw refusal("it has version \(header.version.map(String.init) ?? "none"); this hub reads version \(HubState.currentVersion)")
+            throw refusal(
+                "it has version \(header.version.map(String.init) ?? "none"); this hub reads version \(HubState.currentVersion)"
+            )
         }
         return try Self.decode(HubState.self, from: path, what: "hub state")
     }
@@ -72,10 +75,16 @@ public struct StateFile: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { throw refuse(String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw refuse("it is not a regular file") }
-        guard info.st_uid == getuid() else { throw refuse("it belongs to uid \(info.st_uid), not to this user (uid \(getuid()))") }
-        guard info.st_mode & 0o022 == 0 else { throw refuse("others may write it (mode \(String(info.st_mode & 0o777, radix: 8)))") }
+        guard info.st_uid == getuid() else {
+            throw refuse("it belongs to uid \(info.st_uid), not to this user (uid \(getuid()))")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw refuse("others may write it (mode \(String(info.st_mode & 0o777, radix: 8)))")
+        }
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch { throw refuse("\(error.localizedDescription)") }
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw refuse("\(error.localizedDescription)")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {

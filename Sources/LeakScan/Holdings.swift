@@ -27,11 +27,12 @@ public struct Holdings: Equatable, Sendable, CustomStringConvertible {
 
     /// The trace's text; items that do not parse are skipped (user names hold no `/` or `,`).
     public init(text: String) {
-        items = Set(text.split(separator: ",").compactMap { item in
-            let parts = item.split(separator: "/")
-            guard parts.count == 2, let kind = RecordKind(rawValue: String(parts[1])) else { return nil }
-            return Item(user: String(parts[0]), kind: kind)
-        })
+        items = Set(
+            text.split(separator: ",").compactMap { item in
+                let parts = item.split(separator: "/")
+                guard parts.count == 2, let kind = RecordKind(rawValue: String(parts[1])) else { return nil }
+                return Item(user: String(parts[0]), kind: kind)
+            })
     }
 
     public var description: String { items.sorted().map { "\($0.user)/\($0.kind.rawValue)" }.joined(separator: ",") }

@@ -49,13 +49,15 @@ public struct LeakScanner: Sendable {
         for file in files {
             guard let bytes = FileManager.default.contents(atPath: file.path) else { continue }
             for canary in Canary.all(in: String(decoding: bytes, as: UTF8.self)[...]) {
-                findings.insert(Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: false))
+                findings.insert(
+                    Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: false))
             }
             guard let box = try? AES.GCM.SealedBox(combined: bytes) else { continue }
             for key in keys {
                 guard let plain = try? AES.GCM.open(box, using: key) else { continue }
                 for canary in Canary.all(in: String(decoding: plain, as: UTF8.self)[...]) {
-                    findings.insert(Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: true))
+                    findings.insert(
+                        Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: true))
                 }
             }
         }
@@ -65,8 +67,10 @@ public struct LeakScanner: Sendable {
     /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
     /// preferences and common data are retained when the app's cleanup declares it keeps them,
     /// else leaks too.
-    public static func judge(_ findings: [Finding], currentUser: String?,
-                             cleanup: CleanupPolicy) -> (leaks: [Finding], retained: [Finding]) {
+    public static func judge(
+        _ findings: [Finding], currentUser: String?,
+        cleanup: CleanupPolicy
+    ) -> (leaks: [Finding], retained: [Finding]) {
         let others = findings.filter { $0.canary.user != currentUser }
         return (others.filter { cleanup.leaks($0.canary.kind) }, others.filter { !cleanup.leaks($0.canary.kind) })
     }
@@ -94,7 +98,8 @@ extension Collection where Element == LeakScanner.Finding {
         let groups = Dictionary(grouping: self) { "\($0.canary.user) \($0.canary.kind.rawValue)" }
         return groups.keys.sorted().map { group in
             let files = Array(Set(groups[group]!.map(\.place))).sorted()
-            let shown = files.prefix(3).joined(separator: ", ") + (files.count > 3 ? ", … \(files.count - 3) more files" : "")
+            let shown =
+                files.prefix(3).joined(separator: ", ") + (files.count > 3 ? ", … \(files.count - 3) more files" : "")
             return "\(group) ×\(groups[group]!.count) (\(shown))"
         }.joined(separator: ", ")
     }

@@ -18,9 +18,11 @@ public struct AppConfiguration: Sendable {
     /// How long the SDK waits for the hub before treating it as unreachable.
     public var hubTimeout: Duration
 
-    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
-                container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
-                hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)) {
+    public init(
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
+        container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
+        hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)
+    ) {
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
@@ -36,8 +38,9 @@ public struct AppConfiguration: Sendable {
 
     /// The configuration the options declare.
     public init(_ options: AppOptions) {
-        self.init(name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
-                  container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
-                  hookDirectory: options.hookDirectory)
+        self.init(
+            name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
+            container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
+            hookDirectory: options.hookDirectory)
     }
 }

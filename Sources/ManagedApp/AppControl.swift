@@ -1,6 +1,6 @@
 import DBusKit
-import Foundation
 import DeviceContract
+import Foundation
 import SharedDevice
 
 /// `dev.sdlab.App1` at `/dev/sdlab/App`: how the runner (or anyone) drives an app and reads
@@ -15,63 +15,81 @@ struct AppControl: Sendable {
     static let maxRecordsPerWrite = UInt32(RecordKind.mostPerWrite)
 
     var interfaces: [DBusInterface] {
-        [DBusInterface(AppBus.interface, methods: [
-            .init(AppBus.Method.foreground.rawValue) { [host] _ async throws in
-                host.withState { $0.foreground = true }
-                host.traceEvent(.foreground)
-                await host.inbox.check(.foreground)
-                return []
-            },
-            .init(AppBus.Method.resumed.rawValue) { [host] _ async in
-                host.traceEvent(.resumed)
-                if host.sdk.listensToPosts { await host.inbox.check(.poll) }
-                return []
-            },
-            .init(AppBus.Method.background.rawValue) { [host] _ in
-                host.withState { $0.foreground = false }
-                host.traceEvent(.background)
-                return []
-            },
-            .init(AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")], out: [.init("canaries", "as")]) { [host] call async throws in
-                guard let kind = call.arguments[0].string.flatMap(RecordKind.init(rawValue:)) else {
-                    throw DBusError.invalidArgs("kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                let count = call.arguments[1].uint32!
-                guard (1...Self.maxRecordsPerWrite).contains(count) else {
-                    throw DBusError.invalidArgs("count is 1 to \(Self.maxRecordsPerWrite)")
-                }
-                return [.strings(try await host.inbox.perform { try await host.write(kind, count: Int(count)) }.map(\.description))]
-            },
-            .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
-                let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
-                try await host.inbox.perform { try await host.signIn(user, password) }
-                await host.inbox.check(.signIn)
-                return []
-            },
-            .init(AppBus.Method.signOut.rawValue) { [host] _ async throws in
-                try await host.inbox.perform { try await host.signOut() }
-                await host.inbox.check(.signOut)
-                return []
-            },
-            .init(AppBus.Method.unlock.rawValue, in: [.init("user", "s"), .init("password", "s")]) { [host] call async throws in
-                let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
-                try await host.connection.callHub(HubMethod.unlock, [.string(user), .string(password)],
-                                                  timeout: host.configuration.hubTimeout)
-                return []
-            },
-            .init(AppBus.Method.settle.rawValue) { [host] _ async in
-                await host.inbox.settled()
-                return []
-            },
-            .init(AppBus.Method.snapshot.rawValue, out: [.init("snapshot", "a{sv}")]) { [host] _ async in
-                [host.snapshot().wireValue]
-            },
-        ], properties: [
-            .init(AppBus.Property.name.rawValue, "s") { [host] in .string(host.configuration.name) },
-            .init(AppBus.Property.sdk.rawValue, "s") { [host] in .string(host.configuration.sdk.rawValue) },
-            .init(AppBus.Property.backgroundMode.rawValue, "b") { [host] in .bool(host.configuration.backgroundMode) },
-            .init(AppBus.Property.cleanup.rawValue, "s") { [host] in .string(host.configuration.policy.name) },
-        ])]
+        [
+            DBusInterface(
+                AppBus.interface,
+                methods: [
+                    .init(AppBus.Method.foreground.rawValue) { [host] _ async throws in
+                        host.withState { $0.foreground = true }
+                        host.traceEvent(.foreground)
+                        await host.inbox.check(.foreground)
+                        return []
+                    },
+                    .init(AppBus.Method.resumed.rawValue) { [host] _ async in
+                        host.traceEvent(.resumed)
+                        if host.sdk.listensToPosts { await host.inbox.check(.poll) }
+                        return []
+                    },
+                    .init(AppBus.Method.background.rawValue) { [host] _ in
+                        host.withState { $0.foreground = false }
+                        host.traceEvent(.background)
+                        return []
+                    },
+                    .init(
+                        AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")],
+                        out: [.init("canaries", "as")]
+                    ) { [host] call async throws in
+                        guard let kind = call.arguments[0].string.flatMap(RecordKind.init(rawValue:)) else {
+                            throw DBusError.invalidArgs(
+                                "kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                        }
+                        let count = call.arguments[1].uint32!
+                        guard (1...Self.maxRecordsPerWrite).contains(count) else {
+                            throw DBusError.invalidArgs("count is 1 to \(Self.maxRecordsPerWrite)")
+                        }
+                        return [
+                            .strings(
+                                try await host.inbox.perform { try await host.write(kind, count: Int(count)) }.map(
+                                    \.description))
+                        ]
+                    },
+                    .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) {
+                        [host] call async throws in
+                        let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
+                        try await host.inbox.perform { try await host.signIn(user, password) }
+                        await host.inbox.check(.signIn)
+                        return []
+                    },
+                    .init(AppBus.Method.signOut.rawValue) { [host] _ async throws in
+                        try await host.inbox.perform { try await host.signOut() }
+                        await host.inbox.check(.signOut)
+                        return []
+                    },
+                    .init(AppBus.Method.unlock.rawValue, in: [.init("user", "s"), .init("password", "s")]) {
+                        [host] call async throws in
+                        let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
+                        try await host.connection.callHub(
+                            HubMethod.unlock, [.string(user), .string(password)],
+                            timeout: host.configuration.hubTimeout)
+                        return []
+                    },
+                    .init(AppBus.Method.settle.rawValue) { [host] _ async in
+                        await host.inbox.settled()
+                        return []
+                    },
+                    .init(AppBus.Method.snapshot.rawValue, out: [.init("snapshot", "a{sv}")]) { [host] _ async in
+                        [host.snapshot().wireValue]
+                    },
+                ],
+                properties: [
+                    .init(AppBus.Property.name.rawValue, "s") { [host] in .string(host.configuration.name) },
+                    .init(AppBus.Property.sdk.rawValue, "s") { [host] in .string(host.configuration.sdk.rawValue) },
+                    .init(AppBus.Property.backgroundMode.rawValue, "b") { [host] in
+                        .bool(host.configuration.backgroundMode)
+                    },
+                    .init(AppBus.Property.cleanup.rawValue, "s") { [host] in .string(host.configuration.policy.name) },
+                ])
+        ]
     }
 }
 
@@ -115,9 +133,12 @@ extension AppHost {
         snapshot.callbacks = state.callbacks
         snapshot.error = state.lastError
         // A blocked UI shows nothing.
-        snapshot.displayed = state.blocked ? [] : state.model.user.map { user in
-            container.readable(with: keys).filter { $0.user == user && $0.kind != .common }.map(\.description)
-        } ?? []
+        snapshot.displayed =
+            state.blocked
+            ? []
+            : state.model.user.map { user in
+                container.readable(with: keys).filter { $0.user == user && $0.kind != .common }.map(\.description)
+            } ?? []
         snapshot.preferencesApplied = state.model.preferencesApplied
         snapshot.checks = state.checks
         snapshot.cleanupFailures = state.cleanupFailures

@@ -1,8 +1,8 @@
 import Crypto
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
-import DeviceContract
 import LeakScan
 import SharedDevice
 import SharedDeviceSDK
@@ -57,8 +57,9 @@ public final class AppHost: Sendable {
         case (.own, nil): throw LaunchError("--cleanup own: this app has no cleanup code of its own")
         case (.own, _?), (_, nil): break
         case (let declared, _?):
-            throw LaunchError("it cleans up with code of its own, not \(declared.description): declare `cleanup: own`"
-                              + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
+            throw LaunchError(
+                "it cleans up with code of its own, not \(declared.description): declare `cleanup: own`"
+                    + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
         }
         self.configuration = configuration
         self.connection = connection
@@ -70,20 +71,28 @@ public final class AppHost: Sendable {
             throw LaunchError("\(error)")
         }
         statePath = configuration.container + "/app-state.json"
-        let saved = FileManager.default.contents(atPath: statePath).flatMap { try? JSONDecoder().decode(String?.self, from: $0) }
+        let saved = FileManager.default.contents(atPath: statePath).flatMap {
+            try? JSONDecoder().decode(String?.self, from: $0)
+        }
         state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil), savedUser: saved ?? nil))
-        sdk = embeddedSDK(configuration.sdk, connection: connection, clientID: configuration.name, keychain: container.keychain,
-                        timeout: configuration.hubTimeout)
-        cleaner = Cleaner(container: container, dataKeyName: sdk.dataKeyName, hookTimeout: configuration.hookTimeout,
-                          hookDirectory: configuration.hookDirectory)
+        sdk = embeddedSDK(
+            configuration.sdk, connection: connection, clientID: configuration.name, keychain: container.keychain,
+            timeout: configuration.hubTimeout)
+        cleaner = Cleaner(
+            container: container, dataKeyName: sdk.dataKeyName, hookTimeout: configuration.hookTimeout,
+            hookDirectory: configuration.hookDirectory)
     }
 
     /// Finishes an interrupted cleanup, listens for posts (MSAL) and resumes, serves `App1`,
     /// takes the app's bus name and makes the launch check. Returns once the app shows its UI.
     public func start() async throws {
-        trace?.record(.launched, fields: [(.sdk, .string(configuration.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
-                                          (.backgroundMode, .bool(configuration.backgroundMode))]
-                                         + Self.fields(of: configuration.policy))
+        trace?.record(
+            .launched,
+            fields: [
+                (.sdk, .string(configuration.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
+                (.backgroundMode, .bool(configuration.backgroundMode)),
+            ]
+                + Self.fields(of: configuration.policy))
         if let job = cleaner.unfinished() {
             HookRecord.stopLeftover(in: container.root)  // the hook of the run that died, if it outlived it
             trace?.record(.cleanupResumed, fields: fields(of: job))
@@ -96,8 +105,12 @@ public final class AppHost: Sendable {
         Task(executorPreference: connection) { [self] in await workLoop() }
         // Each post is noted in the trace as it arrives (on the connection's thread, in order).
         try await sdk.observePosts { [self] post in
-            trace?.record(.postReceived, [.name: .string(NotifyCenter.accountChanged), .sender: .string(post.sender),
-                                          .serial: .uint(UInt64(post.serial))])
+            trace?.record(
+                .postReceived,
+                [
+                    .name: .string(NotifyCenter.accountChanged), .sender: .string(post.sender),
+                    .serial: .uint(UInt64(post.serial)),
+                ])
             inbox.requestCheck(.signal)
         }
         try connection.export(AppControl(self).interfaces, at: AppBus.path)
@@ -161,7 +174,8 @@ public final class AppHost: Sendable {
         switch await sdk.check(trigger, answered: answered) {
         case .noOpportunity:
             // The SDK did not look, so the app learned nothing.
-            trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
+            trace?.record(
+                .checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
             return
         case .failed(let error):
             noteFailure(error, trigger: trigger)
@@ -190,7 +204,9 @@ public final class AppHost: Sendable {
             $0.callbacks += callbacks
             $0.lastError = nil
         }
-        for callback in callbacks { trace?.record(.callback, [.name: .string(callback), .trigger: .string(trigger.rawValue)]) }
+        for callback in callbacks {
+            trace?.record(.callback, [.name: .string(callback), .trigger: .string(trigger.rawValue)])
+        }
     }
 
     private func noteFailure(_ error: String, trigger: CheckTrigger) {
@@ -266,7 +282,11 @@ public final class AppHost: Sendable {
         var fields: [(TraceField, TraceValue)] = [(.policy, .string(policy.name))]
         if case .hook(let command, _) = policy { fields.append((.hook, .string(command))) }
         if !policy.keeps.isEmpty {
-            fields.append((.keeps, .string(RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue).joined(separator: ","))))
+            fields.append(
+                (
+                    .keeps,
+                    .string(RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue).joined(separator: ","))
+                ))
         }
         return fields
     }
@@ -289,8 +309,9 @@ public final class AppHost: Sendable {
 
     /// The keys the app holds now, without making any.
     var heldKeys: Container.Keys {
-        Container.Keys(data: container.keychain.existingKey(sdk.dataKeyName),
-                       external: state.withLock { $0.externalKey?.user == $0.model.user ? $0.externalKey?.key : nil })
+        Container.Keys(
+            data: container.keychain.existingKey(sdk.dataKeyName),
+            external: state.withLock { $0.externalKey?.user == $0.model.user ? $0.externalKey?.key : nil })
     }
 
     /// The current user's key of `external` records, from the hub's key service, kept in memory.
@@ -298,7 +319,9 @@ public final class AppHost: Sendable {
         if let (user, key) = state.withLock({ $0.externalKey }), user == self.user { return key }
         let reply = try await connection.callHub(KeyServiceMethod.getUserKey, timeout: configuration.hubTimeout)
         guard let served = UserKey(wire: reply.first) else { throw DBusError.failed("the key service answered no key") }
-        guard served.user == user else { throw DBusError(name: DeviceError.accountMismatch.name, message: "the key service serves \(served.user)") }
+        guard served.user == user else {
+            throw DBusError(name: DeviceError.accountMismatch.name, message: "the key service serves \(served.user)")
+        }
         let key = SymmetricKey(data: served.key)
         state.withLock { $0.externalKey = (served.user, key) }
         trace?.record(.externalKeyFetched, [.user: .string(served.user)])
@@ -309,8 +332,10 @@ public final class AppHost: Sendable {
     /// records. The container is looked through once per user: later records are written by
     /// this process, which fetches the key to write them.
     private func fetchExternalKeyIfNeeded() async {
-        guard let user, state.withLock({ $0.externalKey?.user != user && $0.externalRecordsLookedUp.insert(user).inserted }),
-              container.hasRecords(.external, of: user) else { return }
+        guard let user,
+            state.withLock({ $0.externalKey?.user != user && $0.externalRecordsLookedUp.insert(user).inserted }),
+            container.hasRecords(.external, of: user)
+        else { return }
         _ = try? await externalKey()
     }
 
@@ -318,10 +343,14 @@ public final class AppHost: Sendable {
 
     func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
-    func traceEvent(_ event: TraceName, _ fields: KeyValuePairs<TraceField, TraceValue> = [:]) { trace?.record(event, fields) }
+    func traceEvent(_ event: TraceName, _ fields: KeyValuePairs<TraceField, TraceValue> = [:]) {
+        trace?.record(event, fields)
+    }
 
     /// The app's own sign-in or sign-out changed its user: clean up as the model says, then check.
     func changedHere(to user: String?, reason: CheckTrigger) async {
-        await react([state.withLock { $0.model.userChanged(to: user, reason: reason.rawValue, hasPreferences: hasPreferences) }])
+        await react([
+            state.withLock { $0.model.userChanged(to: user, reason: reason.rawValue, hasPreferences: hasPreferences) }
+        ])
     }
 }

@@ -42,8 +42,14 @@ public enum AppMain {
         }
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         let terminated = await firstOf([
-            { @Sendable in _ = await TerminationSignals.next(); return true },
-            { @Sendable in await connection.closed(); return false },
+            { @Sendable in
+                _ = await TerminationSignals.next()
+                return true
+            },
+            { @Sendable in
+                await connection.closed()
+                return false
+            },
         ])
         if terminated { await host.finishWork() }
         await connection.close()

@@ -13,8 +13,10 @@ public struct Cleaner: Sendable {
     /// The folder a hook runs in, so that its relative paths are the scenario's; nil: the app's.
     public let hookDirectory: String?
 
-    public init(container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10),
-                hookDirectory: String? = nil) {
+    public init(
+        container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10),
+        hookDirectory: String? = nil
+    ) {
         self.container = container
         self.dataKeyName = dataKeyName
         self.hookTimeout = hookTimeout
@@ -31,7 +33,8 @@ public struct Cleaner: Sendable {
 
     /// A cleanup that was started and not finished (the app died in the middle).
     public func unfinished() -> Job? {
-        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job?.self, from: $0) } ?? nil
+        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job?.self, from: $0) }
+            ?? nil
     }
 
     /// Runs the job to its end: the policy's plan, or `work` (an app's own cleanup) instead.
@@ -73,12 +76,14 @@ public struct Cleaner: Sendable {
         let log = container.root + "/hook.log"
         // dash counts `ulimit -f` in 512-byte blocks.
         // `hook` is not exported: the command sees only the documented variables.
-        let limited = "umask 077 && ulimit -f \(Self.hookOutputLimitKiB * 2) && cd \"$SDLAB_HOOK_DIRECTORY\""
+        let limited =
+            "umask 077 && ulimit -f \(Self.hookOutputLimitKiB * 2) && cd \"$SDLAB_HOOK_DIRECTORY\""
             + " && hook=$SDLAB_HOOK && unset SDLAB_HOOK SDLAB_HOOK_DIRECTORY && exec /bin/sh -c \"$hook\""
         let hook: ChildProcess
         do {
-            (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", limited], stdout: .file(log), stderr: .file(log),
-                                               environment: environment, newSession: true)
+            (hook, _) = try ChildProcess.spawn(
+                "/bin/sh", ["-c", limited], stdout: .file(log), stderr: .file(log),
+                environment: environment, newSession: true)
         } catch {
             return HookFailure(description: "the cleanup hook could not start: \(error)")
         }
@@ -93,7 +98,8 @@ public struct Cleaner: Sendable {
         switch status {
         case .exited(0): return nil
         case .signaled(SIGXFSZ), .exited(128 + SIGXFSZ):
-            return HookFailure(description: "the cleanup hook `\(command)` wrote more than \(Self.hookOutputLimitKiB) KiB of output")
+            return HookFailure(
+                description: "the cleanup hook `\(command)` wrote more than \(Self.hookOutputLimitKiB) KiB of output")
         default: return HookFailure(description: "the cleanup hook `\(command)` failed: \(status)")
         }
     }

@@ -40,8 +40,9 @@ public struct Container: Sendable {
         self.root = root
         self.app = app
         for folder in [root] + Folder.allCases.map({ root + "/" + $0.rawValue }) {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         keychain = try Keychain(folder: root + "/" + Folder.keychain.rawValue)
     }
@@ -62,8 +63,9 @@ public struct Container: Sendable {
             var values = preferenceValues(of: user)
             values += canaries.map { "\($0) preference of \(user)" }
             let document = ["user": user, "values": values] as [String: Any]
-            try store(JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
-                      at: path(.preferences) + "/\(user).json")
+            try store(
+                JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
+                at: path(.preferences) + "/\(user).json")
         case .common, .plain:
             try store(Self.values(canaries), at: recordsPath(canaries, "txt"))
         case .sensitive, .external:
@@ -123,7 +125,8 @@ public struct Container: Sendable {
 
     /// Whether a record file holds records of `kind` (`KIND-FIRST-LAST.SUFFIX`).
     private static func holds(_ file: String, _ kind: RecordKind) -> Bool {
-        file[(file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex)...].hasPrefix(kind.rawValue + "-")
+        file[(file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex)...].hasPrefix(
+            kind.rawValue + "-")
     }
 
     /// unlink or rmdir; a file already gone is fine.
@@ -145,8 +148,9 @@ public struct Container: Sendable {
     private func recordsPath(_ canaries: [Canary], _ suffix: String) throws -> String {
         let (first, last) = (canaries.first!, canaries.last!)
         let folder = path(folder(of: first.kind)) + "/" + first.user
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         return folder + "/\(first.kind.rawValue)-\(first.number)-\(last.number).\(suffix)"
     }
 
@@ -165,8 +169,9 @@ public struct Container: Sendable {
         switch kind {
         case .sensitive, .external:
             guard let key = kind == .sensitive ? keys.data : keys.external,
-                  let box = try? AES.GCM.SealedBox(combined: bytes),
-                  let opened = try? AES.GCM.open(box, using: key) else { return nil }
+                let box = try? AES.GCM.SealedBox(combined: bytes),
+                let opened = try? AES.GCM.open(box, using: key)
+            else { return nil }
             plain = opened
         default:
             plain = bytes
@@ -190,7 +195,8 @@ public struct Container: Sendable {
 
     private func preferenceValues(of user: String) -> [String] {
         guard let bytes = FileManager.default.contents(atPath: path(.preferences) + "/\(user).json"),
-              let document = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else { return [] }
+            let document = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any]
+        else { return [] }
         return document["values"] as? [String] ?? []
     }
 
@@ -199,7 +205,8 @@ public struct Container: Sendable {
     }
 
     private func store(_ data: Data, at file: String) throws {
-        guard FileManager.default.createFile(atPath: file, contents: data, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: file, contents: data, attributes: [.posixPermissions: 0o600])
+        else {
             throw WriteFailure(file: file)
         }
     }

@@ -45,14 +45,23 @@ protocol EmbeddedSDK: Sendable {
 }
 
 /// The SDK an app of `kind` embeds, on `connection`, keeping its state in `keychain`.
-func embeddedSDK(_ kind: SDKKind, connection: Connection, clientID: String, keychain: Keychain,
-                 timeout: Duration) -> any EmbeddedSDK {
+func embeddedSDK(
+    _ kind: SDKKind, connection: Connection, clientID: String, keychain: Keychain,
+    timeout: Duration
+) -> any EmbeddedSDK {
     switch kind {
-    case .msal: MSALiOS(client: MSALPublicClient(connection: connection, clientID: clientID, keychain: keychain,
-                                                  timeout: timeout))
-    case .msalAndroid: MSALAndroid(client: AndroidMSALPublicClient(connection: connection, clientID: clientID,
-                                                                   keychain: keychain, timeout: timeout))
-    case .ws1: WorkspaceOne(controller: WorkspaceOneController(connection: connection, keychain: keychain, timeout: timeout))
+    case .msal:
+        MSALiOS(
+            client: MSALPublicClient(
+                connection: connection, clientID: clientID, keychain: keychain,
+                timeout: timeout))
+    case .msalAndroid:
+        MSALAndroid(
+            client: AndroidMSALPublicClient(
+                connection: connection, clientID: clientID,
+                keychain: keychain, timeout: timeout))
+    case .ws1:
+        WorkspaceOne(controller: WorkspaceOneController(connection: connection, keychain: keychain, timeout: timeout))
     }
 }
 
@@ -71,9 +80,10 @@ private struct MSALiOS: EmbeddedSDK {
         answered()
         switch answer {
         case .success(let result)?:
-            return .answered(SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
-                [model.heard(result, hasPreferences: prefs)]
-            })
+            return .answered(
+                SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
+                    [model.heard(result, hasPreferences: prefs)]
+                })
         case .failure(let error)?: return .failed(error.label)
         case nil: return .noOpportunity  // cancelled: nothing was asked
         }
@@ -84,7 +94,9 @@ private struct MSALiOS: EmbeddedSDK {
     }
 
     func accountChangeState() async -> UInt64? { await client.accountChangeState() }
-    func signIn(user: String, password: String) async throws -> BrokerAccount { try await client.signIn(user: user, password: password) }
+    func signIn(user: String, password: String) async throws -> BrokerAccount {
+        try await client.signIn(user: user, password: password)
+    }
     func signOut() async throws { try await client.signOut() }
 }
 
@@ -97,9 +109,10 @@ private struct MSALAndroid: EmbeddedSDK {
         answered()
         switch answer {
         case .success(let callbacks)?:
-            return .answered(SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
-                [model.heard(callbacks, hasPreferences: prefs)]
-            })
+            return .answered(
+                SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
+                    [model.heard(callbacks, hasPreferences: prefs)]
+                })
         case .failure(let error)?: return .failed(error.label)
         case nil: return .noOpportunity
         }
@@ -110,7 +123,9 @@ private struct MSALAndroid: EmbeddedSDK {
     }
 
     func accountChangeState() async -> UInt64? { await client.accountChangeState() }
-    func signIn(user: String, password: String) async throws -> BrokerAccount { try await client.signIn(user: user, password: password) }
+    func signIn(user: String, password: String) async throws -> BrokerAccount {
+        try await client.signIn(user: user, password: password)
+    }
     func signOut() async throws { try await client.signOut() }
 }
 
@@ -138,12 +153,17 @@ private struct WorkspaceOne: EmbeddedSDK {
             return .failed("\(error)")
         }
         guard detection.taken else { return .noOpportunity }
-        let callbacks = detection.effects.compactMap { if case .callback(let callback) = $0 { callback.description } else { nil } }
-        return .answered(SDKAnswer(callbacks: callbacks, keysDeleted: detection.effects.contains(.deleteDataKeys),
-                                   blocked: await controller.isBlocked,
-                                   failure: detection.session == nil ? SDKErrors.hubUnreachable : nil) { model, prefs in
-            model.heard(detection.effects, session: detection.session, hasPreferences: prefs)
-        })
+        let callbacks = detection.effects.compactMap {
+            if case .callback(let callback) = $0 { callback.description } else { nil }
+        }
+        return .answered(
+            SDKAnswer(
+                callbacks: callbacks, keysDeleted: detection.effects.contains(.deleteDataKeys),
+                blocked: await controller.isBlocked,
+                failure: detection.session == nil ? SDKErrors.hubUnreachable : nil
+            ) { model, prefs in
+                model.heard(detection.effects, session: detection.session, hasPreferences: prefs)
+            })
     }
 
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {}

@@ -102,7 +102,10 @@ final class Inbox: Sendable {
     /// Takes the pending triggers and their waiters: from now on a request needs another check.
     func takeTriggers() -> (triggers: [CheckTrigger], waiters: [CheckedContinuation<Void, Never>]) {
         state.withLock { state in
-            defer { state.triggers = []; state.checkWaiters = [] }
+            defer {
+                state.triggers = []
+                state.checkWaiters = []
+            }
             return (state.triggers, state.checkWaiters)
         }
     }

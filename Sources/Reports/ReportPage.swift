@@ -29,8 +29,11 @@ public enum ReportPage {
         let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
         let steps = result.steps.map { step in
             let mark = step.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
-            let failures = (step.failures + step.notes.map { "! " + $0 }).map { "<div class=\"fail\">\(Reports.xml($0))</div>" }.joined()
-            return "<tr><td>\(mark)</td><td>\(Reports.xml(step.title))\(failures)</td><td>\(Reports.xml(step.location.description))</td></tr>"
+            let failures = (step.failures + step.notes.map { "! " + $0 }).map {
+                "<div class=\"fail\">\(Reports.xml($0))</div>"
+            }.joined()
+            return
+                "<tr><td>\(mark)</td><td>\(Reports.xml(step.title))\(failures)</td><td>\(Reports.xml(step.location.description))</td></tr>"
         }.joined(separator: "\n")
         let timing = TimingRow.table(result.timings, sdk: sdk).map { row in
             "<tr><td>\(row.model)</td><td>\(row.mechanism.rawValue)</td><td>\(row.count)</td><td>\(row.open)</td>"
@@ -64,14 +67,16 @@ extension ReportPage {
         var order: [String] = []
         var names: [String: [String]] = [:]
         for app in result.scenario.apps {
-            let row = "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
+            let row =
+                "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
                 + "<td>\(Reports.xml(ran[app.name] ?? "not launched"))</td>"
             if names[row] == nil { order.append(row) }
             names[row, default: []].append(app.name)
         }
         guard !order.isEmpty else { return "" }
         return "<table><tr><th>app</th><th>sdk</th><th>cleanup that ran</th></tr>\n"
-            + order.map { "<tr><td>\(Reports.xml(AppNames.listed(names[$0]!)))</td>\($0)</tr>" }.joined(separator: "\n") + "</table>"
+            + order.map { "<tr><td>\(Reports.xml(AppNames.listed(names[$0]!)))</td>\($0)</tr>" }.joined(separator: "\n")
+            + "</table>"
     }
 
     /// The pairs still open: another user's data the app still held readable, and why.
@@ -89,7 +94,10 @@ extension ReportPage {
     /// The leak scan at the end: leaks and retained data by kind and file, what apps showed.
     static func scan(_ result: ScenarioResult) -> String {
         let lines = result.scan.lines
-        guard !lines.isEmpty else { return "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))): nothing of another user readable.</p>" }
+        guard !lines.isEmpty else {
+            return
+                "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))): nothing of another user readable.</p>"
+        }
         return "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))):</p><ul>"
             + lines.map { "<li>\(Reports.xml($0))</li>" }.joined() + "</ul>"
     }
@@ -114,13 +122,17 @@ struct Timeline {
     var svg: String {
         guard let first = events.first?.t, let last = events.last?.t, !lanes.isEmpty else { return "<p>No trace.</p>" }
         let span = Double(max(last - first, 1))
-        func x(_ t: UInt64) -> Double { Self.labelWidth + (Double(t - min(t, first)) / span) * (Self.width - Self.labelWidth - 10) }
+        func x(_ t: UInt64) -> Double {
+            Self.labelWidth + (Double(t - min(t, first)) / span) * (Self.width - Self.labelWidth - 10)
+        }
         func y(_ proc: String) -> Double { Double(lanes.firstIndex(of: proc) ?? 0) * Self.laneHeight + 30 }
         let height = Double(lanes.count) * Self.laneHeight + 40
         var shapes: [String] = []
         for (index, lane) in lanes.enumerated() {
             let top = Double(index) * Self.laneHeight + 30
-            shapes.append("<rect x=\"0\" y=\"\(top - 12)\" width=\"\(Self.width)\" height=\"\(Self.laneHeight)\" fill=\"\(index % 2 == 0 ? "#f6f8fa" : "#fff")\"/>")
+            shapes.append(
+                "<rect x=\"0\" y=\"\(top - 12)\" width=\"\(Self.width)\" height=\"\(Self.laneHeight)\" fill=\"\(index % 2 == 0 ? "#f6f8fa" : "#fff")\"/>"
+            )
             shapes.append("<text x=\"4\" y=\"\(top + 4)\">\(Reports.xml(lane))</text>")
         }
         // A window for each change at which the app held another user's data: until clean, or
@@ -128,27 +140,47 @@ struct Timeline {
         for timing in timings where lanes.contains(timing.app) && timing.exposed {
             let end = timing.clean ?? last
             let what = timing.exposure.map { "\(Double($0) / 1e6) ms" } ?? "open: \(timing.openReason ?? "")"
-            shapes.append("<rect x=\"\(x(timing.t0))\" y=\"\(y(timing.app) - 8)\" width=\"\(max(x(end) - x(timing.t0), 1))\" height=\"16\" fill=\"#cf222e\" fill-opacity=\"\(timing.isOpen ? 0.35 : 0.18)\"><title>\(Reports.xml("exposure after generation \(timing.generation) (held \(timing.held)): \(what)"))</title></rect>")
+            shapes.append(
+                "<rect x=\"\(x(timing.t0))\" y=\"\(y(timing.app) - 8)\" width=\"\(max(x(end) - x(timing.t0), 1))\" height=\"16\" fill=\"#cf222e\" fill-opacity=\"\(timing.isOpen ? 0.35 : 0.18)\"><title>\(Reports.xml("exposure after generation \(timing.generation) (held \(timing.held)): \(what)"))</title></rect>"
+            )
         }
         for event in events where lanes.contains(event.proc) {
             let (cx, cy) = (x(event.t), y(event.proc))
-            let tip = "<title>\(Reports.xml(event.event)) \(Reports.xml(event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))) at \(Double(event.t - first) / 1e6) ms</title>"
+            let tip =
+                "<title>\(Reports.xml(event.event)) \(Reports.xml(event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))) at \(Double(event.t - first) / 1e6) ms</title>"
             switch event.name {
             case .sessionChanged:
-                shapes.append("<line x1=\"\(cx)\" y1=\"16\" x2=\"\(cx)\" y2=\"\(height - 8)\" stroke=\"#0969da\" stroke-dasharray=\"4 3\">\(tip)</line>")
-                shapes.append("<text x=\"\(cx + 3)\" y=\"12\" fill=\"#0969da\">\(Reports.xml(event[.state] ?? "")) \(Reports.xml(event[.user] ?? ""))</text>")
+                shapes.append(
+                    "<line x1=\"\(cx)\" y1=\"16\" x2=\"\(cx)\" y2=\"\(height - 8)\" stroke=\"#0969da\" stroke-dasharray=\"4 3\">\(tip)</line>"
+                )
+                shapes.append(
+                    "<text x=\"\(cx + 3)\" y=\"12\" fill=\"#0969da\">\(Reports.xml(event[.state] ?? "")) \(Reports.xml(event[.user] ?? ""))</text>"
+                )
             case .posted: shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"5\" fill=\"#8250df\">\(tip)</circle>")
-            case .postReceived: shapes.append("<path d=\"M\(cx - 5) \(cy - 6) L\(cx + 5) \(cy - 6) L\(cx) \(cy + 2) Z\" fill=\"#8250df\">\(tip)</path>")
-            case .callback: shapes.append("<path d=\"M\(cx) \(cy - 6) L\(cx + 5) \(cy) L\(cx) \(cy + 6) L\(cx - 5) \(cy) Z\" fill=\"#bf8700\">\(tip)</path>")
+            case .postReceived:
+                shapes.append(
+                    "<path d=\"M\(cx - 5) \(cy - 6) L\(cx + 5) \(cy - 6) L\(cx) \(cy + 2) Z\" fill=\"#8250df\">\(tip)</path>"
+                )
+            case .callback:
+                shapes.append(
+                    "<path d=\"M\(cx) \(cy - 6) L\(cx + 5) \(cy) L\(cx) \(cy + 6) L\(cx - 5) \(cy) Z\" fill=\"#bf8700\">\(tip)</path>"
+                )
             case .cleanupFinished, .cleanupFailed:
-                let start = events.last { $0.proc == event.proc && $0.is(.cleanupStarted) && $0.t <= event.t }?.t ?? event.t
-                shapes.append("<rect x=\"\(x(start))\" y=\"\(cy + 4)\" width=\"\(max(cx - x(start), 2))\" height=\"6\" fill=\"\(event.is(.cleanupFinished) ? "#1a7f37" : "#cf222e")\">\(tip)</rect>")
-            case .launched, .ready, .terminated: shapes.append("<rect x=\"\(cx - 1)\" y=\"\(cy - 9)\" width=\"2\" height=\"18\" fill=\"#57606a\">\(tip)</rect>")
-            case .checkStarted: shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"2.5\" fill=\"#57606a\">\(tip)</circle>")
+                let start =
+                    events.last { $0.proc == event.proc && $0.is(.cleanupStarted) && $0.t <= event.t }?.t ?? event.t
+                shapes.append(
+                    "<rect x=\"\(x(start))\" y=\"\(cy + 4)\" width=\"\(max(cx - x(start), 2))\" height=\"6\" fill=\"\(event.is(.cleanupFinished) ? "#1a7f37" : "#cf222e")\">\(tip)</rect>"
+                )
+            case .launched, .ready, .terminated:
+                shapes.append(
+                    "<rect x=\"\(cx - 1)\" y=\"\(cy - 9)\" width=\"2\" height=\"18\" fill=\"#57606a\">\(tip)</rect>")
+            case .checkStarted:
+                shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"2.5\" fill=\"#57606a\">\(tip)</circle>")
             default: break
             }
         }
-        let axis = "<text x=\"\(Self.labelWidth)\" y=\"\(height - 2)\">0 ms</text><text x=\"\(Self.width - 90)\" y=\"\(height - 2)\">\(Int(span / 1e6)) ms</text>"
+        let axis =
+            "<text x=\"\(Self.labelWidth)\" y=\"\(height - 2)\">0 ms</text><text x=\"\(Self.width - 90)\" y=\"\(height - 2)\">\(Int(span / 1e6)) ms</text>"
         return """
             <div class="legend"><span style="color:#0969da">┆ session change</span><span style="color:#8250df">● post ▼ delivery</span>\
             <span style="color:#bf8700">◆ callback</span><span style="color:#1a7f37">▬ cleanup</span>\

@@ -1,7 +1,7 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
-import DeviceContract
 import SharedDevice
 
 /// Where a run folder keeps what its processes write.
@@ -28,8 +28,10 @@ public struct AppSpec: Sendable, Equatable {
     /// The folder a cleanup hook runs in: the scenario file's, so its relative paths are the file's.
     public var hookDirectory: String?
 
-    public init(name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-                executable: String? = nil, hookDirectory: String? = nil) {
+    public init(
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
+        executable: String? = nil, hookDirectory: String? = nil
+    ) {
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
@@ -40,9 +42,10 @@ public struct AppSpec: Sendable, Equatable {
 
     /// The app's command line (`AppOptions`, as the app declares it) in a run folder.
     func arguments(bus: String, directory: String) -> [String] {
-        AppOptions.commandLine(name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
-                               hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
-                               trace: RunFolder.trace(of: name, in: directory), bus: bus)
+        AppOptions.commandLine(
+            name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
+            hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
+            trace: RunFolder.trace(of: name, in: directory), bus: bus)
     }
 }
 
@@ -55,20 +58,25 @@ public struct LaunchedApp: Sendable {
 
     /// Starts the app and returns once it says `ready` (its launch check done). On failure
     /// the process is stopped and the error carries what it said.
-    public static func launch(_ spec: AppSpec, bus: String, in directory: String,
-                              sdlab: String = DevicePaths.executablePath(),
-                              timeout: Duration = .seconds(15)) async throws(LaunchError) -> LaunchedApp {
+    public static func launch(
+        _ spec: AppSpec, bus: String, in directory: String,
+        sdlab: String = DevicePaths.executablePath(),
+        timeout: Duration = .seconds(15)
+    ) async throws(LaunchError) -> LaunchedApp {
         try RunFolder.prepare(directory)
         let log = RunFolder.log(of: spec.name, in: directory)
-        let (executable, arguments) = spec.executable.map { ($0, spec.arguments(bus: bus, directory: directory)) }
+        let (executable, arguments) =
+            spec.executable.map { ($0, spec.arguments(bus: bus, directory: directory)) }
             ?? (sdlab, ["app"] + spec.arguments(bus: bus, directory: directory))
-        let (process, stdout) = try ChildProcess.spawn(executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
+        let (process, stdout) = try ChildProcess.spawn(
+            executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
             process.stop(grace: .seconds(2))
             let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw LaunchError("the app \(spec.name) did not start: \(said.isEmpty ? "not ready within \(timeout)" : said)")
+            throw LaunchError(
+                "the app \(spec.name) did not start: \(said.isEmpty ? "not ready within \(timeout)" : said)")
         }
         return LaunchedApp(spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory))
     }
@@ -106,8 +114,9 @@ public struct AppClient: Sendable {
 
     @discardableResult
     public func call(_ method: AppBus.Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(destination: AppBus.name(of: name), path: AppBus.path, interface: AppBus.interface,
-                                  member: method.rawValue, arguments, timeout: timeout)
+        try await connection.call(
+            destination: AppBus.name(of: name), path: AppBus.path, interface: AppBus.interface,
+            member: method.rawValue, arguments, timeout: timeout)
     }
 
     public func foreground() async throws { try await call(.foreground) }
@@ -115,12 +124,17 @@ public struct AppClient: Sendable {
     public func resumed() async throws { try await call(.resumed) }
     public func settle() async throws { try await call(.settle) }
     public func signOut() async throws { try await call(.signOut) }
-    public func signIn(_ user: String, password: String) async throws { try await call(.signIn, [.string(user), .string(password)]) }
-    public func unlock(_ user: String, password: String) async throws { try await call(.unlock, [.string(user), .string(password)]) }
+    public func signIn(_ user: String, password: String) async throws {
+        try await call(.signIn, [.string(user), .string(password)])
+    }
+    public func unlock(_ user: String, password: String) async throws {
+        try await call(.unlock, [.string(user), .string(password)])
+    }
 
     @discardableResult
     public func write(_ kind: RecordKind, count: Int) async throws -> [String] {
-        try await call(.write, [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string) ?? []
+        try await call(.write, [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string)
+            ?? []
     }
 
     public func snapshot() async throws -> AppSnapshot { AppSnapshot(wire: try await call(.snapshot).first) }

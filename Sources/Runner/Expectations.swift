@@ -1,8 +1,8 @@
-import LeakScan
 import DBusKit
 import DeviceContract
 import Foundation
 import Hub
+import LeakScan
 import Scenario
 import SharedDevice
 
@@ -28,14 +28,18 @@ struct ExpectationCheck {
             }
             for app in apps(of: expectation.target) {
                 let cleanup = driver.scenario.apps.first { $0.name == app }?.cleanup ?? .wipeAll
-                let context = AppContext(app: app, snapshot: try await snapshot(of: app), currentUser: session.user,
-                                         scan: LeakScanner.judge(findings.filter { $0.app == app }, currentUser: session.user,
-                                                                 cleanup: cleanup),
-                                         timing: timings.last { $0.app == app },
-                                         callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
-                                             .compactMap { $0[.name] })
+                let context = AppContext(
+                    app: app, snapshot: try await snapshot(of: app), currentUser: session.user,
+                    scan: LeakScanner.judge(
+                        findings.filter { $0.app == app }, currentUser: session.user,
+                        cleanup: cleanup),
+                    timing: timings.last { $0.app == app },
+                    callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
+                        .compactMap { $0[.name] })
                 for field in expectation.fields {
-                    for mismatch in context.mismatches(field.check) { appFailures.add(mismatch, of: app, at: field.location) }
+                    for mismatch in context.mismatches(field.check) {
+                        appFailures.add(mismatch, of: app, at: field.location)
+                    }
                 }
             }
         }
@@ -68,7 +72,8 @@ struct ExpectationCheck {
             if let session = Session(wire: try await hubCall(HubMethod.getSession).first) { return session }
             throw DBusError.failed("the hub's GetSession reply is not (sst)")
         } catch {
-            guard let saved = try? StateFile(path: driver.device.directory + "/" + RunningDevice.hubStateFile).load() else { throw error }
+            guard let saved = try? StateFile(path: driver.device.directory + "/" + RunningDevice.hubStateFile).load()
+            else { throw error }
             return saved.model.session
         }
     }
@@ -80,16 +85,23 @@ struct ExpectationCheck {
             switch field.check {
             case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
             case .user(let user): (name, expected, actual) = ("user", user ?? "none", session.user ?? "none")
-            case .generation(let generation): (name, expected, actual) = ("generation", "\(generation)", "\(session.generation)")
-            case .online(let online): (name, expected, actual) = ("online", "\(online)", "\(try await hubProperty(.online).bool ?? false)")
-            case .locked(let locked): (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty(.locked).bool ?? false)")
+            case .generation(let generation):
+                (name, expected, actual) = ("generation", "\(generation)", "\(session.generation)")
+            case .online(let online):
+                (name, expected, actual) = ("online", "\(online)", "\(try await hubProperty(.online).bool ?? false)")
+            case .locked(let locked):
+                (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty(.locked).bool ?? false)")
             case .foreground(let front):
                 // The hub says `hub` or `app`; which app is in front is the fleet's.
                 let shown = try await hubProperty(.foreground).string ?? ""
-                (name, expected, actual) = ("foreground", front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown)
+                (name, expected, actual) = (
+                    "foreground", front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown
+                )
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
-            if expected != actual { failures.append("\(field.location): hub.\(name): expected \(expected), got \(actual)") }
+            if expected != actual {
+                failures.append("\(field.location): hub.\(name): expected \(expected), got \(actual)")
+            }
         }
         return failures
     }
@@ -98,7 +110,8 @@ struct ExpectationCheck {
         try await driver.connection.hubProperty(property, timeout: .seconds(10)) ?? .bool(false)
     }
 
-    private func hubCall<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+    private func hubCall<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue]
+    {
         try await driver.connection.callHub(method, arguments, timeout: .seconds(10))
     }
 }
@@ -123,12 +136,16 @@ private struct AppContext {
     func mismatches(_ check: ExpectField.Check) -> [String] {
         switch check {
         case .leaks(let count) where scan.leaks.count != count:
-            return ["leaks: expected \(count), got \(scan.leaks.count)" + (scan.leaks.isEmpty ? "" : ": \(scan.leaks.described)")]
+            return [
+                "leaks: expected \(count), got \(scan.leaks.count)"
+                    + (scan.leaks.isEmpty ? "" : ": \(scan.leaks.described)")
+            ]
         case .retained(let preferences, let common):
             return [(RecordKind.preferences, preferences), (.common, common)].compactMap { kind, expected in
                 let kept = scan.retained.filter { $0.canary.kind == kind }
                 guard let expected, kept.count != expected else { return nil }
-                return "retained.\(kind.rawValue): expected \(expected), got \(kept.count)" + (kept.isEmpty ? "" : ": \(kept.described)")
+                return "retained.\(kind.rawValue): expected \(expected), got \(kept.count)"
+                    + (kept.isEmpty ? "" : ": \(kept.described)")
             }
         default:
             let (name, expected, actual) = compare(check)
@@ -155,7 +172,9 @@ private struct AppContext {
         case .within(let limit):
             let bound = "≤ \(Self.milliseconds(limit))"
             guard let timing, timing.exposed else { return ("within", bound, bound) }  // nothing was exposed
-            guard let exposure = timing.exposure else { return ("within", bound, "still open: \(timing.openReason ?? "")") }
+            guard let exposure = timing.exposure else {
+                return ("within", bound, "still open: \(timing.openReason ?? "")")
+            }
             let window = Duration.nanoseconds(Int64(exposure))
             return ("within", bound, window <= limit ? bound : Self.milliseconds(window))
         default:
@@ -194,8 +213,10 @@ public enum AppNames {
         var run: (stem: String, first: Int, last: Int)?
         func flush() {
             guard let current = run else { return }
-            parts.append(current.first == current.last ? "\(current.stem)\(current.first)"
-                         : "\(current.stem)\(current.first)–\(current.stem)\(current.last)")
+            parts.append(
+                current.first == current.last
+                    ? "\(current.stem)\(current.first)"
+                    : "\(current.stem)\(current.first)–\(current.stem)\(current.last)")
             run = nil
         }
         for name in names {
@@ -218,7 +239,9 @@ public enum AppNames {
     /// `fleet12` is (`fleet`, 12); a name without a number at its end is nil.
     private static func numbered(_ name: String) -> (String, Int)? {
         let digits = name.reversed().prefix { $0.isNumber }
-        guard !digits.isEmpty, digits.count < name.count, let number = Int(String(digits.reversed())) else { return nil }
+        guard !digits.isEmpty, digits.count < name.count, let number = Int(String(digits.reversed())) else {
+            return nil
+        }
         return (String(name.dropLast(digits.count)), number)
     }
 }

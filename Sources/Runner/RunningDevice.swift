@@ -44,11 +44,14 @@ public final class RunningDevice: Sendable {
     /// Starts the bus, then the hub, and returns once the hub answers `GetSession`. On any
     /// failure whatever was started is stopped again and a `LaunchError` says why. `setup`
     /// (default: the default users) applies only when the folder holds no saved state.
-    public static func start(in directory: String, detached: Bool, setup: HubSetup? = nil,
-                             sdlab: String = DevicePaths.executablePath()) async throws -> RunningDevice {
+    public static func start(
+        in directory: String, detached: Bool, setup: HubSetup? = nil,
+        sdlab: String = DevicePaths.executablePath()
+    ) async throws -> RunningDevice {
         try DevicePaths.prepareDirectory(directory)
         if !runningProcesses(in: directory).isEmpty {
-            throw LaunchError("a device is already running in \(directory): `sdlab device down --dir \(directory)` stops it")
+            throw LaunchError(
+                "a device is already running in \(directory): `sdlab device down --dir \(directory)` stops it")
         }
         let bus = try await offPool { () -> Result<BusDaemon, LaunchError> in
             Result { () throws(LaunchError) in try BusDaemon.start(in: directory, detached: detached) }
@@ -66,12 +69,16 @@ public final class RunningDevice: Sendable {
         }
     }
 
-    private static func startHub(sdlab: String, bus: BusDaemon, directory: String, setup: HubSetup?,
-                                 detached: Bool) async throws -> ChildProcess {
+    private static func startHub(
+        sdlab: String, bus: BusDaemon, directory: String, setup: HubSetup?,
+        detached: Bool
+    ) async throws -> ChildProcess {
         let log = directory + "/hub.log"
         try RunFolder.prepare(directory)
-        var arguments = ["hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile,
-                         "--trace", RunFolder.hubTrace(in: directory)]
+        var arguments = [
+            "hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile,
+            "--trace", RunFolder.hubTrace(in: directory),
+        ]
         if let setup {
             do {
                 try setup.write(to: directory + "/" + hubSetupFile)
@@ -80,8 +87,9 @@ public final class RunningDevice: Sendable {
             }
             arguments += ["--setup", directory + "/" + hubSetupFile]
         }
-        let (hub, stdout) = try ChildProcess.spawn(sdlab, arguments,
-                                                   stdout: .pipe, stderr: .file(log), newSession: detached)
+        let (hub, stdout) = try ChildProcess.spawn(
+            sdlab, arguments,
+            stdout: .pipe, stderr: .file(log), newSession: detached)
         record(hub, as: hubPIDFile, in: directory)
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: .seconds(15)) }
@@ -139,8 +147,11 @@ public final class RunningDevice: Sendable {
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         defer { close(ends[0]) }
         let arguments = ["guard", "--pid", "\(bus.process.pid)", "--match", directory + "/bus"]
-        guard let (process, _) = try? ChildProcess.spawn(sdlab, arguments, stdout: .null, stderr: .null,
-                                                         newSession: true, stdin: ends[0]) else {
+        guard
+            let (process, _) = try? ChildProcess.spawn(
+                sdlab, arguments, stdout: .null, stderr: .null,
+                newSession: true, stdin: ends[0])
+        else {
             close(ends[1])
             return nil
         }
@@ -163,12 +174,15 @@ public final class RunningDevice: Sendable {
     // MARK: - PID records
 
     private static func record(_ process: ChildProcess, as file: String, in directory: String) {
-        _ = FileManager.default.createFile(atPath: directory + "/" + file, contents: Data("\(process.pid)\n".utf8),
-                                       attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(
+            atPath: directory + "/" + file, contents: Data("\(process.pid)\n".utf8),
+            attributes: [.posixPermissions: 0o600])
     }
 
     private static func removeRecords(in directory: String) {
-        for file in [hubPIDFile, busPIDFile, "bus"] { try? FileManager.default.removeItem(atPath: directory + "/" + file) }
+        for file in [hubPIDFile, busPIDFile, "bus"] {
+            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+        }
     }
 
     /// The recorded processes still running, hub first. A PID counts only while its command
@@ -176,9 +190,10 @@ public final class RunningDevice: Sendable {
     private static func runningProcesses(in directory: String) -> [(name: String, process: ChildProcess)] {
         [("the hub", hubPIDFile), ("the bus", busPIDFile)].compactMap { name, file in
             guard let text = try? String(contentsOfFile: directory + "/" + file, encoding: .utf8),
-                  let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-                  let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
-                  String(decoding: commandLine, as: UTF8.self).contains(directory + "/bus") else { return nil }
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                String(decoding: commandLine, as: UTF8.self).contains(directory + "/bus")
+            else { return nil }
             return (name, ChildProcess(pid: pid))
         }
     }

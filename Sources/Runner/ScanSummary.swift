@@ -25,7 +25,8 @@ public struct ScanSummary: Sendable, Equatable {
         currentUser = (try? StateFile(path: directory + "/" + RunningDevice.hubStateFile).load())?.model.session.user
         let findings = LeakScanner(containersFolder: directory + "/containers").scan()
         for app in driver.scenario.apps {
-            let judged = LeakScanner.judge(findings.filter { $0.app == app.name }, currentUser: currentUser, cleanup: app.cleanup)
+            let judged = LeakScanner.judge(
+                findings.filter { $0.app == app.name }, currentUser: currentUser, cleanup: app.cleanup)
             guard !judged.leaks.isEmpty || !judged.retained.isEmpty else { continue }
             apps[app.name] = Findings(leaks: judged.leaks, retained: judged.retained)
         }
@@ -42,11 +43,14 @@ public struct ScanSummary: Sendable, Equatable {
             let found = apps[app]!
             var lines: [String] = []
             if !found.leaks.isEmpty { lines.append("\(app): leaks \(found.leaks.count): \(found.leaks.described)") }
-            if !found.retained.isEmpty { lines.append("\(app): retained \(found.retained.count): \(found.retained.described)") }
+            if !found.retained.isEmpty {
+                lines.append("\(app): retained \(found.retained.count): \(found.retained.described)")
+            }
             if !found.exposed.isEmpty {
                 let byUser = Dictionary(grouping: found.exposed, by: \.user)
-                lines.append("\(app): exposed \(found.exposed.count) on screen: "
-                             + byUser.keys.sorted().map { "\($0) ×\(byUser[$0]!.count)" }.joined(separator: ", "))
+                lines.append(
+                    "\(app): exposed \(found.exposed.count) on screen: "
+                        + byUser.keys.sorted().map { "\($0) ×\(byUser[$0]!.count)" }.joined(separator: ", "))
             }
             return lines
         }

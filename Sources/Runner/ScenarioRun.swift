@@ -1,5 +1,5 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
@@ -8,11 +8,15 @@ import SharedDevice
 
 extension Scenario {
     /// Each app's declared cleanup, by name.
-    public var cleanups: [String: CleanupPolicy] { Dictionary(uniqueKeysWithValues: apps.map { ($0.name, $0.cleanup) }) }
+    public var cleanups: [String: CleanupPolicy] {
+        Dictionary(uniqueKeysWithValues: apps.map { ($0.name, $0.cleanup) })
+    }
 
     /// What a new hub starts from: the scenario's `device` settings and its users, hashed.
     public var hubSetup: HubSetup {
-        HubSetup(policy: device.policy, online: device.online, directory: ConsoleDirectory(users.map { ($0.user, $0.password) }))
+        HubSetup(
+            policy: device.policy, online: device.online,
+            directory: ConsoleDirectory(users.map { ($0.user, $0.password) }))
     }
 }
 
@@ -30,7 +34,9 @@ public struct StepResult: Sendable {
 
 /// A scenario's outcome.
 public struct ScenarioResult: Sendable {
-    public init(scenario: Scenario, steps: [StepResult], timings: [SessionChangeTiming], environmentFailure: String? = nil) {
+    public init(
+        scenario: Scenario, steps: [StepResult], timings: [SessionChangeTiming], environmentFailure: String? = nil
+    ) {
         self.scenario = scenario
         self.steps = steps
         self.timings = timings
@@ -61,14 +67,17 @@ extension TraceEvent {
 /// Runs one scenario in a run folder: starts the device, drives the steps, checks the
 /// expectations, and stops every process it started on every way out.
 public enum ScenarioRun {
-    public static func run(_ scenario: Scenario, in directory: String, sdlab: String = DevicePaths.executablePath(),
-                           progress: @escaping @Sendable (StepResult) -> Void = { _ in },
-                           fleetProgress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async -> ScenarioResult {
+    public static func run(
+        _ scenario: Scenario, in directory: String, sdlab: String = DevicePaths.executablePath(),
+        progress: @escaping @Sendable (StepResult) -> Void = { _ in },
+        fleetProgress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }
+    ) async -> ScenarioResult {
         var result = ScenarioResult(scenario: scenario, steps: [], timings: [])
         let device: RunningDevice
         let connection: Connection
         do {
-            device = try await RunningDevice.start(in: directory, detached: false, setup: scenario.hubSetup, sdlab: sdlab)
+            device = try await RunningDevice.start(
+                in: directory, detached: false, setup: scenario.hubSetup, sdlab: sdlab)
         } catch {
             result.environmentFailure = "\(error)"
             return result
@@ -99,8 +108,10 @@ public enum ScenarioRun {
         result.events = TraceEvent.merged(from: directory + "/trace")
         let broken = DeviceInvariants.violations(in: result.events)
         if !broken.isEmpty {
-            result.steps.append(StepResult(location: scenario.steps.last?.location ?? Location(file: scenario.file, line: 1, column: 1),
-                                           title: "device invariants", failures: broken))
+            result.steps.append(
+                StepResult(
+                    location: scenario.steps.last?.location ?? Location(file: scenario.file, line: 1, column: 1),
+                    title: "device invariants", failures: broken))
             progress(result.steps[result.steps.count - 1])
         }
         result.timings = SessionChangeTiming.all(in: result.events, cleanups: scenario.cleanups)

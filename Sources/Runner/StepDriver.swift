@@ -25,7 +25,9 @@ public final class StepDriver {
         self.device = device
         self.connection = connection
         self.sdlab = sdlab
-        fleet = AppFleet(Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
+        fleet = AppFleet(
+            Dictionary(
+                uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
     }
 
     /// Told `(done, of)` while a lifecycle step acts on many apps (a fleet launching).
@@ -53,7 +55,9 @@ public final class StepDriver {
             }
             return notes
         }
-        if let expected = step.error { throw StepFailure(description: "expected error \(expected), but the step succeeded") }
+        if let expected = step.error {
+            throw StepFailure(description: "expected error \(expected), but the step succeeded")
+        }
         return notes
     }
 
@@ -68,7 +72,8 @@ public final class StepDriver {
 
     private func act(_ kind: StepKind) async throws {
         switch kind {
-        case .enroll(let user, let password): try await hub(HubMethod.enroll, [.string(user), .string(password ?? self.password(of: user))])
+        case .enroll(let user, let password):
+            try await hub(HubMethod.enroll, [.string(user), .string(password ?? self.password(of: user))])
         case .checkout(let user, let password):
             try await hub(HubMethod.checkOut, [.string(user), .string(password ?? self.password(of: user))])
         case .checkin: try await hub(HubMethod.checkIn)
@@ -86,7 +91,11 @@ public final class StepDriver {
         case .lock: try await hub(HubMethod.lock)
         case .unlock(let app, let user, let password):
             let secret = password ?? self.password(of: user)
-            if let app { try await usable(app).unlock(user, password: secret) } else { try await hub(HubMethod.unlock, [.string(user), .string(secret)]) }
+            if let app {
+                try await usable(app).unlock(user, password: secret)
+            } else {
+                try await hub(HubMethod.unlock, [.string(user), .string(secret)])
+            }
         case .wipe: try await hub(HubMethod.enterpriseWipe)
         case .post(let name): try connection.post(name)
         case .hub(let action): try await hubProcess(action)
@@ -94,8 +103,14 @@ public final class StepDriver {
             // Cut short when the device's bus stops: the run is over then.
             let connection = self.connection
             let slept = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask { try await Task.sleep(for: duration); return true }
-                group.addTask { await connection.closed(); return false }
+                group.addTask {
+                    try await Task.sleep(for: duration)
+                    return true
+                }
+                group.addTask {
+                    await connection.closed()
+                    return false
+                }
                 defer { group.cancelAll() }
                 return try await group.next() ?? false
             }
@@ -119,9 +134,11 @@ public final class StepDriver {
         switch effect {
         case .spawn:
             guard let entry = scenario.apps.first(where: { $0.name == name }) else { return }
-            let spec = AppSpec(name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
-                               executable: entry.executable, hookDirectory: scenario.folder)
-            running[name] = try await LaunchedApp.launch(spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
+            let spec = AppSpec(
+                name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
+                executable: entry.executable, hookDirectory: scenario.folder)
+            running[name] = try await LaunchedApp.launch(
+                spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
             frozen[name] = nil
         case .stop:
             frozen[name] = try await client(name).snapshot()

@@ -30,8 +30,10 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// Why a pair that held data is still open; nil when clean or nothing was held.
     public var openReason: String?
 
-    public init(generation: UInt64, app: String, t0: UInt64, newUser: String? = nil, notified: UInt64?,
-                mechanism: Mechanism, held: Holdings = Holdings(), clean: UInt64? = nil, openReason: String? = nil) {
+    public init(
+        generation: UInt64, app: String, t0: UInt64, newUser: String? = nil, notified: UInt64?,
+        mechanism: Mechanism, held: Holdings = Holdings(), clean: UInt64? = nil, openReason: String? = nil
+    ) {
         self.generation = generation
         self.app = app
         self.t0 = t0
@@ -73,8 +75,9 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// app learned of it (a blocked Workspace ONE app's foreground is no opportunity).
     private static func learning(of change: TraceEvent, by app: String, in later: [TraceEvent]) -> SessionChangeTiming {
         let user = change.user()
-        var timing = SessionChangeTiming(generation: UInt64(change[.generation] ?? "") ?? 0, app: app,
-                                         t0: change.t, newUser: user, notified: nil, mechanism: .none)
+        var timing = SessionChangeTiming(
+            generation: UInt64(change[.generation] ?? "") ?? 0, app: app,
+            t0: change.t, newUser: user, notified: nil, mechanism: .none)
         var from = later.startIndex
         while let start = later[from...].firstIndex(where: { $0.is(.checkStarted) }) {
             guard let end = later[start...].firstIndex(where: { $0.is(.checkFinished) || $0.is(.checkFailed) })
@@ -92,7 +95,8 @@ public struct SessionChangeTiming: Equatable, Sendable {
 
     /// Closes an exposed pair at the first cleanup that finished with none of the held data
     /// left, or at a later change whose user owns all that is left; else says why it is open.
-    private static func close(_ timing: inout SessionChangeTiming, with later: [TraceEvent], laterChanges: [TraceEvent]) {
+    private static func close(_ timing: inout SessionChangeTiming, with later: [TraceEvent], laterChanges: [TraceEvent])
+    {
         let owners = timing.held.users
         let comeBack = laterChanges.first { change in change.user().map { owners == [$0] } ?? false }?.t ?? .max
         var lastFailure: String?
@@ -109,7 +113,8 @@ public struct SessionChangeTiming: Equatable, Sendable {
             timing.clean = comeBack
             return
         }
-        timing.openReason = lastFailure.map { "cleanup failed: \($0)" }
+        timing.openReason =
+            lastFailure.map { "cleanup failed: \($0)" }
             ?? (timing.notified == nil ? "the app has not learned of the change yet" : "the app ran no cleanup")
     }
 

@@ -52,12 +52,14 @@ public struct TimingRow: Equatable, Sendable {
         let groups = Dictionary(grouping: timings.filter(\.exposed)) {
             Group(model: sdk[$0.app]?.rawValue ?? "?", mechanism: $0.mechanism)
         }
-        return groups.keys.sorted { ($0.model, $0.mechanism.rawValue) < ($1.model, $1.mechanism.rawValue) }.map { group in
+        return groups.keys.sorted { ($0.model, $0.mechanism.rawValue) < ($1.model, $1.mechanism.rawValue) }.map {
+            group in
             let rows = groups[group]!
-            return TimingRow(model: group.model, mechanism: group.mechanism, count: rows.count,
-                             open: rows.filter(\.isOpen).count,
-                             notified: Percentiles(nanoseconds: rows.compactMap(\.notifiedAfter)),
-                             exposure: Percentiles(nanoseconds: rows.compactMap(\.exposure)))
+            return TimingRow(
+                model: group.model, mechanism: group.mechanism, count: rows.count,
+                open: rows.filter(\.isOpen).count,
+                notified: Percentiles(nanoseconds: rows.compactMap(\.notifiedAfter)),
+                exposure: Percentiles(nanoseconds: rows.compactMap(\.exposure)))
         }
     }
 }
@@ -70,7 +72,8 @@ extension SessionChangeTiming {
         var order: [Key] = []
         var apps: [Key: [String]] = [:]
         for timing in timings where timing.isOpen {
-            let key = Key(generation: timing.generation, held: timing.held.description, reason: timing.openReason ?? "open")
+            let key = Key(
+                generation: timing.generation, held: timing.held.description, reason: timing.openReason ?? "open")
             if apps[key] == nil { order.append(key) }
             apps[key, default: []].append(timing.app)
         }

@@ -11,13 +11,16 @@ final class TraceTail {
     init(folder: String) { self.folder = folder }
 
     func newEvents() -> [TraceEvent] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0.hasSuffix(".jsonl")
+        }
         return files.sorted().flatMap { name -> [TraceEvent] in
             guard let handle = FileHandle(forReadingAtPath: folder + "/" + name) else { return [] }
             defer { try? handle.close() }
             let offset = offsets[name] ?? 0
             guard (try? handle.seek(toOffset: offset)) != nil, let data = try? handle.readToEnd(),
-                  let lastNewline = data.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+                let lastNewline = data.lastIndex(of: UInt8(ascii: "\n"))
+            else { return [] }
             let whole = data[data.startIndex...lastNewline]
             offsets[name] = offset + UInt64(whole.count)
             return String(decoding: whole, as: UTF8.self).split(separator: "\n").compactMap(TraceEvent.init(line:))

@@ -13,10 +13,17 @@ struct CallbackForm {
     static func forms(of sdk: SDKKind) -> [CallbackForm] {
         switch sdk {
         case .msal: [CallbackForm(name: "current-account", arguments: [.user, .user])]
-        case .msalAndroid: [CallbackForm(name: "account-changed", arguments: [.user, .user]),
-                            CallbackForm(name: "account-loaded", arguments: [.user])]
-        case .ws1: [CallbackForm(name: "wipe", arguments: []), CallbackForm(name: "user-changed", arguments: []),
-                    CallbackForm(name: "initial-check", arguments: []), CallbackForm(name: "initial-check", arguments: [.error])]
+        case .msalAndroid:
+            [
+                CallbackForm(name: "account-changed", arguments: [.user, .user]),
+                CallbackForm(name: "account-loaded", arguments: [.user]),
+            ]
+        case .ws1:
+            [
+                CallbackForm(name: "wipe", arguments: []), CallbackForm(name: "user-changed", arguments: []),
+                CallbackForm(name: "initial-check", arguments: []),
+                CallbackForm(name: "initial-check", arguments: [.error]),
+            ]
         }
     }
 
@@ -38,7 +45,8 @@ struct CallbackForm {
             arguments = text[text.index(after: open)..<text.index(before: text.endIndex)]
                 .split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
-        guard let form = forms(of: sdk).first(where: { $0.name == name && $0.arguments.count == arguments.count }) else { return nil }
+        guard let form = forms(of: sdk).first(where: { $0.name == name && $0.arguments.count == arguments.count })
+        else { return nil }
         return (form, arguments)
     }
 }
@@ -54,7 +62,8 @@ extension Reader {
         var kinds: [SDKKind] = []
         for target in targets {
             let names = Self.groupTargets.contains(target) ? appOrder : [target]
-            for case .some(.some(let app)) in names.map({ apps[$0] }) where Self.covers(target, app.sdk) && !kinds.contains(app.sdk) {
+            for case .some(.some(let app)) in names.map({ apps[$0] })
+            where Self.covers(target, app.sdk) && !kinds.contains(app.sdk) {
                 kinds.append(app.sdk)
             }
         }
@@ -74,18 +83,23 @@ extension Reader {
         for sdk in sdks {
             guard let (form, arguments) = CallbackForm.match(text, sdk: sdk) else {
                 let expected = CallbackForm.forms(of: sdk).map(\.shown).joined(separator: ", ")
-                report(node, "callbacks: unknown callback '\(Self.shown(text))' for \(sdk.anApp) (expected \(expected))")
+                report(
+                    node, "callbacks: unknown callback '\(Self.shown(text))' for \(sdk.anApp) (expected \(expected))")
                 return false
             }
             for (kind, argument) in zip(form.arguments, arguments) {
                 if kind == .user, argument != "none", users[argument] == nil {
-                    report(node, "callbacks: unknown user '\(Self.shown(argument))' in '\(Self.shown(text))' "
-                           + "(the users are \(userOrder.joined(separator: ", ")); none for no user)")
+                    report(
+                        node,
+                        "callbacks: unknown user '\(Self.shown(argument))' in '\(Self.shown(text))' "
+                            + "(the users are \(userOrder.joined(separator: ", ")); none for no user)")
                     return false
                 }
                 if kind == .error, !CallbackForm.errors.contains(argument) {
-                    report(node, "callbacks: unknown error '\(Self.shown(argument))' in '\(Self.shown(text))' "
-                           + "(expected \(CallbackForm.errors.joined(separator: " or ")))")
+                    report(
+                        node,
+                        "callbacks: unknown error '\(Self.shown(argument))' in '\(Self.shown(text))' "
+                            + "(expected \(CallbackForm.errors.joined(separator: " or ")))")
                     return false
                 }
             }

@@ -9,8 +9,9 @@ extension Reader {
 
     mutating func scenario(_ root: Node?) -> Scenario? {
         guard let root else {
-            report(at: Location(file: file, line: 1, column: 1),
-                   "empty scenario: expected a mapping with \(Self.topKeys.joined(separator: ", "))")
+            report(
+                at: Location(file: file, line: 1, column: 1),
+                "empty scenario: expected a mapping with \(Self.topKeys.joined(separator: ", "))")
             return nil
         }
         guard let top = mapping(root, "the scenario", allowed: Self.topKeys) else { return nil }
@@ -32,7 +33,8 @@ extension Reader {
     /// A scenario without `name` is called after its file.
     static func defaultName(_ file: String) -> String {
         let base = file.split(separator: "/").last.map(String.init) ?? file
-        return base.hasSuffix(".yaml") ? String(base.dropLast(5)) : base.hasSuffix(".yml") ? String(base.dropLast(4)) : base
+        return base.hasSuffix(".yaml")
+            ? String(base.dropLast(5)) : base.hasSuffix(".yml") ? String(base.dropLast(4)) : base
     }
 
     // MARK: - device
@@ -56,7 +58,11 @@ extension Reader {
     /// Whether `broadcast_on` adds sign-in; sign-out cannot be left out (the broker always posts then).
     mutating func broadcastOnSignIn(_ node: Node) -> Bool? {
         let items: [Node]
-        if case .sequence = node { items = list(node, "broadcast_on", of: "sign-out, sign-in") ?? [] } else { items = [node] }
+        if case .sequence = node {
+            items = list(node, "broadcast_on", of: "sign-out, sign-in") ?? []
+        } else {
+            items = [node]
+        }
         let events = items.compactMap { choice($0, "broadcast_on", Broadcast.self) }
         guard events.count == items.count else { return nil }
         guard events.contains(.signOut) else {
@@ -84,7 +90,9 @@ extension Reader {
         return entries
     }
 
-    static let userKeys = ["name", "password", "role", "staging", "first_name", "last_name", "email", "domain", "group_id"]
+    static let userKeys = [
+        "name", "password", "role", "staging", "first_name", "last_name", "email", "domain", "group_id",
+    ]
 
     /// `- cou1` or `- {name: cou1, …}`. A mistake in another field keeps that field's default,
     /// so the user still exists and references to it are not reported as well.
@@ -94,7 +102,8 @@ extension Reader {
             return (UserEntry(user: DirectoryUser(name: name), password: name), node)
         }
         guard let fields = mapping(node, "a user", allowed: Self.userKeys, required: ["name"]),
-              let nameNode = fields["name"]?.value, let name = userName(nameNode) else { return nil }
+            let nameNode = fields["name"]?.value, let name = userName(nameNode)
+        else { return nil }
         func string(_ key: String) -> String? { fields[key].flatMap { text($0.value, key) } }
         let role = fields["role"].flatMap { choice($0.value, "role", [DirectoryUser.Role.staging, .user]) } ?? .user
         var staging = DirectoryUser.Staging.multiUser
@@ -106,17 +115,22 @@ extension Reader {
             }
         }
         let defaults = DirectoryUser(name: name)
-        let user = DirectoryUser(name: name, role: role, staging: staging, firstName: string("first_name"),
-                                 lastName: string("last_name") ?? "", email: string("email"),
-                                 domain: string("domain") ?? defaults.domain, groupID: string("group_id") ?? defaults.groupID)
+        let user = DirectoryUser(
+            name: name, role: role, staging: staging, firstName: string("first_name"),
+            lastName: string("last_name") ?? "", email: string("email"),
+            domain: string("domain") ?? defaults.domain, groupID: string("group_id") ?? defaults.groupID)
         return (UserEntry(user: user, password: string("password") ?? name), nameNode)
     }
 
     /// User names travel in canaries (`SDLAB-CANARY/USER/…`) and on the bus; `none` means no user.
     mutating func userName(_ node: Node) -> String? {
-        let name = identifier(node, "user name", expecting: "a user name of letters, digits, '.', '_' or '-'",
-                              allowed: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) },
-                              first: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+        let name = identifier(
+            node, "user name", expecting: "a user name of letters, digits, '.', '_' or '-'",
+            allowed: {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            },
+            first: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
         guard name != "none" else {
             report(node, "user name: none means no user and cannot name one")
             return nil
@@ -168,7 +182,8 @@ extension Reader {
         apps[app.name] = .some(nil)  // a fleet's own name is known, but is not an app
         let members = (1...count).map { "\(app.name)\($0)" }
         if let clash = members.first(where: { taken[$0] != nil || Self.reservedAppNames.contains($0) }) {
-            let with = taken[clash].map { "the app \(clash) at \($0.line):\($0.column)" } ?? "the reserved name \(clash)"
+            let with =
+                taken[clash].map { "the app \(clash) at \($0.line):\($0.column)" } ?? "the reserved name \(clash)"
             report(countNode, "count \(count) names \(Self.range(members)), which clashes with \(with)")
             return []
         }
@@ -192,7 +207,8 @@ extension Reader {
 
     mutating func declaredApp(_ node: Node) -> Declared? {
         guard let fields = mapping(node, "an app", allowed: Self.appKeys, required: ["name", "sdk"]),
-              let nameNode = fields["name"]?.value, let name = appName(nameNode) else { return nil }
+            let nameNode = fields["name"]?.value, let name = appName(nameNode)
+        else { return nil }
         var count: (Int, Node)?
         if let entry = fields["count"] {
             guard let value = int(entry.value, "count", in: 1...1000) else {
@@ -204,11 +220,13 @@ extension Reader {
         let sdk = fields["sdk"].flatMap { choice($0.value, "sdk", SDKKind.self) }
         let background = fields["background"].map { bool($0.value, "background") } ?? false
         let executable = fields["executable"].map { executablePath($0.value) }
-        let cleanup = fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
+        let cleanup =
+            fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
         var app: AppEntry?
         if let sdk, let background, let cleanup, executable != .some(nil) {
-            app = AppEntry(name: name, sdk: sdk, background: background, cleanup: cleanup,
-                           executable: executable ?? nil, location: location(node))
+            app = AppEntry(
+                name: name, sdk: sdk, background: background, cleanup: cleanup,
+                executable: executable ?? nil, location: location(node))
         }
         return Declared(name: name, nameNode: nameNode, count: count, app: app)
     }
@@ -244,7 +262,8 @@ extension Reader {
         return path
     }
 
-    static let cleanupExpecting = "one of \((CleanupPolicy.names + ["own"]).joined(separator: ", ")), "
+    static let cleanupExpecting =
+        "one of \((CleanupPolicy.names + ["own"]).joined(separator: ", ")), "
         + "{hook: COMMAND, keeps: [KINDS]} or {keeps: [KINDS]}"
 
     /// `cleanup: NAME`, `{hook: COMMAND, keeps: [KINDS]}`, or `own` / `{keeps: [KINDS]}` for the
@@ -252,8 +271,10 @@ extension Reader {
     mutating func cleanupPolicy(_ node: Node, teamBuilt: Bool) -> CleanupPolicy? {
         let policy = cleanupDeclaration(node)
         if case .own = policy, !teamBuilt {
-            report(node, "cleanup: the app's own code needs executable: only an app a team built has cleanup code "
-                   + "of its own (the built-in app takes a policy or {hook: COMMAND})")
+            report(
+                node,
+                "cleanup: the app's own code needs executable: only an app a team built has cleanup code "
+                    + "of its own (the built-in app takes a policy or {hook: COMMAND})")
             return nil
         }
         return policy
@@ -284,7 +305,9 @@ extension Reader {
     mutating func hookCommand(_ node: Node) -> String? {
         guard let command = text(node, "hook", expecting: "a command") else { return nil }
         if checksFiles, let (_, written) = ScenarioPath.programPath(of: command),
-           let problem = ScenarioPath.problem(running: ScenarioPath.absolute(written, in: folder), written: written, folder: folder) {
+            let problem = ScenarioPath.problem(
+                running: ScenarioPath.absolute(written, in: folder), written: written, folder: folder)
+        {
             report(node, "hook: \(problem)")
             return nil
         }

@@ -3,8 +3,10 @@ import Yams
 
 /// `expect:` (Docs/scenarios.md): checks under `hub`, an app, a fleet, or `all` / `msal` / `ws1`.
 extension Reader {
-    static let appCheckKeys = ["state", "user", "previous", "callbacks", "error", "leaks", "exposed", "retained",
-                               "records", "prefs", "mechanism", "within"]
+    static let appCheckKeys = [
+        "state", "user", "previous", "callbacks", "error", "leaks", "exposed", "retained",
+        "records", "prefs", "mechanism", "within",
+    ]
     static let hubCheckKeys = ["state", "user", "generation", "online", "locked", "foreground"]
     static let groupTargets: Set = [Expectation.all, "msal", "ws1"]
 
@@ -22,7 +24,9 @@ extension Reader {
                 expectations.append(Expectation(target: entry.key, location: at, fields: fields))
             } else if let targets = expectTargets(entry) {
                 let sdks = sdks(of: targets)
-                guard let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1, sdks: sdks) }) else { continue }
+                guard let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1, sdks: sdks) }) else {
+                    continue
+                }
                 expectations += targets.map { Expectation(target: $0, location: at, fields: fields) }
             }
         }
@@ -35,22 +39,30 @@ extension Reader {
         if let members = fleets[entry.key] { return members }
         guard apps[entry.key] != nil else {
             let known = appSummary.isEmpty ? "" : "; the apps are \(appSummary.joined(separator: ", "))"
-            report(entry.keyNode, "unknown app \(Self.shown(entry.key)) in expect (expected hub, all, msal, ws1 or an app\(known))")
+            report(
+                entry.keyNode,
+                "unknown app \(Self.shown(entry.key)) in expect (expected hub, all, msal, ws1 or an app\(known))")
             return nil
         }
         return [entry.key]
     }
 
-    mutating func checks(_ entry: Entry, allowed: [String],
-                         _ check: (inout Reader, Entry) -> ExpectField.Check?) -> [ExpectField]? {
+    mutating func checks(
+        _ entry: Entry, allowed: [String],
+        _ check: (inout Reader, Entry) -> ExpectField.Check?
+    ) -> [ExpectField]? {
         if case .mapping(let raw) = entry.value, raw.isEmpty {
             report(entry.value, "\(entry.key): expected at least one of \(allowed.joined(separator: ", "))")
             return nil
         }
-        guard let fields = mapping(entry.value, "the expectation for \(entry.key)", allowed: allowed) else { return nil }
+        guard let fields = mapping(entry.value, "the expectation for \(entry.key)", allowed: allowed) else {
+            return nil
+        }
         var result: [ExpectField] = []
         for field in fields.entries {
-            if let value = check(&self, field) { result.append(ExpectField(location: location(field.keyNode), check: value)) }
+            if let value = check(&self, field) {
+                result.append(ExpectField(location: location(field.keyNode), check: value))
+            }
         }
         return result.count == fields.entries.count ? result : nil
     }
@@ -128,7 +140,9 @@ extension Reader {
         var result: [(text: String, node: Node)] = []
         var open: (text: String, node: Node)?
         for item in items {
-            guard let text = text(item, "callbacks", expecting: "a callback such as wipe or initial-check") else { return nil }
+            guard let text = text(item, "callbacks", expecting: "a callback such as wipe or initial-check") else {
+                return nil
+            }
             let joined = open.map { ($0.text + "," + text, $0.node) } ?? (text, item)
             let depth = joined.0.filter { $0 == "(" }.count - joined.0.filter { $0 == ")" }.count
             if depth > 0 {

@@ -5,11 +5,16 @@ extension Scenario {
     /// Reads and validates a scenario file; a file that cannot be read is one problem at 1:1.
     public static func load(path: String) throws(ScenarioProblems) -> Scenario {
         func unreadable(_ reason: String) -> ScenarioProblems {
-            ScenarioProblems([ScenarioProblem(location: Location(file: path, line: 1, column: 1),
-                                              message: "cannot read the scenario: \(reason)")])
+            ScenarioProblems([
+                ScenarioProblem(
+                    location: Location(file: path, line: 1, column: 1),
+                    message: "cannot read the scenario: \(reason)")
+            ])
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw unreadable("no such file") }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw unreadable("no such file")
+        }
         guard !isDirectory.boolValue else { throw unreadable("it is a directory") }
         let data: Data
         do {
@@ -25,7 +30,9 @@ extension Scenario {
     /// (executables, hooks) start at `file`'s folder. With `checkingFiles` (as `load` does),
     /// every executable and hook program it names must also be an executable file now; text
     /// that is not read from a file (a scenario just written) is checked without them.
-    public static func parse(_ text: String, file: String, checkingFiles: Bool = false) throws(ScenarioProblems) -> Scenario {
+    public static func parse(_ text: String, file: String, checkingFiles: Bool = false) throws(ScenarioProblems)
+        -> Scenario
+    {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -45,7 +52,9 @@ extension Scenario {
     public static func files(in paths: [String]) -> [String] {
         paths.flatMap { path -> [String] in
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else { return [path] }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                return [path]
+            }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
             return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
                 .map { (path.hasSuffix("/") ? path : path + "/") + $0 }

@@ -76,8 +76,10 @@ public struct AppEntry: Sendable, Equatable {
     /// The entry that declared it (for a fleet member, the fleet's entry).
     public var location: Location
 
-    public init(name: String, sdk: SDKKind, background: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-                executable: String? = nil, location: Location) {
+    public init(
+        name: String, sdk: SDKKind, background: Bool = false, cleanup: CleanupPolicy = .wipeAll,
+        executable: String? = nil, location: Location
+    ) {
         self.name = name
         self.sdk = sdk
         self.background = background

@@ -39,7 +39,8 @@ enum ScenarioPath {
 
     /// `text` as one shell word: single-quoted when the shell would read anything in it.
     static func shellWord(_ text: String) -> String {
-        text.unicodeScalars.allSatisfy(isLiteral) ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        text.unicodeScalars.allSatisfy(isLiteral)
+            ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
     /// Why the program at `path` (written as `written`, relative to `folder`) cannot run; nil

@@ -123,7 +123,9 @@ extension Reader {
                     unspaced.insert(String(key.string.prefix { $0 != ":" }))
                     continue
                 }
-                report(keyNode, "unknown key \(Self.shown(key.string)) in \(what) (expected \(allowed.joined(separator: ", ")))")
+                report(
+                    keyNode,
+                    "unknown key \(Self.shown(key.string)) in \(what) (expected \(allowed.joined(separator: ", ")))")
                 continue
             }
             entries.append(Entry(key: key.string, keyNode: keyNode, value: value))
@@ -171,8 +173,10 @@ extension Reader {
 
     /// A scalar of ASCII characters that `allowed` accepts (names end up in D-Bus names,
     /// canary paths and file names).
-    mutating func identifier(_ node: Node, _ what: String, expecting: String,
-                             allowed: (Unicode.Scalar) -> Bool, first: (Unicode.Scalar) -> Bool) -> String? {
+    mutating func identifier(
+        _ node: Node, _ what: String, expecting: String,
+        allowed: (Unicode.Scalar) -> Bool, first: (Unicode.Scalar) -> Bool
+    ) -> String? {
         guard let text = text(node, what, expecting: expecting) else { return nil }
         guard let head = text.unicodeScalars.first, first(head), text.unicodeScalars.allSatisfy(allowed) else {
             expected(what, expecting, found: node)
@@ -182,7 +186,9 @@ extension Reader {
     }
 
     mutating func int(_ node: Node, _ what: String, in range: ClosedRange<Int>) -> Int? {
-        let expecting = range.upperBound == .max ? "a whole number of at least \(range.lowerBound)"
+        let expecting =
+            range.upperBound == .max
+            ? "a whole number of at least \(range.lowerBound)"
             : "a whole number from \(range.lowerBound) to \(range.upperBound)"
         guard let text = text(node, what, expecting: expecting) else { return nil }
         guard let value = Int(text) else {
@@ -213,7 +219,9 @@ extension Reader {
         // `1500` could mean either unit: a duration says which.
         let number = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if Double(number) != nil {
-            report(node, "\(what): \(Self.shown(number)) needs a unit (\(Self.shown(number))ms or \(Self.shown(number))s?)")
+            report(
+                node, "\(what): \(Self.shown(number)) needs a unit (\(Self.shown(number))ms or \(Self.shown(number))s?)"
+            )
             return nil
         }
         guard let duration = Durations.parse(text) else {
@@ -229,7 +237,8 @@ extension Reader {
     }
 
     /// One of `cases`, by its raw value.
-    mutating func choice<T: RawRepresentable>(_ node: Node, _ what: String, _ cases: [T]) -> T? where T.RawValue == String {
+    mutating func choice<T: RawRepresentable>(_ node: Node, _ what: String, _ cases: [T]) -> T?
+    where T.RawValue == String {
         let expecting = "one of " + cases.map(\.rawValue).joined(separator: ", ")
         guard let text = text(node, what, expecting: expecting) else { return nil }
         guard let value = T(rawValue: text) else {
@@ -241,8 +250,9 @@ extension Reader {
 
     /// An error name as on the bus after `dev.sdlab.Error.`: letters and digits.
     mutating func errorName(_ node: Node, _ what: String) -> String? {
-        identifier(node, what, expecting: "an error name such as Offline or NotCheckedOut",
-                   allowed: { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) },
-                   first: { $0.isASCII && $0.properties.isAlphabetic })
+        identifier(
+            node, what, expecting: "an error name such as Offline or NotCheckedOut",
+            allowed: { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) },
+            first: { $0.isASCII && $0.properties.isAlphabetic })
     }
 }

@@ -13,7 +13,8 @@ extension StepKind {
         case .signin(let app, let user, _): "signin: \(user) in \(app)"
         case .signout(let app): "signout: \(app)"
         case .removeAccount: "remove-account"
-        case .lifecycle(let action, let apps): "\(action.rawValue): \(apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", "))"
+        case .lifecycle(let action, let apps):
+            "\(action.rawValue): \(apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", "))"
         case .write(let app, let kind, let count): "write: \(count) \(kind.rawValue) in \(app)"
         case .network(let online): "network: \(online ? "online" : "offline")"
         case .lock: "lock"

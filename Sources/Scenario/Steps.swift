@@ -4,7 +4,8 @@ import Yams
 /// `steps:` (Docs/scenarios.md): each written as a bare name (`- checkin`) or a one-key mapping
 /// (`- checkout: cou1`), optionally with `error: NAME` beside it or inside its mapping.
 extension Reader {
-    static let stepNames = ["enroll", "checkout", "checkin", "signin", "signout", "remove-account"]
+    static let stepNames =
+        ["enroll", "checkout", "checkin", "signin", "signout", "remove-account"]
         + AppLifecycle.Action.allCases.map(\.rawValue)
         + ["write", "network", "lock", "unlock", "wipe", "post", "hub", "wait", "settle", "repeat", "expect"]
     /// Steps that may stand alone as a scalar.
@@ -49,8 +50,12 @@ extension Reader {
         guard let entries = keyedEntries(node, "step") else { return nil }
         let main = entries.filter { $0.key != "error" }
         guard main.count == 1, let entry = main.first else {
-            report(node, main.isEmpty ? "a step needs a name such as checkout: cou1"
-                : "one step per list item, found \(main.map(\.key).joined(separator: ", ")) (write each as its own - item)")
+            report(
+                node,
+                main.isEmpty
+                    ? "a step needs a name such as checkout: cou1"
+                    : "one step per list item, found \(main.map(\.key).joined(separator: ", ")) (write each as its own - item)"
+            )
             return nil
         }
         var errorNode = entries.first { $0.key == "error" }?.value
@@ -65,11 +70,15 @@ extension Reader {
             if kind.canFail {
                 error = errorName(errorNode, "error")
             } else {
-                report(errorNode, "error: does not apply to \(entry.key) (only a step that acts on the hub or an app can fail)")
+                report(
+                    errorNode,
+                    "error: does not apply to \(entry.key) (only a step that acts on the hub or an app can fail)")
             }
         } else if case .enroll(let user, _) = kind, users[user]?.role == .user {
             // Always refused: without `error: NotStagingUser` it would only fail the run later.
-            report(entry.value, "enroll needs a staging user: \(user) has role user (add error: NotStagingUser to expect the refusal)")
+            report(
+                entry.value,
+                "enroll needs a staging user: \(user) has role user (add error: NotStagingUser to expect the refusal)")
         }
         return Step(location: location(node), error: error, kind: kind)
     }
@@ -89,7 +98,8 @@ extension Reader {
         case "enroll": return credentials(value, name, &error).map { .enroll(user: $0.user, password: $0.password) }
         case "checkout": return credentials(value, name, &error).map { .checkout(user: $0.user, password: $0.password) }
         case "settle": return Self.isNull(value) ? .settle(nil) : duration(value, "settle").map { .settle($0) }
-        case "checkin", "remove-account", "lock", "wipe": return onlyError(value, name, &error) ? Self.bareSteps[name] : nil
+        case "checkin", "remove-account", "lock", "wipe":
+            return onlyError(value, name, &error) ? Self.bareSteps[name] : nil
         case "signin": return signin(value, &error)
         case "signout": return signout(value, &error)
         case "write": return write(value, &error)
@@ -121,18 +131,25 @@ extension Reader {
     }
 
     /// `enroll` / `checkout`: `USER` or `{user, password?, error?}`.
-    mutating func credentials(_ node: Node, _ step: String, _ error: inout Node?) -> (user: String, password: String?)? {
+    mutating func credentials(_ node: Node, _ step: String, _ error: inout Node?) -> (user: String, password: String?)?
+    {
         guard case .mapping = node else { return userRef(node, step).map { ($0, nil) } }
-        guard let fields = mapping(node, step, allowed: ["user", "password", "error"], required: ["user"]) else { return nil }
+        guard let fields = mapping(node, step, allowed: ["user", "password", "error"], required: ["user"]) else {
+            return nil
+        }
         error = fields["error"]?.value
         let password = fields["password"].map { text($0.value, "password") }
-        guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil) else { return nil }
+        guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil) else {
+            return nil
+        }
         return (user, password ?? nil)
     }
 
     /// `signin: {app, user, password?}`, in an MSAL app.
     mutating func signin(_ node: Node, _ error: inout Node?) -> StepKind? {
-        guard let fields = mapping(node, "signin", allowed: ["app", "user", "password", "error"], required: ["app", "user"])
+        guard
+            let fields = mapping(
+                node, "signin", allowed: ["app", "user", "password", "error"], required: ["app", "user"])
         else { return nil }
         error = fields["error"]?.value
         let app = fields["app"].flatMap { msalApp($0.value, "signin") }
@@ -151,7 +168,8 @@ extension Reader {
     }
 
     mutating func write(_ node: Node, _ error: inout Node?) -> StepKind? {
-        guard let fields = mapping(node, "write", allowed: ["app", "kind", "count", "error"], required: ["app", "kind"])
+        guard
+            let fields = mapping(node, "write", allowed: ["app", "kind", "count", "error"], required: ["app", "kind"])
         else { return nil }
         error = fields["error"]?.value
         let app = fields["app"].flatMap { appRef($0.value, "app") }
@@ -163,7 +181,9 @@ extension Reader {
 
     /// `unlock: USER` or `unlock: {app?, user, password?}`.
     mutating func unlock(_ node: Node, _ error: inout Node?) -> StepKind? {
-        guard case .mapping = node else { return userRef(node, "unlock").map { .unlock(app: nil, user: $0, password: nil) } }
+        guard case .mapping = node else {
+            return userRef(node, "unlock").map { .unlock(app: nil, user: $0, password: nil) }
+        }
         guard let fields = mapping(node, "unlock", allowed: ["app", "user", "password", "error"], required: ["user"])
         else { return nil }
         error = fields["error"]?.value
@@ -175,7 +195,9 @@ extension Reader {
     }
 
     mutating func repeatStep(_ node: Node) -> StepKind? {
-        guard let fields = mapping(node, "repeat", allowed: ["times", "steps"], required: ["times", "steps"]) else { return nil }
+        guard let fields = mapping(node, "repeat", allowed: ["times", "steps"], required: ["times", "steps"]) else {
+            return nil
+        }
         let times = fields["times"].flatMap { int($0.value, "times", in: 1...Int.max) }
         var steps: [Step]?
         if let entry = fields["steps"] {
@@ -188,8 +210,10 @@ extension Reader {
         guard let times, let steps else { return nil }
         let repeated = StepKind.repeat(times: times, steps: steps)
         if let entry = fields["times"], repeated.runCount > Step.mostRunSteps {
-            report(entry.value, "times: \(times) repeats of \(Step.runCount(of: steps)) steps is more than the "
-                   + "\(Step.mostRunSteps) steps a scenario may run")
+            report(
+                entry.value,
+                "times: \(times) repeats of \(Step.runCount(of: steps)) steps is more than the "
+                    + "\(Step.mostRunSteps) steps a scenario may run")
             return nil
         }
         return repeated
@@ -200,7 +224,8 @@ extension Reader {
     mutating func userRef(_ node: Node, _ what: String) -> String? {
         guard let name = text(node, what, expecting: "a user name") else { return nil }
         guard users[name] != nil else {
-            report(node, "\(what): unknown user \(Self.shown(name)) (the users are \(userOrder.joined(separator: ", ")))")
+            report(
+                node, "\(what): unknown user \(Self.shown(name)) (the users are \(userOrder.joined(separator: ", ")))")
             return nil
         }
         return name
@@ -282,7 +307,7 @@ extension StepKind {
     var canFail: Bool {
         switch self {
         case .enroll, .checkout, .checkin, .signin, .signout, .removeAccount, .lifecycle, .write, .network, .lock,
-             .unlock, .wipe:
+            .unlock, .wipe:
             true
         case .post, .hub, .wait, .settle, .repeat, .expect:
             false

@@ -39,9 +39,15 @@ enum YAMLText {
 
     /// A letter or `_`, then letters, digits and `_ . - @ /` (emails, paths); no keyword.
     static func isPlain(_ text: String) -> Bool {
-        func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" }
-        guard let first = text.unicodeScalars.first, isLetter(first), !keywords.contains(text.lowercased()) else { return false }
-        return text.unicodeScalars.allSatisfy { isLetter($0) || ("0"..."9").contains($0) || ".-@/".unicodeScalars.contains($0) }
+        func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_"
+        }
+        guard let first = text.unicodeScalars.first, isLetter(first), !keywords.contains(text.lowercased()) else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy {
+            isLetter($0) || ("0"..."9").contains($0) || ".-@/".unicodeScalars.contains($0)
+        }
     }
 
     /// One character inside double quotes: line breaks, controls and other invisible characters
@@ -54,7 +60,9 @@ enum YAMLText {
         case "\t": return "\\t"
         case "\r": return "\\r"
         default:
-            let invisible: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator, .unassigned]
+            let invisible: Set<Unicode.GeneralCategory> = [
+                .control, .format, .lineSeparator, .paragraphSeparator, .unassigned,
+            ]
             guard invisible.contains(scalar.properties.generalCategory) else { return String(scalar) }
             let hex = String(scalar.value, radix: 16, uppercase: true)
             let (escape, width) = scalar.value > 0xFFFF ? ("\\U", 8) : ("\\u", 4)
@@ -93,7 +101,8 @@ extension Device {
         var fields: [Field] = []
         if policy.shared != defaults.policy.shared { fields.append(("shared", "\(policy.shared)")) }
         if policy.broadcastOnSignIn != defaults.policy.broadcastOnSignIn {
-            fields.append(("broadcast_on", YAMLText.flowList(policy.broadcastOnSignIn ? ["sign-out", "sign-in"] : ["sign-out"])))
+            fields.append(
+                ("broadcast_on", YAMLText.flowList(policy.broadcastOnSignIn ? ["sign-out", "sign-in"] : ["sign-out"])))
         }
         if online != defaults.online { fields.append(("online", "\(online)")) }
         if policy.passcode != defaults.policy.passcode { fields.append(("passcode", "\(policy.passcode)")) }
@@ -133,7 +142,9 @@ extension AppEntry {
 extension CleanupPolicy {
     /// `cleanup:`'s value; nil for the default. Own code that keeps nothing is `own`.
     var yaml: String? {
-        let keeps: [Field] = self.keeps.isEmpty ? []
+        let keeps: [Field] =
+            self.keeps.isEmpty
+            ? []
             : [("keeps", YAMLText.flowList(RecordKind.keepable.filter(self.keeps.contains).map(\.rawValue)))]
         switch self {
         case .wipeAll: return nil
@@ -161,7 +172,8 @@ extension Step {
             let written = all.count == 1 && all[0].key == shorthand ? all[0].value : YAMLText.flow(all)
             return ["\(indent)- \(key): \(written)"]
         case .block(let lines):
-            return ["\(indent)- \(key):"] + lines.map { "\(indent)    \($0)" } + (error.map { ["\(indent)  error: \($0.value)"] } ?? [])
+            return ["\(indent)- \(key):"] + lines.map { "\(indent)    \($0)" }
+                + (error.map { ["\(indent)  error: \($0.value)"] } ?? [])
         }
     }
 }
@@ -182,18 +194,23 @@ extension StepKind {
         let text = YAMLText.scalar
         func password(_ password: String?) -> [Field] { password.map { [("password", text($0))] } ?? [] }
         switch self {
-        case .enroll(let user, let secret): return ("enroll", .fields([("user", text(user))] + password(secret), shorthand: "user"))
-        case .checkout(let user, let secret): return ("checkout", .fields([("user", text(user))] + password(secret), shorthand: "user"))
+        case .enroll(let user, let secret):
+            return ("enroll", .fields([("user", text(user))] + password(secret), shorthand: "user"))
+        case .checkout(let user, let secret):
+            return ("checkout", .fields([("user", text(user))] + password(secret), shorthand: "user"))
         case .checkin: return ("checkin", .bare)
         case .signin(let app, let user, let secret):
             return ("signin", .fields([("app", text(app)), ("user", text(user))] + password(secret), shorthand: nil))
         case .signout(let app): return ("signout", .fields([("app", text(app))], shorthand: "app"))
         case .removeAccount: return ("remove-account", .bare)
         case .lifecycle(let action, let apps):
-            let targets = apps.count == 1 ? text(apps[0]) : apps == all ? Expectation.all : YAMLText.flowList(apps.map(text))
+            let targets =
+                apps.count == 1 ? text(apps[0]) : apps == all ? Expectation.all : YAMLText.flowList(apps.map(text))
             return (action.rawValue, .scalar(targets))
         case .write(let app, let kind, let count):
-            return ("write", .fields([("app", text(app)), ("kind", kind.rawValue), ("count", "\(count)")], shorthand: nil))
+            return (
+                "write", .fields([("app", text(app)), ("kind", kind.rawValue), ("count", "\(count)")], shorthand: nil)
+            )
         case .network(let online): return ("network", .scalar(online ? "online" : "offline"))
         case .lock: return ("lock", .bare)
         case .unlock(let app, let user, let secret):
@@ -205,7 +222,10 @@ extension StepKind {
         case .wait(let duration): return ("wait", .scalar(YAMLText.duration(duration)))
         case .settle(let duration): return ("settle", duration.map { .scalar(YAMLText.duration($0)) } ?? .bare)
         case .repeat(let times, let steps):
-            return ("repeat", .block(["times: \(times)", "steps:"] + steps.flatMap { $0.yamlLines(indent: "  ", apps: all) }))
+            return (
+                "repeat",
+                .block(["times: \(times)", "steps:"] + steps.flatMap { $0.yamlLines(indent: "  ", apps: all) })
+            )
         case .expect(let expectations): return ("expect", .block(expectations.map(\.yaml)))
         }
     }
@@ -231,7 +251,9 @@ extension ExpectField.Check {
         case .leaks(let count): return ("leaks", "\(count)")
         case .exposed(let count): return ("exposed", "\(count)")
         case .retained(let preferences, let common):
-            let counts = [("preferences", preferences), ("common", common)].compactMap { key, count in count.map { (key, "\($0)") } }
+            let counts = [("preferences", preferences), ("common", common)].compactMap { key, count in
+                count.map { (key, "\($0)") }
+            }
             return ("retained", YAMLText.flow(counts))
         case .records(let count): return ("records", "\(count)")
         case .prefsApplied: return ("prefs", "applied")

@@ -55,7 +55,7 @@ public struct AppLifecycle: Equatable, Sendable {
         case (_, .notRunning):
             throw .notRunning(action)
         case (.foreground, .foreground), (.background, .background), (.background, .suspended),
-             (.suspend, .suspended), (.resume, .foreground), (.resume, .background):
+            (.suspend, .suspended), (.resume, .foreground), (.resume, .background):
             return []
         case (.foreground, let from):
             state = .foreground
@@ -83,7 +83,9 @@ public struct AppFleet: Equatable, Sendable {
     public var foregroundApp: String? { apps.first { $0.value.state == .foreground }?.key }
 
     /// The effects, app by app, in the order to carry them out.
-    public mutating func apply(_ action: AppLifecycle.Action, to name: String) throws(AppLifecycle.Refusal) -> [(app: String, effect: AppLifecycle.Effect)] {
+    public mutating func apply(_ action: AppLifecycle.Action, to name: String) throws(AppLifecycle.Refusal) -> [(
+        app: String, effect: AppLifecycle.Effect
+    )] {
         guard var app = apps[name] else { return [] }
         var effects: [(String, AppLifecycle.Effect)] = []
         let takesFront = action == .foreground || action == .launch

@@ -43,8 +43,10 @@ public struct AppModel: Codable, Equatable, Sendable {
     /// The app now serves `current`. `hasPreferences` says whether a user has kept preferences.
     /// `keep-all` (broken on purpose) takes its first user and then ignores every change: it
     /// goes on showing and writing the old user's data.
-    public mutating func userChanged(to current: String?, reason: String,
-                                     hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+    public mutating func userChanged(
+        to current: String?, reason: String,
+        hasPreferences: (String) -> Bool = { _ in false }
+    ) -> Reaction {
         guard current != user, policy != .keepAll || user == nil else { return .nothing }
         let previous = user
         user = current
@@ -67,29 +69,39 @@ public struct AppModel: Codable, Equatable, Sendable {
     /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch. The app also
     /// compares the result with its own user, so a change the SDK reported just before the app
     /// died (and will not report again) is still acted on at the next launch.
-    public mutating func heard(_ result: MSALClient.CurrentAccount,
-                               hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+    public mutating func heard(
+        _ result: MSALClient.CurrentAccount,
+        hasPreferences: (String) -> Bool = { _ in false }
+    ) -> Reaction {
         guard result.userChanged || result.current?.username != user else { return .nothing }
-        return userChanged(to: result.current?.username, reason: result.current == nil ? "sign-out" : "user-changed",
-                           hasPreferences: hasPreferences)
+        return userChanged(
+            to: result.current?.username, reason: result.current == nil ? "sign-out" : "user-changed",
+            hasPreferences: hasPreferences)
     }
 
     /// Android MSAL callbacks (§2.5): `account-changed` carries the change. As on iOS, the app
     /// also compares `account-loaded` with its own user: a change the SDK reported just before
     /// the app died is not reported again, and is still acted on at the next launch.
-    public mutating func heard(_ callbacks: [AndroidMSALClient.Callback],
-                               hasPreferences: (String) -> Bool = { _ in false }) -> Reaction {
+    public mutating func heard(
+        _ callbacks: [AndroidMSALClient.Callback],
+        hasPreferences: (String) -> Bool = { _ in false }
+    ) -> Reaction {
         // The first account named that is not the app's user (`account-changed` comes first).
-        guard let current = callbacks.lazy.map(\.account).first(where: { $0?.username != user }) else { return .nothing }
-        return userChanged(to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
-                           hasPreferences: hasPreferences)
+        guard let current = callbacks.lazy.map(\.account).first(where: { $0?.username != user }) else {
+            return .nothing
+        }
+        return userChanged(
+            to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
+            hasPreferences: hasPreferences)
     }
 
     /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session` (nil:
     /// it did not, and a blocked UI says nothing of the user): `wipe` ends the user,
     /// `user-changed` and a successful `initial-check` adopt the session's user.
-    public mutating func heard(_ effects: [WorkspaceOneSDK.Effect], session: Session?,
-                               hasPreferences: (String) -> Bool = { _ in false }) -> [Reaction] {
+    public mutating func heard(
+        _ effects: [WorkspaceOneSDK.Effect], session: Session?,
+        hasPreferences: (String) -> Bool = { _ in false }
+    ) -> [Reaction] {
         guard let session else { return [] }
         return effects.compactMap { effect in
             switch effect {

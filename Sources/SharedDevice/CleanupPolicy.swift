@@ -85,7 +85,9 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
 
     /// What cleanup the app runs, for a person: `wipe-all`, `hook ./clean.sh (keeps common)`.
     public var description: String {
-        let kept = keeps.isEmpty ? "" : " (keeps \(RecordKind.keepable.filter(keeps.contains).map(\.rawValue).joined(separator: ", ")))"
+        let kept =
+            keeps.isEmpty
+            ? "" : " (keeps \(RecordKind.keepable.filter(keeps.contains).map(\.rawValue).joined(separator: ", ")))"
         switch self {
         case .hook(let command, _): return "hook \(command)" + kept
         case .own: return "the app's own code" + kept
@@ -113,19 +115,23 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
         case .wipeAll:
             return Plan(deletes: all, deletesDataKey: true, discardsExternalKey: true, reappliesPreferences: false)
         case .retainPreferences:
-            return Plan(deletes: all.subtracting([.preferences]), deletesDataKey: true, discardsExternalKey: true,
-                        reappliesPreferences: true)
+            return Plan(
+                deletes: all.subtracting([.preferences]), deletesDataKey: true, discardsExternalKey: true,
+                reappliesPreferences: true)
         case .cacheCommon:
-            return Plan(deletes: all.subtracting([.common]), deletesDataKey: true, discardsExternalKey: true,
-                        reappliesPreferences: false)
+            return Plan(
+                deletes: all.subtracting([.common]), deletesDataKey: true, discardsExternalKey: true,
+                reappliesPreferences: false)
         case .externalKey:
-            return Plan(deletes: all.subtracting([.external]), deletesDataKey: true, discardsExternalKey: true,
-                        reappliesPreferences: false)
+            return Plan(
+                deletes: all.subtracting([.external]), deletesDataKey: true, discardsExternalKey: true,
+                reappliesPreferences: false)
         case .keepAll:
             return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: false, reappliesPreferences: false)
         case .hook(let command, _):
-            return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: true, reappliesPreferences: false,
-                        hook: command)
+            return Plan(
+                deletes: [], deletesDataKey: false, discardsExternalKey: true, reappliesPreferences: false,
+                hook: command)
         case .own:
             return Plan(deletes: [], deletesDataKey: false, discardsExternalKey: true, reappliesPreferences: false)
         }
@@ -134,8 +140,9 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
 
 extension CleanupPolicy.Plan {
     init(deletes: Set<RecordKind>, deletesDataKey: Bool, discardsExternalKey: Bool, reappliesPreferences: Bool) {
-        self.init(deletes: deletes, deletesDataKey: deletesDataKey, discardsExternalKey: discardsExternalKey,
-                  reappliesPreferences: reappliesPreferences, hook: nil)
+        self.init(
+            deletes: deletes, deletesDataKey: deletesDataKey, discardsExternalKey: discardsExternalKey,
+            reappliesPreferences: reappliesPreferences, hook: nil)
     }
 }
 
@@ -166,7 +173,8 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
             let token = tail.prefix { !$0.isWhitespace && $0 != "\"" && $0 != "," && $0 != "}" }
             let parts = token.split(separator: "/", omittingEmptySubsequences: false)
             if parts.count == 4, let kind = RecordKind(rawValue: String(parts[2])), let number = Int(parts[3]),
-               !parts[0].isEmpty, !parts[1].isEmpty {
+                !parts[0].isEmpty, !parts[1].isEmpty
+            {
                 found.append(Canary(user: String(parts[0]), app: String(parts[1]), kind: kind, number: number))
             }
             rest = tail

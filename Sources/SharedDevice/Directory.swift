@@ -19,8 +19,10 @@ public struct DirectoryUser: Equatable, Sendable, Codable {
     public var domain: String
     public var groupID: String
 
-    public init(name: String, role: Role = .user, staging: Staging = .multiUser, firstName: String? = nil,
-                lastName: String = "", email: String? = nil, domain: String = "sdlab.test", groupID: String = "frontline") {
+    public init(
+        name: String, role: Role = .user, staging: Staging = .multiUser, firstName: String? = nil,
+        lastName: String = "", email: String? = nil, domain: String = "sdlab.test", groupID: String = "frontline"
+    ) {
         self.name = name
         self.role = role
         self.staging = staging

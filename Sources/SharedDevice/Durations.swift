@@ -2,7 +2,9 @@
 /// `1.5s`, `2m`. A bare number is no duration: `1500` could mean 1500 ms or 25 minutes.
 public enum Durations {
     public static func parse(_ text: String) -> Duration? {
-        let units: [(suffix: String, nanoseconds: Double)] = [("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9)]
+        let units: [(suffix: String, nanoseconds: Double)] = [
+            ("ns", 1), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9),
+        ]
         let trimmed = String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
         for unit in units.sorted(by: { $0.suffix.count > $1.suffix.count }) where trimmed.hasSuffix(unit.suffix) {
             return make(trimmed.dropLast(unit.suffix.count), unit.nanoseconds)

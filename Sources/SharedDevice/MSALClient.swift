@@ -67,7 +67,9 @@ public struct MSALClient: Codable, Equatable, Sendable {
     }
 
     /// `brokerAccounts` is what the broker answered, or why it could not.
-    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError) -> CurrentAccount {
+    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+        -> CurrentAccount
+    {
         let accounts = try brokerAccounts.get()
         guard accounts.count <= 1 else { throw .ambiguousAccount }
         let previous = lastSeen
@@ -110,7 +112,9 @@ public struct AndroidMSALClient: Codable, Equatable, Sendable {
 
     /// `account-changed(prior, current)` only when the home account ids differ (a corrupt
     /// stored value always counts as a change from none), then always `account-loaded`.
-    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError) -> [Callback] {
+    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+        -> [Callback]
+    {
         let accounts = try brokerAccounts.get()
         guard accounts.count <= 1 else { throw .ambiguousAccount }
         let current = accounts.first

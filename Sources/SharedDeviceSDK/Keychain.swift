@@ -10,8 +10,9 @@ public struct Keychain: Sendable {
 
     public init(folder: String) throws {
         self.folder = folder
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// A key, made on first use.

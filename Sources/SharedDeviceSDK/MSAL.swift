@@ -10,7 +10,9 @@ struct Broker: Sendable {
 
     func signIn(_ user: String, _ password: String) async throws -> BrokerAccount {
         let reply = try await hub.call(BrokerMethod.signIn, [.string(user), .string(password), .string(clientID)])
-        guard let account = BrokerAccount(wire: reply.first) else { throw DBusError.failed("the broker's SignIn reply has no account") }
+        guard let account = BrokerAccount(wire: reply.first) else {
+            throw DBusError.failed("the broker's SignIn reply has no account")
+        }
         return account
     }
 
@@ -36,7 +38,8 @@ struct Broker: Sendable {
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
     /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
     /// should ask `getCurrentAccount`.
-    func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
+    func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription
+    {
         try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { message in
             handler(ReceivedPost(sender: message.sender ?? "", serial: message.serial))
         }
@@ -91,7 +94,9 @@ public actor MSALPublicClient {
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
+        -> SignalSubscription
+    {
         try await broker.observeAccountChanges(handler)
     }
 
@@ -110,11 +115,12 @@ public actor AndroidMSALPublicClient {
     public init(connection: Connection, clientID: String, keychain: Keychain, timeout: Duration = .seconds(5)) {
         broker = Broker(hub: HubCalls(connection: connection, timeout: timeout), clientID: clientID)
         self.keychain = keychain
-        let stored: AndroidMSALClient.Stored = switch keychain.item(Self.item, as: BrokerAccount?.self) {
-        case .some(.some(let account)): .account(account)
-        case .some(.none): .none
-        case .none: keychain.hasItem(Self.item) ? .corrupt : .none
-        }
+        let stored: AndroidMSALClient.Stored =
+            switch keychain.item(Self.item, as: BrokerAccount?.self) {
+            case .some(.some(let account)): .account(account)
+            case .some(.none): .none
+            case .none: keychain.hasItem(Self.item) ? .corrupt : .none
+            }
         client = AndroidMSALClient(stored: stored)
     }
 
@@ -148,7 +154,9 @@ public actor AndroidMSALPublicClient {
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription {
+    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
+        -> SignalSubscription
+    {
         try await broker.observeAccountChanges(handler)
     }
 

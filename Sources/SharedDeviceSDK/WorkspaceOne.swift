@@ -28,8 +28,10 @@ public actor WorkspaceOneController {
     private let delegate: (any WorkspaceOneControllerDelegate)?
     private var sdk: WorkspaceOneSDK
 
-    public init(connection: Connection, keychain: Keychain, delegate: (any WorkspaceOneControllerDelegate)? = nil,
-                timeout: Duration = .seconds(5)) {
+    public init(
+        connection: Connection, keychain: Keychain, delegate: (any WorkspaceOneControllerDelegate)? = nil,
+        timeout: Duration = .seconds(5)
+    ) {
         hub = HubCalls(connection: connection, timeout: timeout)
         self.keychain = keychain
         self.delegate = delegate

@@ -37,18 +37,25 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Records each app holds before each check-in.")
     var records = 100
 
-    @Option(help: ArgumentHelp("The C baseline's folder (shared/bench/dbus-baseline): built and run interleaved.",
-                               valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The C baseline's folder (shared/bench/dbus-baseline): built and run interleaved.",
+            valueName: "dir"))
     var baseline: String?
 
-    @Option(help: ArgumentHelp("Write the results as JSON to this file: {\"runs\": [one object per fleet size]}.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write the results as JSON to this file: {\"runs\": [one object per fleet size]}.", valueName: "file"))
     var json: String?
 
-    @Option(help: ArgumentHelp("Draw latency against fleet size, sdlab and C, as SVG into this file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Draw latency against fleet size, sdlab and C, as SVG into this file.", valueName: "file"))
     var plot: String?
 
-    @Option(help: ArgumentHelp("Where the fleets' run folders go (default: /dev/shm when it exists, else $TMPDIR).",
-                               valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "Where the fleets' run folders go (default: /dev/shm when it exists, else $TMPDIR).",
+            valueName: "dir"))
     var folder: String?
 
     @Flag(help: "Keep each fleet's run folder (traces, containers, logs).")
@@ -72,7 +79,9 @@ struct BenchCommand: AsyncParsableCommand {
     func run() async throws {
         TerminationSignals.install()
         if DevicePaths.executablePath().contains("/debug/") {
-            note("note: this is a debug build; `swift build -c release` and .build/release/sdlab give representative figures")
+            note(
+                "note: this is a debug build; `swift build -c release` and .build/release/sdlab give representative figures"
+            )
         }
         let results = try await cancellingOnTermination(Task { try await sweep() })
         emitLine("")
@@ -116,7 +125,11 @@ struct BenchCommand: AsyncParsableCommand {
                 note("N=\(size): run folder kept: \(runFolder)")
                 throw environmentFailure(error)
             }
-            if keep { note("N=\(size): run folder kept: \(runFolder)") } else { try? FileManager.default.removeItem(atPath: runFolder) }
+            if keep {
+                note("N=\(size): run folder kept: \(runFolder)")
+            } else {
+                try? FileManager.default.removeItem(atPath: runFolder)
+            }
             let run = BenchRun(measured, gap: gap, changes: changes, baseline: floor)
             runs.append(run)
             progress("")
@@ -145,8 +158,9 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     private func environmentFailure(_ error: any Error) -> ExitCode {
-        failure(error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
-                code: ExitCodes.environment)
+        failure(
+            error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
+            code: ExitCodes.environment)
     }
 }
 

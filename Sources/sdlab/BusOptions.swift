@@ -4,15 +4,19 @@ import Foundation
 
 /// Which device bus a command talks to.
 struct BusOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "The device bus address, as printed by `sdlab device up`.",
-        discussion: "Defaults to $DBUS_SESSION_BUS_ADDRESS.", valueName: "address"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The device bus address, as printed by `sdlab device up`.",
+            discussion: "Defaults to $DBUS_SESSION_BUS_ADDRESS.", valueName: "address"))
     var bus: String?
 
     func address() throws -> String {
-        guard let address = bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
-            throw failure("no device bus: pass --bus or set DBUS_SESSION_BUS_ADDRESS as `sdlab device up` prints it",
-                          code: ExitCodes.usage)
+        guard let address = bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty
+        else {
+            throw failure(
+                "no device bus: pass --bus or set DBUS_SESSION_BUS_ADDRESS as `sdlab device up` prints it",
+                code: ExitCodes.usage)
         }
         return address
     }

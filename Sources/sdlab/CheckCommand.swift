@@ -18,7 +18,9 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let files = Scenario.files(in: scenarios)
-        guard !files.isEmpty else { throw failure("no scenario files in \(scenarios.joined(separator: " "))", code: ExitCodes.usage) }
+        guard !files.isEmpty else {
+            throw failure("no scenario files in \(scenarios.joined(separator: " "))", code: ExitCodes.usage)
+        }
         var invalid = 0
         for file in files {
             do throws(ScenarioProblems) {
@@ -29,6 +31,8 @@ struct CheckCommand: ParsableCommand {
                 note(error.description)
             }
         }
-        if invalid > 0 { throw failure("\(invalid) of \(files.count) scenario files are invalid", code: ExitCodes.usage) }
+        if invalid > 0 {
+            throw failure("\(invalid) of \(files.count) scenario files are invalid", code: ExitCodes.usage)
+        }
     }
 }

@@ -69,8 +69,9 @@ struct DeviceCommand: AsyncParsableCommand {
             do throws(ScenarioProblems) {
                 let scenario = try Scenario.load(path: path)
                 if !scenario.apps.isEmpty {
-                    note("the scenario's apps (\(AppNames.listed(scenario.apps.map(\.name)))) are not started: "
-                         + "`sdlab run` starts them, `sdlab app` starts one by hand")
+                    note(
+                        "the scenario's apps (\(AppNames.listed(scenario.apps.map(\.name)))) are not started: "
+                            + "`sdlab run` starts them, `sdlab app` starts one by hand")
                 }
                 return scenario.hubSetup
             } catch {
@@ -95,7 +96,10 @@ struct DeviceCommand: AsyncParsableCommand {
                 throw failure("no run folder \(directory)", code: ExitCodes.usage)
             }
             let stopped = RunningDevice.stopRecorded(in: directory)
-            note(stopped.isEmpty ? "nothing was running in \(directory)" : "stopped \(stopped.joined(separator: " and ")) in \(directory)")
+            note(
+                stopped.isEmpty
+                    ? "nothing was running in \(directory)"
+                    : "stopped \(stopped.joined(separator: " and ")) in \(directory)")
         }
     }
 }

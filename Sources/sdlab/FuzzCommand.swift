@@ -38,7 +38,10 @@ struct FuzzCommand: AsyncParsableCommand {
     @Option(help: "The first sequence's seed, as printed (0x… or decimal); each next one adds 1. Default: random.")
     var seed: String?
 
-    @Option(help: "Take the device, users and apps (your own apps and cleanup hooks) from this scenario; its steps are not used.")
+    @Option(
+        help:
+            "Take the device, users and apps (your own apps and cleanup hooks) from this scenario; its steps are not used."
+    )
     var scenario: String?
 
     @Flag(help: "Run the sequences on the domain's models only (thousands a second), not on real devices.")
@@ -50,24 +53,30 @@ struct FuzzCommand: AsyncParsableCommand {
     @Option(help: "Where a failing sequence's scenario file is written.")
     var out = "."
 
-    @Option(help: ArgumentHelp("""
-        Pick these apps (names of the scenario's apps or fleets; repeat it or give a comma list) \
-        for \(AppFocus.focusedShare)% of the random actions that concern one app; the other apps take \
-        the rest.
-        """, valueName: "apps"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Pick these apps (names of the scenario's apps or fleets; repeat it or give a comma list) \
+            for \(AppFocus.focusedShare)% of the random actions that concern one app; the other apps take \
+            the rest.
+            """, valueName: "apps"))
     var focus: [String] = []
 
-    @Option(help: ArgumentHelp("""
-        How often an app (or each app of a fleet) is picked, relative to the others: a whole \
-        number, 1 unless given, 0 for never (repeat it or give a comma list).
-        """, valueName: "app=n"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            How often an app (or each app of a fleet) is picked, relative to the others: a whole \
+            number, 1 unless given, 0 for never (repeat it or give a comma list).
+            """, valueName: "app=n"))
     var weight: [String] = []
 
     func validate() throws {
         guard sequences > 0, actions > 0, shrinkRuns >= 0 else {
             throw ValidationError("--sequences and --actions must be at least 1, --shrink-runs at least 0")
         }
-        if let seed, Self.parseSeed(seed) == nil { throw ValidationError("--seed: \(seed) is not a number (0x… or decimal)") }
+        if let seed, Self.parseSeed(seed) == nil {
+            throw ValidationError("--seed: \(seed) is not a number (0x… or decimal)")
+        }
         for entry in Self.items(weight) where Self.parseWeight(entry) == nil {
             throw ValidationError("--weight: \(entry) is not APP=N with N a whole number from 0")
         }
@@ -75,7 +84,9 @@ struct FuzzCommand: AsyncParsableCommand {
 
     /// Repeated options and comma lists alike.
     static func items(_ values: [String]) -> [String] {
-        values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter {
+            !$0.isEmpty
+        }
     }
 
     static func parseWeight(_ text: String) -> (app: String, weight: Int)? {
@@ -96,7 +107,9 @@ struct FuzzCommand: AsyncParsableCommand {
     /// The focus and weights for the header, as given: `, focus on notes (80% of the app actions)`.
     private var steering: String {
         let focused = Self.items(focus), weights = Self.items(weight)
-        return (focused.isEmpty ? "" : ", focus on \(focused.joined(separator: ", ")) (\(AppFocus.focusedShare)% of the app actions)")
+        return
+            (focused.isEmpty
+            ? "" : ", focus on \(focused.joined(separator: ", ")) (\(AppFocus.focusedShare)% of the app actions)")
             + (weights.isEmpty ? "" : ", weights \(weights.joined(separator: ", "))")
     }
 
@@ -118,10 +131,12 @@ struct FuzzCommand: AsyncParsableCommand {
         let base = try loadBase()
         let focus = try appFocus(on: base)
         let first = seed.flatMap(Self.parseSeed) ?? UInt64.random(in: 0...UInt64.max)
-        emitLine("\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
-                 + "\(base.apps.count) apps\(steering)\(domainOnly ? ", domain only" : "")")
+        emitLine(
+            "\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
+                + "\(base.apps.count) apps\(steering)\(domainOnly ? ", domain only" : "")")
         // A termination signal stops the sequence under way; the run still stops what it started.
-        let (tally, environment) = await cancellingOnTermination(Task { await runAll(base: base, focus: focus, from: first) })
+        let (tally, environment) = await cancellingOnTermination(
+            Task { await runAll(base: base, focus: focus, from: first) })
         emitLine(tally.summary(domainOnly: domainOnly))
         if environment { throw failure("a device could not run", code: ExitCodes.environment) }
         if tally.failed > 0 { throw ExitCode(ExitCodes.failed) }
@@ -132,7 +147,9 @@ struct FuzzCommand: AsyncParsableCommand {
         for index in 0..<sequences where !Task.isCancelled {
             let sequence = FaultSequence.random(base: base, seed: first &+ UInt64(index), length: actions, focus: focus)
             tally.faults.merge(sequence.faults, uniquingKeysWith: +)
-            if await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) == .environment { return (tally, true) }
+            if await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) == .environment {
+                return (tally, true)
+            }
         }
         return (tally, false)
     }
@@ -167,7 +184,9 @@ struct FuzzCommand: AsyncParsableCommand {
             note("\(label) seed \(seedText): the device could not run: \(why)")
             return .environment
         case .held:
-            emitLine("\(label) seed \(seedText): ✓ \(built.scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults")
+            emitLine(
+                "\(label) seed \(seedText): ✓ \(built.scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults"
+            )
             return .held
         case .failed(let failures):
             emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0].text)")
@@ -189,7 +208,8 @@ struct FuzzCommand: AsyncParsableCommand {
         }
         let built = steps.with(parts).build()
         let byActions = shrunk.build()
-        return built.failures.isEmpty ? Reproduction(built: byActions, failures: byActions.failures)
+        return built.failures.isEmpty
+            ? Reproduction(built: byActions, failures: byActions.failures)
             : Reproduction(built: built, failures: built.failures)
     }
 
@@ -218,8 +238,11 @@ struct FuzzCommand: AsyncParsableCommand {
         }
         let left = LiveProcesses.mentioning(folder)
         if !left.isEmpty {
-            failures.append(SequenceFailure(step: nil, text: "left running after the run: "
-                                            + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")))
+            failures.append(
+                SequenceFailure(
+                    step: nil,
+                    text: "left running after the run: "
+                        + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")))
         }
         return failures.isEmpty ? .held : .failed(failures)
     }
@@ -233,8 +256,9 @@ struct FuzzCommand: AsyncParsableCommand {
         let expectations = if case .expect(let expectations) = step.kind { expectations } else { [Expectation]() }
         for expectation in expectations {
             for (field, check) in expectation.fields.enumerated() where text.hasPrefix("\(check.location): ") {
-                return SequenceFailure(step: index, target: expectation.target, field: field,
-                                       text: String(text.dropFirst("\(check.location): ".count)))
+                return SequenceFailure(
+                    step: index, target: expectation.target, field: field,
+                    text: String(text.dropFirst("\(check.location): ".count)))
             }
         }
         let prefix = "\(step.location): "
@@ -254,9 +278,14 @@ struct FuzzCommand: AsyncParsableCommand {
             try scenario.yaml.write(toFile: file, atomically: true, encoding: .utf8)
             let written = Self.readBack(file, scenario.yaml)
             let lines = reproduction.failures.prefix(10).map { Self.located($0, in: written) }
-            let trailer = ["", "# sdlab fuzz, seed \(FaultSequence.seedText(original.seed)): shrunk from \(original.actions.count) "
-                           + "actions to \(scenario.steps.count) steps. What failed:"] + lines.map { "#   \($0)" }
-            try (scenario.yaml + trailer.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let trailer =
+                [
+                    "",
+                    "# sdlab fuzz, seed \(FaultSequence.seedText(original.seed)): shrunk from \(original.actions.count) "
+                        + "actions to \(scenario.steps.count) steps. What failed:",
+                ] + lines.map { "#   \($0)" }
+            try (scenario.yaml + trailer.joined(separator: "\n") + "\n").write(
+                toFile: file, atomically: true, encoding: .utf8)
             emitLine("  shrunk to \(scenario.steps.count) steps: \(file)  (reproduce: sdlab run \(file))")
             for line in lines { emitLine("  " + line) }
         } catch {
@@ -268,18 +297,25 @@ struct FuzzCommand: AsyncParsableCommand {
     /// The written file as `sdlab run` reads it; if it cannot (a file it names is missing
     /// here), its text read without those checks, which gives the same locations.
     private static func readBack(_ file: String, _ text: String) -> Scenario {
-        (try? Scenario.load(path: file)) ?? (try? Scenario.parse(text, file: file)) ?? Scenario(
-            name: "", file: file, device: Device(), users: [], apps: [], steps: [])
+        (try? Scenario.load(path: file)) ?? (try? Scenario.parse(text, file: file))
+            ?? Scenario(
+                name: "", file: file, device: Device(), users: [], apps: [], steps: [])
     }
 
     /// `FILE:LINE:COL: what failed`: at the failed expectation's field, else the step; past
     /// the steps, at the last one (as the runner reports the device's invariants).
     static func located(_ failure: SequenceFailure, in scenario: Scenario) -> String {
-        let step = failure.step.flatMap { scenario.steps.indices.contains($0) ? scenario.steps[$0] : nil } ?? scenario.steps.last
+        let step =
+            failure.step.flatMap { scenario.steps.indices.contains($0) ? scenario.steps[$0] : nil }
+            ?? scenario.steps.last
         guard let step else { return "\(scenario.file): \(failure.text)" }
         var location = step.location
-        if case .expect(let expectations) = step.kind, let failed = expectations.first(where: { $0.target == failure.target }) {
-            location = failure.field.flatMap { failed.fields.indices.contains($0) ? failed.fields[$0].location : nil } ?? failed.location
+        if case .expect(let expectations) = step.kind,
+            let failed = expectations.first(where: { $0.target == failure.target })
+        {
+            location =
+                failure.field.flatMap { failed.fields.indices.contains($0) ? failed.fields[$0].location : nil }
+                ?? failed.location
         }
         return "\(location): \(failure.text)"
     }
@@ -315,7 +351,9 @@ private struct DeviceShrinker {
         known[failing.0.scenario.yaml] = failing.1
         var shrunk = sequence
         shrunk.actions = await Shrinking.shrink(sequence.actions, budget: Int.max) { actions in
-            await fails(FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build(), within: (limit + 2) / 3)
+            await fails(
+                FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build(),
+                within: (limit + 2) / 3)
         }
         let byActions = Reproduction(built: shrunk.build(), failures: known[shrunk.build().scenario.yaml] ?? failing.1)
         last = nil
@@ -352,7 +390,11 @@ private struct DeviceShrinker {
             guard runs < within else { return false }
             runs += 1
             emitLine("  shrinking: run \(runs) of at most \(limit), \(built.scenario.steps.count) steps")
-            if case .failed(let failures) = await run(built.scenario) { known[text] = failures } else { known[text] = [] }
+            if case .failed(let failures) = await run(built.scenario) {
+                known[text] = failures
+            } else {
+                known[text] = []
+            }
         }
         let failures = known[text]!
         guard failures.contains(where: { signatures.contains($0.signature) }) else { return false }
@@ -379,7 +421,11 @@ private struct Tally {
 
     func summary(domainOnly: Bool) -> String {
         let injected = faults.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        let device = domainOnly ? "" : ", \(deviceSteps) on real devices in \(deviceTime.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
-        return "\(steps) steps\(device); faults injected: \(injected); \(failed == 0 ? "every invariant held" : "\(failed) failed")"
+        let device =
+            domainOnly
+            ? ""
+            : ", \(deviceSteps) on real devices in \(deviceTime.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+        return
+            "\(steps) steps\(device); faults injected: \(injected); \(failed == 0 ? "every invariant held" : "\(failed) failed")"
     }
 }

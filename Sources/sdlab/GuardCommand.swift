@@ -30,7 +30,8 @@ struct GuardCommand: ParsableCommand {
             if count <= 0 { break }
         }
         guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-              String(decoding: line, as: UTF8.self).contains(match) else { return }
+            String(decoding: line, as: UTF8.self).contains(match)
+        else { return }
         ChildProcess(pid: pid).stop(grace: .seconds(2))
     }
 }

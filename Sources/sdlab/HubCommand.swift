@@ -1,5 +1,5 @@
-import DeviceContract
 import ArgumentParser
+import DeviceContract
 import DeviceProcesses
 import Hub
 

@@ -37,7 +37,9 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         TerminationSignals.install()
         let files = Scenario.files(in: scenarios)
-        guard !files.isEmpty else { throw failure("no scenario files in \(scenarios.joined(separator: " "))", code: ExitCodes.usage) }
+        guard !files.isEmpty else {
+            throw failure("no scenario files in \(scenarios.joined(separator: " "))", code: ExitCodes.usage)
+        }
         var loaded: [Scenario] = []
         for file in files {
             do throws(ScenarioProblems) {
@@ -46,7 +48,9 @@ struct RunCommand: AsyncParsableCommand {
                 note(error.description)
             }
         }
-        guard loaded.count == files.count else { throw failure("invalid scenarios: nothing was run", code: ExitCodes.usage) }
+        guard loaded.count == files.count else {
+            throw failure("invalid scenarios: nothing was run", code: ExitCodes.usage)
+        }
 
         var results: [ScenarioResult] = []
         for scenario in loaded { results.append(await runInterruptibly(scenario)) }
@@ -70,7 +74,8 @@ struct RunCommand: AsyncParsableCommand {
             if let report { try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true) }
             if let junit { try Reports.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
             if let report {
-                try Reports.traceLines(results).write(toFile: report + "/trace.jsonl", atomically: true, encoding: .utf8)
+                try Reports.traceLines(results).write(
+                    toFile: report + "/trace.jsonl", atomically: true, encoding: .utf8)
                 try Reports.timingCSV(results).write(toFile: report + "/timing.csv", atomically: true, encoding: .utf8)
                 try Reports.junit(results).write(toFile: report + "/junit.xml", atomically: true, encoding: .utf8)
                 try ReportPage.html(results).write(toFile: report + "/report.html", atomically: true, encoding: .utf8)
@@ -90,7 +95,8 @@ struct RunCommand: AsyncParsableCommand {
         say("  timing (ms: p50 / p90 / p99 / max)   exposed pairs  notified                     exposure")
         for row in rows {
             let label = "\(row.model) \(row.mechanism.rawValue)".padding(toLength: 36, withPad: " ", startingAt: 0)
-            let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(toLength: 14, withPad: " ", startingAt: 0)
+            let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(
+                toLength: 14, withPad: " ", startingAt: 0)
             let notified = (row.notified?.text ?? "-").padding(toLength: 28, withPad: " ", startingAt: 0)
             say("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
         }
@@ -109,21 +115,28 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             return ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
         }
-        let result = await cancellingOnTermination(Task {
-            await ScenarioRun.run(scenario, in: folder, progress: { step in
-                say("  \(step.passed ? "✓" : "✗") \(step.title)")
-                for failure in step.failures { say("      \(failure)") }
-                for note in step.notes { say("      ! \(note)") }
-            }, fleetProgress: { done, total in
-                // On a terminal only: one line rewritten in place on stderr.
-                guard isatty(STDERR_FILENO) == 1 else { return }
-                FileHandle.standardError.write(Data("\r  … \(done) of \(total) apps\(done == total ? "\r\u{1B}[K" : "")".utf8))
+        let result = await cancellingOnTermination(
+            Task {
+                await ScenarioRun.run(
+                    scenario, in: folder,
+                    progress: { step in
+                        say("  \(step.passed ? "✓" : "✗") \(step.title)")
+                        for failure in step.failures { say("      \(failure)") }
+                        for note in step.notes { say("      ! \(note)") }
+                    },
+                    fleetProgress: { done, total in
+                        // On a terminal only: one line rewritten in place on stderr.
+                        guard isatty(STDERR_FILENO) == 1 else { return }
+                        FileHandle.standardError.write(
+                            Data("\r  … \(done) of \(total) apps\(done == total ? "\r\u{1B}[K" : "")".utf8))
+                    })
             })
-        })
         if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
         printTiming(result)
         let scan = result.scan.lines
-        say("  leak scan (hub user \(result.scan.currentUser ?? "none")):" + (scan.isEmpty ? " nothing of another user readable" : ""))
+        say(
+            "  leak scan (hub user \(result.scan.currentUser ?? "none")):"
+                + (scan.isEmpty ? " nothing of another user readable" : ""))
         for line in scan { say("    \(line)") }
         if result.passed && !keep {
             try? FileManager.default.removeItem(atPath: folder)

@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 
 @main
 struct SDLab: AsyncParsableCommand {
@@ -10,7 +10,10 @@ struct SDLab: AsyncParsableCommand {
             A private dbus-daemon stands in for the device's notification center, a hub process \
             for the identity broker and the management Hub, and one process per managed app.
             """,
-        subcommands: [RunCommand.self, CheckCommand.self, FuzzCommand.self, BenchCommand.self, DeviceCommand.self, NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self]
+        subcommands: [
+            RunCommand.self, CheckCommand.self, FuzzCommand.self, BenchCommand.self, DeviceCommand.self,
+            NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self,
+        ]
     )
 
     /// As ArgumentParser's, but a usage error exits 2 (Docs/outputs.md) instead of 64.

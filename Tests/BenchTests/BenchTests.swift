@@ -1,8 +1,9 @@
-@testable import Bench
 import DeviceContract
 import Foundation
 import Runner
 import Testing
+
+@testable import Bench
 
 /// How `sdlab bench` reads the C baseline and the apps' traces, and what its JSON holds.
 @Suite struct BenchTests {
@@ -34,8 +35,10 @@ import Testing
         let sent: [UInt32: UInt64] = [10: 1_000, 11: 2_000, 12: 3_000]
         let traces = [
             [Self.received(1_100, serial: 10), Self.received(2_300, serial: 11), Self.received(3_050, serial: 12)],
-            [Self.received(1_200, serial: 10), Self.received(1_250, serial: 10), Self.received(3_400, serial: 12),
-             Self.received(2_100, serial: 11, from: ":1.4")],  // a duplicate, and another sender's post
+            [
+                Self.received(1_200, serial: 10), Self.received(1_250, serial: 10), Self.received(3_400, serial: 12),
+                Self.received(2_100, serial: 11, from: ":1.4"),
+            ],  // a duplicate, and another sender's post
         ]
         let timing = DeliveryTiming(sent: sent, sender: ":1.9", traces: traces)
         #expect(timing.all.sorted() == [50, 100, 200, 300, 400])
@@ -45,28 +48,36 @@ import Testing
 
     @Test func eachCommitIsTimedToEachAppsNextCleanup() {
         let cleanup = { (t: UInt64) in TraceEvent(t: t, proc: "app", event: "cleanup-finished") }
-        let timing = ExposureTiming(commits: [1_000, 5_000], traces: [
-            [cleanup(1_700), cleanup(5_900)],
-            [cleanup(6_000)],  // missed the first change
-        ])
+        let timing = ExposureTiming(
+            commits: [1_000, 5_000],
+            traces: [
+                [cleanup(1_700), cleanup(5_900)],
+                [cleanup(6_000)],  // missed the first change
+            ])
         #expect(timing.all.sorted() == [700, 900, 1_000])
         #expect(timing.uncleaned == 1)
     }
 
     @Test func theJSONHasTheFieldsOfSpecSection7() throws {
-        let measured = FleetMeasurement(apps: 2, signals: 3, deliveries: [100_000, 200_000], slowestDeliveries: [200_000],
-                                        exposures: [5_000_000], uncleaned: 0, launchSeconds: 0.25, pssKB: [3000, 3100],
-                                        lost: 0, cpuPerPost: CPUShare(bus: 10, hub: 5, apps: 40))
+        let measured = FleetMeasurement(
+            apps: 2, signals: 3, deliveries: [100_000, 200_000], slowestDeliveries: [200_000],
+            exposures: [5_000_000], uncleaned: 0, launchSeconds: 0.25, pssKB: [3000, 3100],
+            lost: 0, cpuPerPost: CPUShare(bus: 10, hub: 5, apps: 40))
         let baseline = try #require(CBaseline.parse(Self.fanoutOutput))
         let results = BenchResults(runs: [BenchRun(measured, gap: .milliseconds(5), changes: 1, baseline: baseline)])
         let object = try #require(JSONSerialization.jsonObject(with: results.json()) as? [String: Any])
         let run = try #require((object["runs"] as? [[String: Any]])?.first)
-        for key in ["apps", "signals", "delivery_ms", "last_delivery_ms", "exposure_ms", "launch_s", "pss_kb_per_app",
-                    "lost", "baseline", "ratio"] {
+        for key in [
+            "apps", "signals", "delivery_ms", "last_delivery_ms", "exposure_ms", "launch_s", "pss_kb_per_app",
+            "lost", "baseline", "ratio",
+        ] {
             #expect(run[key] != nil, "\(key)")
         }
         #expect((run["delivery_ms"] as? [String: Double])?.keys.sorted() == ["max", "p50", "p90", "p99"])
-        #expect(((run["baseline"] as? [String: Any])?.keys.sorted()) == ["last_delivery_ms", "lost", "per_rx_ms", "pss_kb_per_receiver"])
+        #expect(
+            ((run["baseline"] as? [String: Any])?.keys.sorted()) == [
+                "last_delivery_ms", "lost", "per_rx_ms", "pss_kb_per_receiver",
+            ])
         #expect((run["ratio"] as? [String: Double]) == ["last_delivery_p50": 2.02, "delivery_p50": 1.21])
         #expect(run["pss_kb_per_app"] as? Int == 3050)
         #expect(results.table.contains("1.21×") && results.table.contains("2.02×"))

@@ -1,25 +1,30 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Many calls in flight on one connection: every reply reaches the call it answers.
 @Suite struct ConcurrencyTests {
     static let callCount = 1_000
 
-    static let interface = DBusInterface(testInterface, methods: [
-        .init("Sync", in: [.init("index", "u")], out: [.init("index", "u"), .init("text", "s")]) { call in
-            [call.arguments[0], .string("sync \(call.arguments[0].uint32!)")]
-        },
-        .init("Async", in: [.init("index", "u")], out: [.init("index", "u"), .init("text", "s")], async: { call in
-            // Let the handlers interleave, so replies leave out of order.
-            for _ in 0..<Int(call.arguments[0].uint32! % 4) { await Task.yield() }
-            return [call.arguments[0], .string("async \(call.arguments[0].uint32!)")]
-        }),
-    ])
+    static let interface = DBusInterface(
+        testInterface,
+        methods: [
+            .init("Sync", in: [.init("index", "u")], out: [.init("index", "u"), .init("text", "s")]) { call in
+                [call.arguments[0], .string("sync \(call.arguments[0].uint32!)")]
+            },
+            .init(
+                "Async", in: [.init("index", "u")], out: [.init("index", "u"), .init("text", "s")],
+                async: { call in
+                    // Let the handlers interleave, so replies leave out of order.
+                    for _ in 0..<Int(call.arguments[0].uint32! % 4) { await Task.yield() }
+                    return [call.arguments[0], .string("async \(call.arguments[0].uint32!)")]
+                }),
+        ])
 
     @Test(.timeLimit(.minutes(1)), arguments: ["Sync", "Async"])
     func thousandConcurrentCalls(method: String) async throws {
@@ -31,8 +36,9 @@ import Glibc
             let replies = try await withThrowingTaskGroup(of: (UInt32, [DBusValue]).self) { group in
                 for index in 0..<UInt32(Self.callCount) {
                     group.addTask {
-                        let reply = try await client.call(destination: destination, path: testPath, interface: testInterface,
-                                                          member: method, [.uint32(index)], timeout: .seconds(30))
+                        let reply = try await client.call(
+                            destination: destination, path: testPath, interface: testInterface,
+                            member: method, [.uint32(index)], timeout: .seconds(30))
                         return (index, reply)
                     }
                 }
@@ -53,10 +59,12 @@ import Glibc
             for connection in connections { try connection.export([Self.interface], at: testPath) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<UInt32(200) {
-                    let (caller, callee) = index % 2 == 0 ? (connections[0], connections[1]) : (connections[1], connections[0])
+                    let (caller, callee) =
+                        index % 2 == 0 ? (connections[0], connections[1]) : (connections[1], connections[0])
                     group.addTask {
-                        let reply = try await caller.call(destination: callee.uniqueName, path: testPath, interface: testInterface,
-                                                          member: "Async", [.uint32(index)], timeout: .seconds(30))
+                        let reply = try await caller.call(
+                            destination: callee.uniqueName, path: testPath, interface: testInterface,
+                            member: "Async", [.uint32(index)], timeout: .seconds(30))
                         #expect(reply.first == .uint32(index))
                     }
                 }
@@ -76,8 +84,9 @@ import Glibc
             let threads = try await withTaskExecutorPreference(client) { () async throws -> [UInt] in
                 var threads: [UInt] = [UInt(pthread_self())]
                 for index in 0..<50 {
-                    let reply = try await client.call(destination: server.uniqueName, path: testPath,
-                                                      interface: testInterface, member: "Echo", [.string("\(index)")])
+                    let reply = try await client.call(
+                        destination: server.uniqueName, path: testPath,
+                        interface: testInterface, member: "Echo", [.string("\(index)")])
                     #expect(reply == [.string("\(index)")])
                     threads.append(UInt(pthread_self()))
                 }

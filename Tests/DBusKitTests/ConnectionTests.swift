@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Opening and closing connections.
 @Suite struct ConnectionTests {
@@ -12,16 +12,18 @@ import TestSupport
             #expect(connection.uniqueName.hasPrefix(":"))
             #expect(connection.uniqueName != other.uniqueName)
             #expect(connection.isConnected)
-            let id = try await connection.call(destination: Connection.busName, path: Connection.busPath,
-                                               interface: Connection.busName, member: "GetId", timeout: .seconds(10))
+            let id = try await connection.call(
+                destination: Connection.busName, path: Connection.busPath,
+                interface: Connection.busName, member: "GetId", timeout: .seconds(10))
             #expect(id.first?.string?.count == 32)
 
             let departures = try await ownerChanges(of: connection.uniqueName, on: other)
             await connection.close()
             #expect(!connection.isConnected)
             let error = await #expect(throws: DBusError.self) {
-                try await connection.call(destination: Connection.busName, path: Connection.busPath,
-                                          interface: Connection.busName, member: "GetId", timeout: .seconds(10))
+                try await connection.call(
+                    destination: Connection.busName, path: Connection.busPath,
+                    interface: Connection.busName, member: "GetId", timeout: .seconds(10))
             }
             #expect(error?.name == "org.freedesktop.DBus.Error.Disconnected")
             #expect(throws: DBusError.self) {
@@ -30,7 +32,10 @@ import TestSupport
             await connection.close()  // a second close returns at once
             // The bus saw it go.
             let departure = try await next(departures)
-            #expect([departure.name, departure.oldOwner, departure.newOwner] == [connection.uniqueName, connection.uniqueName, ""])
+            #expect(
+                [departure.name, departure.oldOwner, departure.newOwner] == [
+                    connection.uniqueName, connection.uniqueName, "",
+                ])
         }
     }
 
@@ -42,17 +47,25 @@ import TestSupport
         defer { release.finish() }
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
-            try server.export([DBusInterface(testInterface, methods: [
-                .init("Hang", async: { _ in
-                    enteredContinuation.yield()
-                    for await _ in never {}
-                    return []
-                }),
-            ])], at: testPath)
+            try server.export(
+                [
+                    DBusInterface(
+                        testInterface,
+                        methods: [
+                            .init(
+                                "Hang",
+                                async: { _ in
+                                    enteredContinuation.yield()
+                                    for await _ in never {}
+                                    return []
+                                })
+                        ])
+                ], at: testPath)
             let destination = server.uniqueName
             let pending = Task {
-                try await client.call(destination: destination, path: testPath, interface: testInterface,
-                                      member: "Hang", timeout: .seconds(50))
+                try await client.call(
+                    destination: destination, path: testPath, interface: testInterface,
+                    member: "Hang", timeout: .seconds(50))
             }
             try await next(entered)
             await client.close()
@@ -82,11 +95,13 @@ import TestSupport
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
             // Peer answers on any path, exported or not.
-            let ping = try await client.call(destination: server.uniqueName, path: "/anywhere",
-                                             interface: "org.freedesktop.DBus.Peer", member: "Ping", timeout: .seconds(10))
+            let ping = try await client.call(
+                destination: server.uniqueName, path: "/anywhere",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping", timeout: .seconds(10))
             #expect(ping.isEmpty)
-            let id = try await client.call(destination: server.uniqueName, path: "/", interface: "org.freedesktop.DBus.Peer",
-                                           member: "GetMachineId", timeout: .seconds(10))
+            let id = try await client.call(
+                destination: server.uniqueName, path: "/", interface: "org.freedesktop.DBus.Peer",
+                member: "GetMachineId", timeout: .seconds(10))
             #expect(id.first?.string?.count == 32)
         }
     }

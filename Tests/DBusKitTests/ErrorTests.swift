@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Error replies, timeouts and cancellation as the caller sees them.
 @Suite struct ErrorTests {
@@ -18,28 +18,37 @@ import TestSupport
 
     /// Methods that fail in every way a handler can, one that never answers (`Hang`) and one
     /// that counts its calls (`Record`).
-    static func failingInterface(entered: AsyncStream<Void>.Continuation, never: AsyncStream<Void>,
-                                 recorded: Locked<Int>) -> DBusInterface {
-        DBusInterface(testInterface, methods: [
-            .init("Boom") { _ in throw DBusError(name: "dev.test.Error.Boom", message: "bang") },
-            .init("AsyncBoom", async: { _ in
-                await Task.yield()
-                throw DBusError(name: "dev.test.Error.Boom", message: "async bang")
-            }),
-            .init("Oops") { _ in throw Oops() },
-            .init("WrongOutput", out: [.init("text", "s")]) { _ in [.int32(1)] },
-            .init("Echo", in: [.init("text", "s")], out: [.init("text", "s")]) { call in call.arguments },
-            .init("TooLarge", out: [.init("text", "s")]) { _ in [.string(String(repeating: "x", count: 33 << 20))] },
-            .init("Record") { _ in
-                recorded.update { $0 += 1 }
-                return []
-            },
-            .init("Hang", async: { _ in
-                entered.yield()
-                for await _ in never {}
-                return []
-            }),
-        ])
+    static func failingInterface(
+        entered: AsyncStream<Void>.Continuation, never: AsyncStream<Void>,
+        recorded: Locked<Int>
+    ) -> DBusInterface {
+        DBusInterface(
+            testInterface,
+            methods: [
+                .init("Boom") { _ in throw DBusError(name: "dev.test.Error.Boom", message: "bang") },
+                .init(
+                    "AsyncBoom",
+                    async: { _ in
+                        await Task.yield()
+                        throw DBusError(name: "dev.test.Error.Boom", message: "async bang")
+                    }),
+                .init("Oops") { _ in throw Oops() },
+                .init("WrongOutput", out: [.init("text", "s")]) { _ in [.int32(1)] },
+                .init("Echo", in: [.init("text", "s")], out: [.init("text", "s")]) { call in call.arguments },
+                .init("TooLarge", out: [.init("text", "s")]) { _ in [.string(String(repeating: "x", count: 33 << 20))]
+                },
+                .init("Record") { _ in
+                    recorded.update { $0 += 1 }
+                    return []
+                },
+                .init(
+                    "Hang",
+                    async: { _ in
+                        entered.yield()
+                        for await _ in never {}
+                        return []
+                    }),
+            ])
     }
 
     /// Runs `body` with a server exporting `failingInterface` and a client. Hanging handlers
@@ -50,17 +59,21 @@ import TestSupport
         defer { release.finish() }
         let recorded = Locked(0)
         try await withConnections(2) { _, connections in
-            try connections[0].export([Self.failingInterface(entered: enteredContinuation, never: never, recorded: recorded)],
-                                      at: testPath)
+            try connections[0].export(
+                [Self.failingInterface(entered: enteredContinuation, never: never, recorded: recorded)],
+                at: testPath)
             try await body(Server(connection: connections[0], entered: entered, recorded: recorded), connections[1])
         }
     }
 
-    func callError(_ client: Connection, _ server: Server, path: ObjectPath = testPath,
-                   interface: String? = testInterface, _ member: String, _ arguments: [DBusValue] = []) async -> DBusError? {
+    func callError(
+        _ client: Connection, _ server: Server, path: ObjectPath = testPath,
+        interface: String? = testInterface, _ member: String, _ arguments: [DBusValue] = []
+    ) async -> DBusError? {
         await #expect(throws: DBusError.self) {
-            try await client.call(destination: server.connection.uniqueName, path: path, interface: interface, member: member,
-                                  arguments, timeout: .seconds(10))
+            try await client.call(
+                destination: server.connection.uniqueName, path: path, interface: interface, member: member,
+                arguments, timeout: .seconds(10))
         }
     }
 
@@ -96,15 +109,18 @@ import TestSupport
         try await withFailingServer { server, client in
             let prefix = "org.freedesktop.DBus.Error."
             #expect(await callError(client, server, path: "/nowhere", "Echo", ["x"])?.name == prefix + "UnknownObject")
-            #expect(await callError(client, server, interface: "dev.test.Other", "Echo", ["x"])?.name == prefix + "UnknownInterface")
+            #expect(
+                await callError(client, server, interface: "dev.test.Other", "Echo", ["x"])?.name == prefix
+                    + "UnknownInterface")
             #expect(await callError(client, server, "Missing")?.name == prefix + "UnknownMethod")
             #expect(await callError(client, server, interface: nil, "Missing")?.name == prefix + "UnknownMethod")
             #expect(await callError(client, server, "Echo", [.int32(1)])?.name == prefix + "InvalidArgs")
             #expect(await callError(client, server, "Echo", ["a", "b"])?.name == prefix + "InvalidArgs")
             #expect(await callError(client, server, "Echo")?.name == prefix + "InvalidArgs")
             // Without an interface the member is looked up in every interface of the object.
-            let reply = try await client.call(destination: server.connection.uniqueName, path: testPath, interface: nil,
-                                              member: "Echo", ["found"], timeout: .seconds(10))
+            let reply = try await client.call(
+                destination: server.connection.uniqueName, path: testPath, interface: nil,
+                member: "Echo", ["found"], timeout: .seconds(10))
             #expect(reply == ["found"])
         }
     }
@@ -117,8 +133,9 @@ import TestSupport
         try await withFailingServer { server, client in
             func call(_ member: String, _ arguments: [DBusValue] = []) async -> DBusError? {
                 await #expect(throws: DBusError.self) {
-                    try await client.call(destination: server.connection.uniqueName, path: testPath, interface: testInterface,
-                                          member: member, arguments, timeout: .seconds(30))
+                    try await client.call(
+                        destination: server.connection.uniqueName, path: testPath, interface: testInterface,
+                        member: member, arguments, timeout: .seconds(30))
                 }
             }
             let reply = await call("TooLarge")
@@ -138,8 +155,9 @@ import TestSupport
     func nobodyOwnsTheDestination() async throws {
         try await withConnections(1) { _, connections in
             let error = await #expect(throws: DBusError.self) {
-                try await connections[0].call(destination: "dev.test.Nobody", path: "/", interface: testInterface,
-                                              member: "Echo", timeout: .seconds(10))
+                try await connections[0].call(
+                    destination: "dev.test.Nobody", path: "/", interface: testInterface,
+                    member: "Echo", timeout: .seconds(10))
             }
             #expect(error?.name == "org.freedesktop.DBus.Error.ServiceUnknown")
         }
@@ -150,16 +168,18 @@ import TestSupport
         try await withFailingServer { server, client in
             let start = ContinuousClock.now
             let error = await #expect(throws: DBusError.self) {
-                try await client.call(destination: server.connection.uniqueName, path: testPath, interface: testInterface,
-                                      member: "Hang", timeout: .milliseconds(300))
+                try await client.call(
+                    destination: server.connection.uniqueName, path: testPath, interface: testInterface,
+                    member: "Hang", timeout: .milliseconds(300))
             }
             let elapsed = ContinuousClock.now - start
             #expect(error?.name == "org.freedesktop.DBus.Error.NoReply")
             #expect(elapsed >= .milliseconds(300))
             #expect(elapsed < .seconds(5))
             // The connection still works after the timeout.
-            let reply = try await client.call(destination: server.connection.uniqueName, path: testPath, interface: testInterface,
-                                              member: "Echo", ["after"], timeout: .seconds(10))
+            let reply = try await client.call(
+                destination: server.connection.uniqueName, path: testPath, interface: testInterface,
+                member: "Echo", ["after"], timeout: .seconds(10))
             #expect(reply == ["after"])
         }
     }
@@ -168,9 +188,10 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func enormousTimeout() async throws {
         try await withFailingServer { server, client in
-            let reply = try await client.call(destination: server.connection.uniqueName, path: testPath,
-                                              interface: testInterface, member: "Echo", ["patient"],
-                                              timeout: .seconds(Int64.max))
+            let reply = try await client.call(
+                destination: server.connection.uniqueName, path: testPath,
+                interface: testInterface, member: "Echo", ["patient"],
+                timeout: .seconds(Int64.max))
             #expect(reply == ["patient"])
         }
     }
@@ -181,8 +202,9 @@ import TestSupport
         try await withFailingServer { server, client in
             let destination = server.connection.uniqueName
             let caller = Task {
-                try await client.call(destination: destination, path: testPath, interface: testInterface,
-                                      member: "Hang", timeout: .seconds(50))
+                try await client.call(
+                    destination: destination, path: testPath, interface: testInterface,
+                    member: "Hang", timeout: .seconds(50))
             }
             try await next(server.entered)  // the call reached the handler: it is pending now
             caller.cancel()
@@ -198,14 +220,16 @@ import TestSupport
             let destination = server.connection.uniqueName
             let caller = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await client.call(destination: destination, path: testPath, interface: testInterface,
-                                             member: "Record", timeout: .seconds(10))
+                return try await client.call(
+                    destination: destination, path: testPath, interface: testInterface,
+                    member: "Record", timeout: .seconds(10))
             }
             let outcome = try await withTimeout(.seconds(10), "the cancelled call to end") { await caller.result }
             #expect(throws: CancellationError.self) { try outcome.get() }
             // Record would have run before this Echo: the server handles a sender's calls in order.
-            _ = try await client.call(destination: destination, path: testPath, interface: testInterface,
-                                      member: "Echo", ["after"], timeout: .seconds(10))
+            _ = try await client.call(
+                destination: destination, path: testPath, interface: testInterface,
+                member: "Echo", ["after"], timeout: .seconds(10))
             #expect(server.recorded.value == 0)
         }
     }

@@ -1,30 +1,39 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Foreign implementations of D-Bus (libdbus's tools, GLib's gdbus) talk to our objects and
 /// signals: what we write is what the specification says, not just what we read back.
 @Suite struct InteropTests {
-    static let interface = DBusInterface(testInterface, methods: [
-        .init("Shout", in: [.init("text", "s")], out: [.init("loud", "s")]) { call in
-            [.string(call.arguments[0].string!.uppercased())]
-        },
-        .init("Describe", in: [.init("options", "a{sv}"), .init("record", "(s(ix)as)")], out: [.init("summary", "s")]) { call in
-            guard let options = call.arguments[0].stringKeyed, case .variant(.uint32(let level)) = options["level"],
-                  case .variant(.string(let name)) = options["name"], let record = call.arguments[1].fields,
-                  let title = record[0].string, let pair = record[1].fields, let a = pair[0].int32, let b = pair[1].int64,
-                  let list = record[2].items?.compactMap(\.string) else {
-                throw DBusError.invalidArgs("unexpected values \(call.arguments)")
-            }
-            return [.string("level \(level), name \(name), \(title) \(a) \(b) \(list.joined(separator: "+"))")]
-        },
-    ], signals: [
-        .init("Posted", [.init("what", "s")]),
-    ])
+    static let interface = DBusInterface(
+        testInterface,
+        methods: [
+            .init("Shout", in: [.init("text", "s")], out: [.init("loud", "s")]) { call in
+                [.string(call.arguments[0].string!.uppercased())]
+            },
+            .init(
+                "Describe", in: [.init("options", "a{sv}"), .init("record", "(s(ix)as)")], out: [.init("summary", "s")]
+            ) { call in
+                guard let options = call.arguments[0].stringKeyed, case .variant(.uint32(let level)) = options["level"],
+                    case .variant(.string(let name)) = options["name"], let record = call.arguments[1].fields,
+                    let title = record[0].string, let pair = record[1].fields, let a = pair[0].int32,
+                    let b = pair[1].int64,
+                    let list = record[2].items?.compactMap(\.string)
+                else {
+                    throw DBusError.invalidArgs("unexpected values \(call.arguments)")
+                }
+                return [.string("level \(level), name \(name), \(title) \(a) \(b) \(list.joined(separator: "+"))")]
+            },
+        ],
+        signals: [
+            .init("Posted", [.init("what", "s")])
+        ])
 
     /// Runs `body` with our object exported under `testName`.
-    func withService(_ body: (_ daemon: BusDaemon, _ directory: String, _ service: Connection) async throws -> Void) async throws {
+    func withService(_ body: (_ daemon: BusDaemon, _ directory: String, _ service: Connection) async throws -> Void)
+        async throws
+    {
         try await BusDaemon.withTemporary { daemon, directory in
             let service = try await Connection.connect(to: daemon.address)
             do {
@@ -42,8 +51,12 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func dbusSendCallsOurMethod() async throws {
         try await withService { daemon, _, _ in
-            let result = try await run("dbus-send", ["--bus=\(daemon.address)", "--print-reply", "--dest=\(testName)",
-                                                     testPath.rawValue, "\(testInterface).Shout", "string:hello"])
+            let result = try await run(
+                "dbus-send",
+                [
+                    "--bus=\(daemon.address)", "--print-reply", "--dest=\(testName)",
+                    testPath.rawValue, "\(testInterface).Shout", "string:hello",
+                ])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stdout.contains("method return"))
             #expect(result.stdout.contains("string \"HELLO\""), "\(result.stdout)")
@@ -53,8 +66,12 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func dbusSendGetsOurErrors() async throws {
         try await withService { daemon, _, _ in
-            let result = try await run("dbus-send", ["--bus=\(daemon.address)", "--print-reply", "--dest=\(testName)",
-                                                     testPath.rawValue, "\(testInterface).Shout", "int32:1"])
+            let result = try await run(
+                "dbus-send",
+                [
+                    "--bus=\(daemon.address)", "--print-reply", "--dest=\(testName)",
+                    testPath.rawValue, "\(testInterface).Shout", "int32:1",
+                ])
             #expect(result.status != 0)
             #expect(result.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(result.stderr)")
         }
@@ -69,10 +86,15 @@ import TestSupport
             #expect(shout.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "('HELLO',)")
 
             // Containers built by GLib from our introspection data.
-            let describe = try await run("gdbus", common + ["--method", "\(testInterface).Describe",
-                                                            "{'level': <uint32 3>, 'name': <'x'>}", "('top', (-1, 5), ['p', 'q'])"])
+            let describe = try await run(
+                "gdbus",
+                common + [
+                    "--method", "\(testInterface).Describe",
+                    "{'level': <uint32 3>, 'name': <'x'>}", "('top', (-1, 5), ['p', 'q'])",
+                ])
             #expect(describe.status == 0, "\(describe.stderr)")
-            #expect(describe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(
+                describe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
                     == "('level 3, name x, top -1 5 p+q',)", "\(describe.stdout)")
         }
     }
@@ -82,9 +104,13 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func dbusMonitorSeesOurSignal() async throws {
         try await withService { daemon, directory, service in
-            let monitor = try LineProducer("dbus-monitor", ["--address", daemon.address,
-                                                            "type='signal',interface='\(testInterface)'"],
-                                           log: directory + "/dbus-monitor.log")
+            let monitor = try LineProducer(
+                "dbus-monitor",
+                [
+                    "--address", daemon.address,
+                    "type='signal',interface='\(testInterface)'",
+                ],
+                log: directory + "/dbus-monitor.log")
             defer { monitor.stop() }
             _ = try await monitor.waitForLine(containing: "member=NameLost")
             try service.emit("Posted", of: Self.interface, from: testPath, ["seen by the monitor"])
@@ -103,11 +129,17 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func gdbusEmitReachesOurSubscription() async throws {
         try await withService { daemon, _, service in
-            let posted = try await service.signals(matching: MatchRule(interface: testInterface, member: "Posted",
-                                                                       arguments: [0: "X"]))
+            let posted = try await service.signals(
+                matching: MatchRule(
+                    interface: testInterface, member: "Posted",
+                    arguments: [0: "X"]))
             for what in ["Y", "X"] {
-                let result = try await run("gdbus", ["emit", "--address", daemon.address, "--dest", service.uniqueName,
-                                                     "--object-path", "/x", "--signal", "\(testInterface).Posted", "'\(what)'"])
+                let result = try await run(
+                    "gdbus",
+                    [
+                        "emit", "--address", daemon.address, "--dest", service.uniqueName,
+                        "--object-path", "/x", "--signal", "\(testInterface).Posted", "'\(what)'",
+                    ])
                 #expect(result.status == 0, "\(result.stderr)")
             }
             let message = try await next(posted)
@@ -123,11 +155,17 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func dbusSendSignalReachesOurSubscription() async throws {
         try await withService { daemon, _, service in
-            let posted = try await service.signals(matching: MatchRule(interface: testInterface, member: "Posted",
-                                                                       arguments: [0: "X"]))
+            let posted = try await service.signals(
+                matching: MatchRule(
+                    interface: testInterface, member: "Posted",
+                    arguments: [0: "X"]))
             for what in ["Y", "X"] {
-                let result = try await run("dbus-send", ["--bus=\(daemon.address)", "--type=signal", "/x",
-                                                         "\(testInterface).Posted", "string:\(what)"])
+                let result = try await run(
+                    "dbus-send",
+                    [
+                        "--bus=\(daemon.address)", "--type=signal", "/x",
+                        "\(testInterface).Posted", "string:\(what)",
+                    ])
                 #expect(result.status == 0, "\(result.stderr)")
             }
             let message = try await next(posted)

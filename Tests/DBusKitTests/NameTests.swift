@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Well-known names: requests, owners and the bus's NameOwnerChanged signals.
 @Suite struct NameTests {

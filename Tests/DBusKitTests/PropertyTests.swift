@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Read-only properties through org.freedesktop.DBus.Properties.
 @Suite struct PropertyTests {
@@ -16,13 +16,21 @@ import TestSupport
 
     /// Every property of `expected`, plus `Reads`, which counts how often it was read.
     static func propertyInterface(reads: Locked<UInt32>) -> DBusInterface {
-        DBusInterface(testInterface, properties: [
-            .init("Name", "s") { expected["Name"]! },
-            .init("Tags", "as") { expected["Tags"]! },
-            .init("Info", "a{sv}") { expected["Info"]! },
-            .init("Origin", "(ii)") { expected["Origin"]! },
-            .init("Reads", "u") { .uint32(reads.update { $0 += 1; return $0 }) },
-        ])
+        DBusInterface(
+            testInterface,
+            properties: [
+                .init("Name", "s") { expected["Name"]! },
+                .init("Tags", "as") { expected["Tags"]! },
+                .init("Info", "a{sv}") { expected["Info"]! },
+                .init("Origin", "(ii)") { expected["Origin"]! },
+                .init("Reads", "u") {
+                    .uint32(
+                        reads.update {
+                            $0 += 1
+                            return $0
+                        })
+                },
+            ])
     }
 
     func withPropertyServer(_ body: (_ server: Connection, _ client: Connection) async throws -> Void) async throws {
@@ -33,12 +41,17 @@ import TestSupport
         }
     }
 
-    func properties(_ client: Connection, _ server: Connection, _ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
-        try await client.call(destination: server.uniqueName, path: testPath, interface: Self.properties,
-                              member: member, arguments, timeout: .seconds(10))
+    func properties(_ client: Connection, _ server: Connection, _ member: String, _ arguments: [DBusValue]) async throws
+        -> [DBusValue]
+    {
+        try await client.call(
+            destination: server.uniqueName, path: testPath, interface: Self.properties,
+            member: member, arguments, timeout: .seconds(10))
     }
 
-    func propertiesError(_ client: Connection, _ server: Connection, _ member: String, _ arguments: [DBusValue]) async -> String? {
+    func propertiesError(_ client: Connection, _ server: Connection, _ member: String, _ arguments: [DBusValue]) async
+        -> String?
+    {
         await #expect(throws: DBusError.self) { try await properties(client, server, member, arguments) }?.name
     }
 
@@ -78,7 +91,8 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func setIsRefused() async throws {
         try await withPropertyServer { server, client in
-            let error = await propertiesError(client, server, "Set", [.string(testInterface), "Name", .variant("tablet")])
+            let error = await propertiesError(
+                client, server, "Set", [.string(testInterface), "Name", .variant("tablet")])
             #expect(error == "org.freedesktop.DBus.Error.PropertyReadOnly")
             let after = try await properties(client, server, "Get", [.string(testInterface), "Name"])
             #expect(after == [.variant("phone")])
@@ -89,12 +103,17 @@ import TestSupport
     func unknownPropertyOrInterface() async throws {
         try await withPropertyServer { server, client in
             let prefix = "org.freedesktop.DBus.Error."
-            #expect(await propertiesError(client, server, "Get", [.string(testInterface), "Missing"]) == prefix + "UnknownProperty")
-            #expect(await propertiesError(client, server, "Set", [.string(testInterface), "Missing", .variant("x")])
+            #expect(
+                await propertiesError(client, server, "Get", [.string(testInterface), "Missing"]) == prefix
+                    + "UnknownProperty")
+            #expect(
+                await propertiesError(client, server, "Set", [.string(testInterface), "Missing", .variant("x")])
                     == prefix + "UnknownProperty")
-            #expect(await propertiesError(client, server, "Get", ["dev.test.Other", "Name"]) == prefix + "UnknownInterface")
+            #expect(
+                await propertiesError(client, server, "Get", ["dev.test.Other", "Name"]) == prefix + "UnknownInterface")
             #expect(await propertiesError(client, server, "GetAll", ["dev.test.Other"]) == prefix + "UnknownInterface")
-            #expect(await propertiesError(client, server, "Set", ["dev.test.Other", "Name", .variant("x")])
+            #expect(
+                await propertiesError(client, server, "Set", ["dev.test.Other", "Name", .variant("x")])
                     == prefix + "UnknownInterface")
             #expect(await propertiesError(client, server, "Get", ["only one argument"]) == prefix + "InvalidArgs")
         }

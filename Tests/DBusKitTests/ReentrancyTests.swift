@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// The connection lock is not recursive: what the connection runs (handlers, tasks that prefer
 /// it) and what it lets go of (a handler's captures) may use the connection again.
@@ -23,15 +23,21 @@ import TestSupport
     func handlersUseTheirOwnConnection() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
-            try server.export([DBusInterface(testInterface, methods: [
-                .init("Reenter") { call in
-                    let other: ObjectPath = "/dev/test/Other"
-                    try call.connection.export([echoInterface("s")], at: other)
-                    try call.connection.emitSignal(path: other, interface: testInterface, member: "Posted", ["in"])
-                    call.connection.unexport(other)
-                    return []
-                },
-            ])], at: testPath)
+            try server.export(
+                [
+                    DBusInterface(
+                        testInterface,
+                        methods: [
+                            .init("Reenter") { call in
+                                let other: ObjectPath = "/dev/test/Other"
+                                try call.connection.export([echoInterface("s")], at: other)
+                                try call.connection.emitSignal(
+                                    path: other, interface: testInterface, member: "Posted", ["in"])
+                                call.connection.unexport(other)
+                                return []
+                            }
+                        ])
+                ], at: testPath)
             // A signal handler that ends its own subscription.
             let subscription = Locked<SignalSubscription?>(nil)
             let seen = Locked(0)
@@ -42,8 +48,9 @@ import TestSupport
             }
             subscription.update { $0 = handler }
             // The bus delivers the handler's signal ahead of its reply.
-            _ = try await client.call(destination: server.uniqueName, path: testPath, interface: testInterface,
-                                      member: "Reenter")
+            _ = try await client.call(
+                destination: server.uniqueName, path: testPath, interface: testInterface,
+                member: "Reenter")
             #expect(seen.value == 1)
             try server.emitSignal(path: testPath, interface: testInterface, member: "Posted", ["after"])
             await server.flush()
@@ -67,15 +74,25 @@ import TestSupport
             func canary(_ connection: Connection) -> Canary { Canary(connection, goneContinuation) }
 
             // An unexported object's handlers.
-            try connection.export([DBusInterface(testInterface, methods: [
-                .init("Ping") { [canary = canary(connection)] _ in _ = canary; return [] },
-            ])], at: testPath)
+            try connection.export(
+                [
+                    DBusInterface(
+                        testInterface,
+                        methods: [
+                            .init("Ping") { [canary = canary(connection)] _ in
+                                _ = canary
+                                return []
+                            }
+                        ])
+                ], at: testPath)
             connection.unexport(testPath)
             #expect(try await next(gone) == true)
 
             // A cancelled subscription's handler.
             let rule = MatchRule(interface: testInterface, member: "Posted")
-            let subscription = try await connection.onSignal(matching: rule) { [canary = canary(connection)] _ in _ = canary }
+            let subscription = try await connection.onSignal(matching: rule) { [canary = canary(connection)] _ in
+                _ = canary
+            }
             subscription.cancel()
             #expect(try await next(gone) == true)
 

@@ -1,10 +1,11 @@
 import DBusKit
 import DeviceProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One value (or several) sent to `Echo` and expected back unchanged.
@@ -38,19 +39,29 @@ extension EchoCase {
         .init("array of strings", .strings(["a", "b", ""])),
         .init("array of int32", .array(element: "i", [.int32(1), .int32(-2), .int32(.max)])),
         .init("array of doubles", .array(element: "d", [.double(0.5), .double(-2)])),
-        .init("array of structs", .array(element: "(is)", [.structure([.int32(1), "one"]), .structure([.int32(2), "two"])])),
+        .init(
+            "array of structs",
+            .array(element: "(is)", [.structure([.int32(1), "one"]), .structure([.int32(2), "two"])])),
         .init("empty array of strings", .strings([])),
         .init("empty array of structs", .array(element: "(is)", [])),
         .init("empty byte array", .array(element: "y", [])),
         .init("empty a{sv}", .vardict([:])),
         .init("a{sv}", .vardict(["name": "phone", "level": .uint32(42), "tags": .strings(["x", "y"]), "on": true])),
-        .init("a{s(ii)}", .dictionary(key: "s", value: "(ii)", [
-            .init("origin", .structure([.int32(0), .int32(0)])),
-            .init("corner", .structure([.int32(-5), .int32(7)])),
-        ])),
-        .init("a{ia{ss}}", .dictionary(key: "i", value: "a{ss}", [
-            .init(.int32(1), .dictionary(key: "s", value: "s", [.init("k", "v")])),
-        ])),
+        .init(
+            "a{s(ii)}",
+            .dictionary(
+                key: "s", value: "(ii)",
+                [
+                    .init("origin", .structure([.int32(0), .int32(0)])),
+                    .init("corner", .structure([.int32(-5), .int32(7)])),
+                ])),
+        .init(
+            "a{ia{ss}}",
+            .dictionary(
+                key: "i", value: "a{ss}",
+                [
+                    .init(.int32(1), .dictionary(key: "s", value: "s", [.init("k", "v")]))
+                ])),
         .init("nested struct", .structure(["top", .structure([.int32(-1), .int64(.min)]), .strings(["p", "q"])])),
         .init("variant of a basic", .variant(.uint16(7))),
         .init("variant of an array", .variant(.strings(["v1", "v2"]))),
@@ -60,13 +71,19 @@ extension EchoCase {
         .init("64 nested containers", nested(32) { .structure([.variant($0)]) }),
         .init("32 nested arrays", nested(32) { .array(element: $0.signature, [$0]) }),
         .init("ay", .array(element: "y", [0, 1, 127, 128, 255].map(DBusValue.byte))),
-        .init("aay", .array(element: "ay", [
-            .array(element: "y", [.byte(1), .byte(2)]), .array(element: "y", []), .array(element: "y", [.byte(3)]),
-        ])),
+        .init(
+            "aay",
+            .array(
+                element: "ay",
+                [
+                    .array(element: "y", [.byte(1), .byte(2)]), .array(element: "y", []),
+                    .array(element: "y", [.byte(3)]),
+                ])),
     ]
 
     /// Many arguments of different types in one call.
-    static let table = EchoCase("many arguments",
+    static let table = EchoCase(
+        "many arguments",
         .byte(7), .bool(true), .int16(-3), .uint16(3), .int32(-70_000), .uint32(70_000), .int64(-1 << 40),
         .uint64(1 << 63), .double(2.5), "text", .objectPath("/t"), .signature("a(sv)"),
         .strings(["a"]), .vardict(["k": .double(1)]), .structure([.int32(1), "s"]), .variant(.bool(false)),
@@ -89,18 +106,27 @@ extension EchoCase {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
         let (readEnd, writeEnd) = (ends[0], ends[1])
-        defer { close(readEnd); close(writeEnd) }
+        defer {
+            close(readEnd)
+            close(writeEnd)
+        }
         let serverFDs = Locked<[Int32]>([])
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
-            try server.export([DBusInterface(testInterface, methods: [
-                .init("Echo", in: [.init("fd", "h")], out: [.init("fd", "h")]) { call in
-                    if case .unixFD(let fd) = call.arguments[0] { serverFDs.update { $0.append(fd) } }
-                    return call.arguments
-                },
-            ])], at: testPath)
-            let reply = try await client.call(destination: server.uniqueName, path: testPath, interface: testInterface,
-                                              member: "Echo", [.unixFD(readEnd)], timeout: .seconds(20))
+            try server.export(
+                [
+                    DBusInterface(
+                        testInterface,
+                        methods: [
+                            .init("Echo", in: [.init("fd", "h")], out: [.init("fd", "h")]) { call in
+                                if case .unixFD(let fd) = call.arguments[0] { serverFDs.update { $0.append(fd) } }
+                                return call.arguments
+                            }
+                        ])
+                ], at: testPath)
+            let reply = try await client.call(
+                destination: server.uniqueName, path: testPath, interface: testInterface,
+                member: "Echo", [.unixFD(readEnd)], timeout: .seconds(20))
             guard case .unixFD(let received) = try #require(reply.first) else {
                 Issue.record("expected a unix fd, got \(reply)")
                 return

@@ -1,15 +1,17 @@
 import DBusKit
 import DeviceProcesses
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Subscriptions: what they receive, and that the bus forgets their match rules when they end.
 @Suite struct SignalTests {
-    static let interface = DBusInterface(testInterface, signals: [
-        .init("Posted", [.init("what", "s")]),
-        .init("Counted", [.init("what", "s"), .init("count", "u")]),
-    ])
+    static let interface = DBusInterface(
+        testInterface,
+        signals: [
+            .init("Posted", [.init("what", "s")]),
+            .init("Counted", [.init("what", "s"), .init("count", "u")]),
+        ])
 
     static func postedRule(_ what: String) -> MatchRule {
         MatchRule(interface: testInterface, member: "Posted", arguments: [0: what])
@@ -74,7 +76,8 @@ import TestSupport
             let (listener, emitter) = (connections[0], connections[1])
             let x = try await listener.signals(matching: Self.postedRule("X"))
             let y = try await listener.signals(matching: Self.postedRule("Y"))
-            let any = try await listener.signals(matching: MatchRule(sender: emitter.uniqueName, interface: testInterface))
+            let any = try await listener.signals(
+                matching: MatchRule(sender: emitter.uniqueName, interface: testInterface))
             try emitter.emit("Posted", of: Self.interface, from: testPath, ["Y"])
             try emitter.emit("Posted", of: Self.interface, from: testPath, ["X"])
             #expect(try await next(x).body == ["X"])
@@ -156,7 +159,9 @@ extension SignalTests {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])
             let seen = Mutex<[UInt32]>([])
-            let subscription = try await listener.onSignal(matching: MatchRule(interface: testInterface, member: "Counted")) { message in
+            let subscription = try await listener.onSignal(
+                matching: MatchRule(interface: testInterface, member: "Counted")
+            ) { message in
                 seen.withLock { $0.append(message.body[1].uint32 ?? 0) }
             }
             for count in 0..<200 as Range<UInt32> {
@@ -164,15 +169,17 @@ extension SignalTests {
             }
             await emitter.flush()
             // The bus delivered the signals ahead of this reply, so the handler has run for each.
-            _ = try await listener.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            _ = try await listener.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping")
             #expect(seen.withLock { $0 } == Array(0..<200))
             subscription.cancel()
             subscription.cancel()
             try emitter.emit("Counted", of: Self.interface, from: testPath, ["n", .uint32(999)])
             await emitter.flush()
-            _ = try await listener.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus.Peer", member: "Ping")
+            _ = try await listener.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping")
             #expect(seen.withLock { $0.count } == 200)
         }
     }

@@ -2,10 +2,11 @@ import DBusKit
 import DeviceProcesses
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Shared helpers for the DBusKit tests. Every test runs against a private dbus-daemon of its
@@ -63,16 +64,19 @@ func ownerChanges(of name: String, on connection: Connection) async throws -> As
 /// An interface with one method, `Echo`, that takes and returns `types` (one argument each).
 func echoInterface(_ types: Signature, name: String = testInterface) -> DBusInterface {
     let arguments = types.completeTypes.enumerated().map { DBusInterface.Argument("arg\($0.offset)", $0.element) }
-    return DBusInterface(name, methods: [
-        .init("Echo", in: arguments, out: arguments) { call in call.arguments },
-    ])
+    return DBusInterface(
+        name,
+        methods: [
+            .init("Echo", in: arguments, out: arguments) { call in call.arguments }
+        ])
 }
 
 /// Exports an echo object for `values` on `server` and calls it from `client`.
 func echo(_ values: [DBusValue], from client: Connection, to server: Connection) async throws -> [DBusValue] {
     try server.export([echoInterface(values.signature)], at: testPath)
-    return try await client.call(destination: server.uniqueName, path: testPath, interface: testInterface,
-                                 member: "Echo", values, timeout: .seconds(20))
+    return try await client.call(
+        destination: server.uniqueName, path: testPath, interface: testInterface,
+        member: "Echo", values, timeout: .seconds(20))
 }
 
 /// The match rules the daemon holds for `uniqueName` (`org.freedesktop.DBus.Debug.Stats`).

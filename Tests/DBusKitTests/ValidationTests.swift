@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceProcesses
-import Testing
 import TestSupport
+import Testing
 
 /// Names and signatures are checked in Swift before anything reaches libdbus, which aborts on
 /// invalid input. No bus is needed, except to show that a bad value is never sent.
@@ -11,19 +11,23 @@ import TestSupport
     static let structs32 = String(repeating: "(", count: 32) + "i" + String(repeating: ")", count: 32)
     static let structs33 = String(repeating: "(", count: 33) + "i" + String(repeating: ")", count: 33)
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        "", "y", "bnqiuxtdsogh", "v", "as", "a{sv}", "a{s(ii)}", "(s(ix)as)", "aay", "a{ya{sv}}", "a(ii)v",
-        nested32, structs32, String(repeating: "i", count: 255),
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            "", "y", "bnqiuxtdsogh", "v", "as", "a{sv}", "a{s(ii)}", "(s(ix)as)", "aay", "a{ya{sv}}", "a(ii)v",
+            nested32, structs32, String(repeating: "i", count: 255),
+        ])
     func validSignatures(_ text: String) throws {
         let signature = try Signature(text)
         #expect(signature.rawValue == text)
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        "a{vs}", "a{(i)s}", "{ss}", "a{s}", "a{sss}", "a{ss", "(", "()", "(i", "i)", "a", "aa", "z", "r", "e", "m",
-        nested33, structs33, String(repeating: "i", count: 256),
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            "a{vs}", "a{(i)s}", "{ss}", "a{s}", "a{sss}", "a{ss", "(", "()", "(i", "i)", "a", "aa", "z", "r", "e", "m",
+            nested33, structs33, String(repeating: "i", count: 256),
+        ])
     func invalidSignatures(_ text: String) {
         let error = #expect(throws: DBusError.self) { try Signature(text) }
         #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
@@ -87,26 +91,28 @@ import TestSupport
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [
-        DBusValue.string("a\0b"),
-        .array(element: "s", [.string("ok"), .int32(1)]),
-        .array(element: "s", [.string("nul\0")]),
-        .array(element: "ay", [.array(element: "y", [.byte(1)]), .array(element: "i", [])]),
-        .dictionary(key: "s", value: "v", [.init(.string("k"), .int32(1))]),
-        .dictionary(key: "v", value: "s", []),
-        .dictionary(key: "(i)", value: "s", []),
-        .structure([]),
-        .variant(.structure([])),
-        .variant(.string("\0")),
-        // Types libdbus cannot write or the daemon refuses (it would drop the connection):
-        .array(element: "ii", []),
-        .array(element: "", []),
-        .dictionary(key: "s", value: "ss", []),
-        .variant(.array(element: "ii", [])),
-        nested(33) { .array(element: $0.signature, [$0]) },
-        nested(33) { .structure([$0]) },
-        nested(65) { .variant($0) },
-    ])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            DBusValue.string("a\0b"),
+            .array(element: "s", [.string("ok"), .int32(1)]),
+            .array(element: "s", [.string("nul\0")]),
+            .array(element: "ay", [.array(element: "y", [.byte(1)]), .array(element: "i", [])]),
+            .dictionary(key: "s", value: "v", [.init(.string("k"), .int32(1))]),
+            .dictionary(key: "v", value: "s", []),
+            .dictionary(key: "(i)", value: "s", []),
+            .structure([]),
+            .variant(.structure([])),
+            .variant(.string("\0")),
+            // Types libdbus cannot write or the daemon refuses (it would drop the connection):
+            .array(element: "ii", []),
+            .array(element: "", []),
+            .dictionary(key: "s", value: "ss", []),
+            .variant(.array(element: "ii", [])),
+            nested(33) { .array(element: $0.signature, [$0]) },
+            nested(33) { .structure([$0]) },
+            nested(65) { .variant($0) },
+        ])
     func invalidValues(_ value: DBusValue) {
         let error = #expect(throws: DBusError.self) { try value.validate() }
         #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
@@ -127,12 +133,17 @@ import TestSupport
         let received = Locked<[[DBusValue]]>([])
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
-            try server.export([DBusInterface(testInterface, methods: [
-                .init("Take", in: [.init("text", "s"), .init("list", "as")]) { call in
-                    received.update { $0.append(call.arguments) }
-                    return []
-                },
-            ])], at: testPath)
+            try server.export(
+                [
+                    DBusInterface(
+                        testInterface,
+                        methods: [
+                            .init("Take", in: [.init("text", "s"), .init("list", "as")]) { call in
+                                received.update { $0.append(call.arguments) }
+                                return []
+                            }
+                        ])
+                ], at: testPath)
             let badBodies: [[DBusValue]] = [
                 ["a\0b", .strings([])],
                 ["ok", .array(element: "s", [.int32(1)])],
@@ -142,14 +153,16 @@ import TestSupport
             ]
             for bad in badBodies {
                 let error = await #expect(throws: DBusError.self) {
-                    try await client.call(destination: server.uniqueName, path: testPath, interface: testInterface,
-                                          member: "Take", bad, timeout: .seconds(10))
+                    try await client.call(
+                        destination: server.uniqueName, path: testPath, interface: testInterface,
+                        member: "Take", bad, timeout: .seconds(10))
                 }
                 #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
             }
             let good: [DBusValue] = ["fine", .strings(["x"])]
-            _ = try await client.call(destination: server.uniqueName, path: testPath, interface: testInterface,
-                                      member: "Take", good, timeout: .seconds(10))
+            _ = try await client.call(
+                destination: server.uniqueName, path: testPath, interface: testInterface,
+                member: "Take", good, timeout: .seconds(10))
             #expect(received.value == [good])
             #expect(client.isConnected, "the bus never saw a malformed message")
         }

@@ -12,9 +12,10 @@ import Testing
         .hook(command: "rm -rf \"$SDLAB_CONTAINER/caches\"; exit 0", keeps: [.common, .preferences]),
     ])
     func theRunnersCommandLineParsesBackToTheSameOptions(policy: CleanupPolicy) throws {
-        let written = AppOptions.commandLine(name: "mail", sdk: .msalAndroid, backgroundMode: true, cleanup: policy,
-                                             hookDirectory: "/tmp/my scenarios", container: "/tmp/c", trace: "/tmp/t.jsonl",
-                                             bus: "unix:path=/tmp/bus")
+        let written = AppOptions.commandLine(
+            name: "mail", sdk: .msalAndroid, backgroundMode: true, cleanup: policy,
+            hookDirectory: "/tmp/my scenarios", container: "/tmp/c", trace: "/tmp/t.jsonl",
+            bus: "unix:path=/tmp/bus")
         let read = try AppOptions.parse(written)
         #expect(read.policy == policy && read.name == "mail" && read.sdk == .msalAndroid && read.backgroundMode)
         #expect(read.container == "/tmp/c" && read.trace == "/tmp/t.jsonl" && read.bus == "unix:path=/tmp/bus")
@@ -24,11 +25,17 @@ import Testing
     }
 
     @Test func declaredKeepsAreOnlyForAHookOrTheAppsOwnCode() {
-        #expect(throws: (any Error).self) { try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--keeps", "common"]) }
         #expect(throws: (any Error).self) {
-            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--cleanup", "own", "--keeps", "plain"])
+            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--keeps", "common"])
         }
-        #expect(throws: (any Error).self) { try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"]) }
+        #expect(throws: (any Error).self) {
+            try AppOptions.parse([
+                "--name", "a", "--sdk", "ws1", "--container", "/c", "--cleanup", "own", "--keeps", "plain",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"])
+        }
     }
 
     @Test func wireShapesReadBackAsWritten() {
@@ -41,7 +48,8 @@ import Testing
         let key = UserKey(user: "cou1", key: Array(repeating: 9, count: 32))
         #expect(UserKey(wire: key.wireValue) == key)
         #expect(UserKey(wire: UserKey(user: "cou1", key: [1, 2]).wireValue) == nil, "a key is 32 bytes")
-        let information = DeviceInformation(deviceMode: "shared", generation: 3, passcodePolicy: true, passcodeSet: false)
+        let information = DeviceInformation(
+            deviceMode: "shared", generation: 3, passcodePolicy: true, passcodeSet: false)
         #expect(DeviceInformation(wire: information.wireValue) == information)
         var snapshot = AppSnapshot()
         snapshot.name = "mail"
@@ -68,7 +76,10 @@ import Testing
         }
         let events = TraceEvent.events(in: file)
         #expect(events.map(\.name) == TraceName.allCases.map { $0 })
-        #expect(events.allSatisfy { $0.proc == "mail" && $0.user() == nil && $0[.opportunity] == "false" && $0[.count] == "3" })
+        #expect(
+            events.allSatisfy {
+                $0.proc == "mail" && $0.user() == nil && $0[.opportunity] == "false" && $0[.count] == "3"
+            })
         #expect(events.first?[.holds] == "cou1/plain,cou2/common")
     }
 }

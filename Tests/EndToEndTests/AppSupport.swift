@@ -6,8 +6,8 @@ import LeakScan
 import Runner
 import SharedDevice
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A device of the test's own, started as the runner starts one (bus and hub), with the apps
 /// the test launches. Every process is stopped by PID afterwards, whatever the test did.

@@ -1,29 +1,33 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Hub
 import ManagedApp
 import Runner
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// `Bus/` documents the contract one interface per file; the live objects must say the same.
 @Suite(.serialized) struct BusContractTests {
     static let busFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Bus")
 
-    static let hubInterfaces = [HubMethod.interface, BrokerMethod.interface, KeyServiceMethod.interface,
-                                NotifyMethod.interface]
+    static let hubInterfaces = [
+        HubMethod.interface, BrokerMethod.interface, KeyServiceMethod.interface,
+        NotifyMethod.interface,
+    ]
 
     @Test(.timeLimit(.minutes(1)))
     func theHubObjectIntrospectsAsBusFolderDocuments() async throws {
         try await DetachedDevice.with { device in
             let xml = try await withBus(device.address) { bus in
-                try await bus.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                   interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+                try await bus.call(
+                    destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                    interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
             }
             let live = try InterfaceShapes.parse(try #require(xml.first?.string))
             #expect(live.keys.filter { $0.hasPrefix("dev.sdlab.") }.sorted() == Self.hubInterfaces.sorted())
@@ -40,14 +44,17 @@ import TestSupport
     func anAppObjectIntrospectsAsBusFolderDocuments() async throws {
         try await AppDevice.with { lab in
             try await lab.launch(AppSpec(name: "mail", sdk: .msal))
-            let xml = try await lab.connection.call(destination: AppBus.namePrefix + "mail", path: AppBus.path,
-                                                    interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+            let xml = try await lab.connection.call(
+                destination: AppBus.namePrefix + "mail", path: AppBus.path,
+                interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
             let live = try InterfaceShapes.parse(try #require(xml.first?.string))
             #expect(live.keys.filter { $0.hasPrefix("dev.sdlab.") } == [AppBus.interface])
             let file = Self.busFolder.appendingPathComponent("\(AppBus.interface).xml")
             let documented = try InterfaceShapes.parse(String(contentsOf: file, encoding: .utf8))
             #expect(documented.keys.sorted() == [AppBus.interface])
-            #expect(documented[AppBus.interface] == live[AppBus.interface], "\(file.lastPathComponent) and the live app differ")
+            #expect(
+                documented[AppBus.interface] == live[AppBus.interface],
+                "\(file.lastPathComponent) and the live app differ")
         }
     }
 
@@ -58,10 +65,12 @@ import TestSupport
             """
         let shape = try InterfaceShapes.parse(base)
         #expect(shape["a.B"] == ["method M", "  in s x", "signal S", "  out t y", "property P b read"])
-        for changed in [base.replacingOccurrences(of: "type=\"s\"", with: "type=\"i\""),
-                        base.replacingOccurrences(of: "direction=\"in\"", with: "direction=\"out\""),
-                        base.replacingOccurrences(of: "access=\"read\"", with: "access=\"readwrite\""),
-                        base.replacingOccurrences(of: "name=\"x\"", with: "name=\"z\"")] {
+        for changed in [
+            base.replacingOccurrences(of: "type=\"s\"", with: "type=\"i\""),
+            base.replacingOccurrences(of: "direction=\"in\"", with: "direction=\"out\""),
+            base.replacingOccurrences(of: "access=\"read\"", with: "access=\"readwrite\""),
+            base.replacingOccurrences(of: "name=\"x\"", with: "name=\"z\""),
+        ] {
             #expect(try InterfaceShapes.parse(changed) != shape)
         }
     }
@@ -86,8 +95,10 @@ enum InterfaceShapes {
         var interfaces: [String: [String]] = [:]
         private var current: String?
 
-        func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
-                    qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement element: String, namespaceURI: String?,
+            qualifiedName: String?, attributes: [String: String] = [:]
+        ) {
             let name = attributes["name"] ?? ""
             switch element {
             case "interface":

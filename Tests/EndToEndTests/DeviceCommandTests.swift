@@ -1,24 +1,34 @@
 import DeviceProcesses
 import Foundation
 import Runner
-import Testing
 import TestSupport
+import Testing
 
 /// `sdlab device` and `sdlab notify` as a person (or a foreign tool) uses them.
 @Suite(.serialized) struct DeviceCommandTests {
     @Test(.timeLimit(.minutes(1)))
     func freshDeviceAnswersGetSessionAndIntrospects() async throws {
         try await DetachedDevice.with { device in
-            let session = try await run("gdbus", ["call", "--address", device.address, "--dest", "dev.sdlab.Hub",
-                                                  "--object-path", "/dev/sdlab/Hub", "--method", "dev.sdlab.Hub1.GetSession"])
+            let session = try await run(
+                "gdbus",
+                [
+                    "call", "--address", device.address, "--dest", "dev.sdlab.Hub",
+                    "--object-path", "/dev/sdlab/Hub", "--method", "dev.sdlab.Hub1.GetSession",
+                ])
             #expect(session.status == 0, "\(session.stderr)")
             #expect(session.stdout.contains("('unenrolled', '', uint64 0)"), "\(session.stdout)")
 
-            let introspection = try await run("gdbus", ["introspect", "--address", device.address, "--dest", "dev.sdlab.Hub",
-                                                        "--object-path", "/dev/sdlab/Hub"])
+            let introspection = try await run(
+                "gdbus",
+                [
+                    "introspect", "--address", device.address, "--dest", "dev.sdlab.Hub",
+                    "--object-path", "/dev/sdlab/Hub",
+                ])
             #expect(introspection.status == 0, "\(introspection.stderr)")
-            for expected in ["interface dev.sdlab.Hub1 {", "GetSession(out (sst) session);",
-                             "interface dev.sdlab.Notify1 {", "Posted(s name);", "readonly t Generation"] {
+            for expected in [
+                "interface dev.sdlab.Hub1 {", "GetSession(out (sst) session);",
+                "interface dev.sdlab.Notify1 {", "Posted(s name);", "readonly t Generation",
+            ] {
                 #expect(introspection.stdout.contains(expected), "\(expected) in \(introspection.stdout)")
             }
         }
@@ -38,8 +48,12 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func dbusMonitorSeesNotifyPost() async throws {
         try await DetachedDevice.with { device in
-            let monitor = try LineProducer("dbus-monitor", ["--address", device.address,
-                                                            "type='signal',interface='dev.sdlab.Notify1'"])
+            let monitor = try LineProducer(
+                "dbus-monitor",
+                [
+                    "--address", device.address,
+                    "type='signal',interface='dev.sdlab.Notify1'",
+                ])
             defer { monitor.stop() }
             try await monitor.waitForLine(containing: "member=NameLost")  // it is a monitor now
             let post = try await run(sdlabPath, ["notify", "post", "X"], environment: device.environment)
@@ -53,12 +67,17 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func notifyWaitReturnsOnForeignPost() async throws {
         try await DetachedDevice.with { device in
-            let waiter = try LineProducer(sdlabPath, ["notify", "wait", "X", "--timeout", "20s"],
-                                          environment: device.environment, readingStderr: true)
+            let waiter = try LineProducer(
+                sdlabPath, ["notify", "wait", "X", "--timeout", "20s"],
+                environment: device.environment, readingStderr: true)
             defer { waiter.stop() }
             try await waiter.waitForLine(containing: "waiting for X")
-            let emit = try await run("gdbus", ["emit", "--session", "--object-path", "/dev/sdlab/Notify",
-                                               "--signal", "dev.sdlab.Notify1.Posted", "'X'"], environment: device.environment)
+            let emit = try await run(
+                "gdbus",
+                [
+                    "emit", "--session", "--object-path", "/dev/sdlab/Notify",
+                    "--signal", "dev.sdlab.Notify1.Posted", "'X'",
+                ], environment: device.environment)
             #expect(emit.status == 0, "\(emit.stderr)")
             #expect(await waiter.exitStatus(within: .seconds(10)) == .exited(0))
         }
@@ -68,7 +87,8 @@ import TestSupport
     func notifyWaitTimesOut() async throws {
         try await DetachedDevice.with { device in
             let started = ContinuousClock.now
-            let wait = try await run(sdlabPath, ["notify", "wait", "NEVER", "--timeout", "300ms"], environment: device.environment)
+            let wait = try await run(
+                sdlabPath, ["notify", "wait", "NEVER", "--timeout", "300ms"], environment: device.environment)
             #expect(wait.status == 1)
             #expect(wait.stderr.contains("no post of NEVER"))
             #expect(ContinuousClock.now - started < .seconds(10))
@@ -80,12 +100,17 @@ import TestSupport
         try await DetachedDevice.with { device in
             let fresh = try await run(sdlabPath, ["notify", "get", "counter"], environment: device.environment)
             #expect(fresh.stdout == "0\n")
-            let set = try await run(sdlabPath, ["notify", "set", "counter", "18446744073709551615"], environment: device.environment)
+            let set = try await run(
+                sdlabPath, ["notify", "set", "counter", "18446744073709551615"], environment: device.environment)
             #expect(set.status == 0, "\(set.stderr)")
             let read = try await run(sdlabPath, ["notify", "get", "counter"], environment: device.environment)
             #expect(read.stdout == "18446744073709551615\n")
-            let viaGdbus = try await run("gdbus", ["call", "--session", "--dest", "dev.sdlab.Hub", "--object-path", "/dev/sdlab/Hub",
-                                                   "--method", "dev.sdlab.Notify1.GetState", "counter"], environment: device.environment)
+            let viaGdbus = try await run(
+                "gdbus",
+                [
+                    "call", "--session", "--dest", "dev.sdlab.Hub", "--object-path", "/dev/sdlab/Hub",
+                    "--method", "dev.sdlab.Notify1.GetState", "counter",
+                ], environment: device.environment)
             #expect(viaGdbus.stdout.contains("uint64 18446744073709551615"), "\(viaGdbus.stdout)")
         }
     }
@@ -116,17 +141,23 @@ import TestSupport
             _ = RunningDevice.stopRecorded(in: directory + "/run")
             try? FileManager.default.removeItem(atPath: directory)
         }
-        let up = try await run(sdlabPath, ["device", "up", "--detach", "--dir", directory + "/run",
-                                           "--scenario", RunCommandTests.library + "/side-by-side-check-in.yaml"])
+        let up = try await run(
+            sdlabPath,
+            [
+                "device", "up", "--detach", "--dir", directory + "/run",
+                "--scenario", RunCommandTests.library + "/side-by-side-check-in.yaml",
+            ])
         #expect(up.status == 0, "\(up.stderr)")
-        #expect(up.stderr.contains("the scenario's apps (mail, notes, inventory) are not started: `sdlab run` starts them"),
-                "\(up.stderr)")
+        #expect(
+            up.stderr.contains("the scenario's apps (mail, notes, inventory) are not started: `sdlab run` starts them"),
+            "\(up.stderr)")
     }
 
     @Test(.timeLimit(.minutes(1)))
     func missingDaemonExits3() async throws {
-        let up = try await run(sdlabPath, ["device", "up", "--detach"],
-                               environment: environment(with: ["SDLAB_DBUS_DAEMON": "/nonexistent/dbus-daemon"]))
+        let up = try await run(
+            sdlabPath, ["device", "up", "--detach"],
+            environment: environment(with: ["SDLAB_DBUS_DAEMON": "/nonexistent/dbus-daemon"]))
         #expect(up.status == 3)
         #expect(up.stderr.contains("not found"), "\(up.stderr)")
     }
@@ -137,8 +168,9 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = directory + "/broken.conf"
         try "<busconfig><listen>".write(toFile: config, atomically: true, encoding: .utf8)
-        let up = try await run(sdlabPath, ["device", "up", "--detach", "--dir", directory + "/run"],
-                               environment: environment(with: ["SDLAB_BUS_CONFIG": config]))
+        let up = try await run(
+            sdlabPath, ["device", "up", "--detach", "--dir", directory + "/run"],
+            environment: environment(with: ["SDLAB_BUS_CONFIG": config]))
         #expect(up.status == 3)
         #expect(up.stderr.contains("Failed to start message bus"), "\(up.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory + "/run/dbus-daemon.pid"))
@@ -146,10 +178,13 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(1)))
     func usageErrorsExit2() async throws {
-        let bad = try await run(sdlabPath, ["notify", "set", "x", "not-a-number"], environment: environment(with: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]))
+        let bad = try await run(
+            sdlabPath, ["notify", "set", "x", "not-a-number"],
+            environment: environment(with: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]))
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("not-a-number"))
-        let noBus = try await run(sdlabPath, ["notify", "post", "X"], environment: environment(with: ["DBUS_SESSION_BUS_ADDRESS": ""]))
+        let noBus = try await run(
+            sdlabPath, ["notify", "post", "X"], environment: environment(with: ["DBUS_SESSION_BUS_ADDRESS": ""]))
         #expect(noBus.status == 2)
     }
 
@@ -160,8 +195,12 @@ import TestSupport
         #expect(post.stderr.contains("cannot reach the device bus"))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [[], ["device"], ["device", "up"], ["device", "down"], ["notify"],
-                                              ["notify", "post"], ["notify", "wait"], ["notify", "get"], ["notify", "set"], ["hub"]])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            [], ["device"], ["device", "up"], ["device", "down"], ["notify"],
+            ["notify", "post"], ["notify", "wait"], ["notify", "get"], ["notify", "set"], ["hub"],
+        ])
     func everyCommandHasHelp(command: [String]) async throws {
         let help = try await run(sdlabPath, command + ["--help"])
         #expect(help.status == 0)

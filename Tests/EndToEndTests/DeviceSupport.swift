@@ -1,10 +1,10 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import DeviceProcesses
-import Hub
 import Foundation
-import Testing
+import Hub
 import TestSupport
+import Testing
 
 /// A device started with the real `sdlab device up --detach` in a private folder, always
 /// brought down with `sdlab device down` (and its processes stopped by PID if that fails).
@@ -67,8 +67,9 @@ extension Connection {
     /// Calls a member of the hub object by its names, as any client of the bus would.
     @discardableResult
     func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await call(destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface, member: member,
-                       arguments, timeout: .seconds(10))
+        try await call(
+            destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: interface, member: member,
+            arguments, timeout: .seconds(10))
     }
 
     /// Enrolls a fresh default device (as `stage`) and checks `user` out (password = name).

@@ -3,8 +3,8 @@ import Foundation
 import Hub
 import Runner
 import SharedDevice
-import Testing
 import TestSupport
+import Testing
 
 /// The hub's D-Bus contract (Docs/behaviour.md §1–§3, the contract in Bus/) as a foreign client sees it:
 /// `Tests/ForeignClients/hub_contract.py`, run with the system Python and python-dbus against
@@ -25,22 +25,25 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(1)))
     func singleUserDeviceIsPersonalAndRefusesCheckIn() async throws {
-        let setup = HubSetup(policy: HubModel.Policy(), online: true, directory: ConsoleDirectory([
-            (DirectoryUser(name: "solo", role: .staging, staging: .singleUser), "solo"),
-            (DirectoryUser(name: "cou1"), "cou1"),
-        ]))
+        let setup = HubSetup(
+            policy: HubModel.Policy(), online: true,
+            directory: ConsoleDirectory([
+                (DirectoryUser(name: "solo", role: .staging, staging: .singleUser), "solo"),
+                (DirectoryUser(name: "cou1"), "cou1"),
+            ]))
         let result = try await Self.runContract("single-user", on: setup)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
     @Test(.timeLimit(.minutes(1)))
     func passcodePolicyAndPostsOnSignIn() async throws {
-        let setup = HubSetup(policy: HubModel.Policy(broadcastOnSignIn: true, passcode: true), online: true,
-                             directory: ConsoleDirectory([
-                                 (DirectoryUser(name: "stage", role: .staging), "stage"),
-                                 (DirectoryUser(name: "cou1"), "cou1"),
-                                 (DirectoryUser(name: "cou2"), "cou2"),
-                             ]))
+        let setup = HubSetup(
+            policy: HubModel.Policy(broadcastOnSignIn: true, passcode: true), online: true,
+            directory: ConsoleDirectory([
+                (DirectoryUser(name: "stage", role: .staging), "stage"),
+                (DirectoryUser(name: "cou1"), "cou1"),
+                (DirectoryUser(name: "cou2"), "cou2"),
+            ]))
         let result = try await Self.runContract("passcode-and-sign-in-posts", on: setup)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
@@ -57,8 +60,10 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let device = try await RunningDevice.start(in: directory, detached: true, setup: setup, sdlab: sdlabPath)
         defer { device.stop() }
-        return try await runContract(profile, environment: TestSupport.environment(with: [
-            "DBUS_SESSION_BUS_ADDRESS": device.bus.address,
-        ]))
+        return try await runContract(
+            profile,
+            environment: TestSupport.environment(with: [
+                "DBUS_SESSION_BUS_ADDRESS": device.bus.address
+            ]))
     }
 }

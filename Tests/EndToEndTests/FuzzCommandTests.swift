@@ -1,7 +1,7 @@
 import DeviceProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `sdlab fuzz` as a team runs it: seeded fault sequences on real devices, and a failure shrunk
 /// to a scenario file that `sdlab run` reproduces.
@@ -13,12 +13,16 @@ struct FuzzCommandTests {
     @Test func sequencesOnRealDevicesHoldAndLeaveNothingRunning() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try await run(sdlabPath, ["fuzz", "--sequences", "4", "--actions", "30", "--seed", Self.seed, "--out", folder],
-                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(300))
+        let result = try await run(
+            sdlabPath, ["fuzz", "--sequences", "4", "--actions", "30", "--seed", Self.seed, "--out", folder],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(300))
         #expect(result.status == 0, "seed \(Self.seed):\n\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").filter { $0.contains(": ✓ ") }.count == 4, "\(result.stdout)")
-        #expect(result.stdout.contains("every invariant held") && result.stdout.contains("hub crashes"), "\(result.stdout)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, "no scenario written, no run folder left")
+        #expect(
+            result.stdout.contains("every invariant held") && result.stdout.contains("hub crashes"), "\(result.stdout)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty,
+            "no scenario written, no run folder left")
         #expect(LiveProcesses.mentioning(folder).isEmpty)
     }
 
@@ -35,27 +39,35 @@ struct FuzzCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let device = folder + "/device.yaml"
         try """
-            name: A mail app whose hook forgets to clean up
-            apps:
-              - {name: mail, sdk: msal, background: true, cleanup: {hook: "true"}}
-            """.write(toFile: device, atomically: true, encoding: .utf8)
-        let result = try await run(sdlabPath, ["fuzz", "--scenario", device, "--sequences", "3", "--actions", "20",
-                                               "--seed", "0x5d1ab", "--shrink-runs", "25", "--out", folder],
-                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(400))
+        name: A mail app whose hook forgets to clean up
+        apps:
+          - {name: mail, sdk: msal, background: true, cleanup: {hook: "true"}}
+        """.write(toFile: device, atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath,
+            [
+                "fuzz", "--scenario", device, "--sequences", "3", "--actions", "20",
+                "--seed", "0x5d1ab", "--shrink-runs", "25", "--out", folder,
+            ],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(400))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
-        let written = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("fuzz-") }.sorted()
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("fuzz-") }
+            .sorted()
         let file = folder + "/" + (try #require(written.first, "\(result.stdout)"))
         #expect(result.stdout.contains("✗ on the device") && result.stdout.contains("reproduce: sdlab run \(file)"))
 
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let steps = text.split(separator: "\n").filter { $0.hasPrefix("  - ") && !$0.contains("settle") }.count
         #expect(steps <= 10, "shrunk to a few steps:\n\(text)")
-        let rerun = try await run(sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        let rerun = try await run(
+            sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
         #expect(rerun.status == 1 && rerun.stdout.contains("leaks: expected 0"), "\(rerun.stdout)\n\(rerun.stderr)")
         #expect(LiveProcesses.mentioning(folder).isEmpty)
     }
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scenarios").path
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Scenarios"
+    ).path
 
     /// A fleet of nine and one app whose hook forgets the preferences and common data: with
     /// the focus on that app a few sequences find it; the reproduction is shrunk step by step,
@@ -64,13 +76,19 @@ struct FuzzCommandTests {
     func aFocusFindsTheOneAppWhoseHookForgetsPartOfTheData() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-focus")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try await run(sdlabPath, ["fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
-                                               "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "31",
-                                               "--shrink-runs", "16", "--out", folder],
-                                   environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(50))
+        let result = try await run(
+            sdlabPath,
+            [
+                "fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
+                "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "31",
+                "--shrink-runs", "16", "--out", folder,
+            ],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(50))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("10 apps, focus on notes (80% of the app actions)"), "\(result.stdout)")
-        #expect(result.stdout.contains("[3/3] seed 0x0000000000000021: ✗ on the device: notes.leaks: expected 0"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("[3/3] seed 0x0000000000000021: ✗ on the device: notes.leaks: expected 0"),
+            "\(result.stdout)")
         let file = folder + "/fuzz-0x0000000000000021.yaml"
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
@@ -79,23 +97,34 @@ struct FuzzCommandTests {
         #expect(!steps.contains { $0.contains("fleet") }, "\(text)")
 
         // `FILE:LINE:COL: what failed`, as printed and in the file's comments, at the failed field.
-        let printed = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("  \(file):") && $0.contains("notes.leaks") })
+        let printed = try #require(
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("  \(file):") && $0.contains("notes.leaks") })
         let place = printed.dropFirst(2 + file.count + 1).split(separator: ":")
         let (line, column) = (try #require(Int(place[0])), try #require(Int(place[1])))
         #expect(lines[line - 1].dropFirst(column - 1).hasPrefix("leaks: 0"), "\(printed)\n\(text)")
         #expect(lines.contains { $0 == "#   " + printed.dropFirst(2) }, "the comments say the same:\n\(text)")
 
-        let rerun = try await run(sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(30))
-        #expect(rerun.status == 1 && rerun.stdout.contains("\(file):\(line):\(column): notes.leaks: expected 0"),
-                "\(rerun.stdout)\n\(rerun.stderr)")
+        let rerun = try await run(
+            sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(30))
+        #expect(
+            rerun.status == 1 && rerun.stdout.contains("\(file):\(line):\(column): notes.leaks: expected 0"),
+            "\(rerun.stdout)\n\(rerun.stderr)")
         #expect(LiveProcesses.mentioning(folder).isEmpty)
     }
 
     @Test func anAppToFocusOnThatTheScenarioLacksIsAUsageError() async throws {
-        let result = try await run(sdlabPath, ["fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
-                                               "--focus", "notes,nots", "--domain-only"])
-        #expect(result.status == 2 && result.stderr.contains("--focus: no app or fleet named nots; "
-                                                             + "the scenario has fleet (fleet1 … fleet9), notes"), "\(result.stderr)")
+        let result = try await run(
+            sdlabPath,
+            [
+                "fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
+                "--focus", "notes,nots", "--domain-only",
+            ])
+        #expect(
+            result.status == 2
+                && result.stderr.contains(
+                    "--focus: no app or fleet named nots; "
+                        + "the scenario has fleet (fleet1 … fleet9), notes"),
+            "\(result.stderr)")
         let weights = try await run(sdlabPath, ["fuzz", "--weight", "mail=3", "--weight", "mail=x", "--domain-only"])
         #expect(weights.status == 2 && weights.stderr.contains("--weight: mail=x is not APP=N"), "\(weights.stderr)")
     }

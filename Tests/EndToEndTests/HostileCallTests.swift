@@ -1,5 +1,5 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Faults
 import Foundation
@@ -36,7 +36,8 @@ struct HostileCallTests {
         let seed = try Self.seed(default: 0x5D1A_B057_11E0_0002)
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
-            let mail = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true, cleanup: .externalKey))
+            let mail = try await lab.launch(
+                AppSpec(name: "mail", sdk: .msal, backgroundMode: true, cleanup: .externalKey))
             let inventory = try await lab.launch(AppSpec(name: "inventory", sdk: .ws1))
             try await lab.app("mail").write(.external, count: 2)
             try await Fuzz(lab, seed: seed, apps: [mail, inventory]).run(hubCalls: 600, appCalls: 200, restoring: true)
@@ -54,7 +55,8 @@ struct HostileCallTests {
             }
             #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
             let after = try #require(peakMemory(of: lab.device.hub.pid))
-            #expect(after - before < 48 << 20, "the hub's peak memory grew from \(before >> 20) MiB to \(after >> 20) MiB")
+            #expect(
+                after - before < 48 << 20, "the hub's peak memory grew from \(before >> 20) MiB to \(after >> 20) MiB")
         }
     }
 
@@ -110,14 +112,18 @@ private struct Fuzz: Sendable {
             let call = input.call(to: targets[index])
             let outcome = await send(call)
             stats[index].note(call, outcome)
-            guard expectAnswered(outcome, call, targets[index], "step \(step)", all: targets, failures: &failures) else { break }
+            guard expectAnswered(outcome, call, targets[index], "step \(step)", all: targets, failures: &failures)
+            else { break }
         }
         if failures == 0 {
             let burst = schedule.prefix(schedule.count / 6).map { ($0, input.call(to: targets[$0])) }
             for (position, (index, call), outcome) in await sendAtOnce(burst) {
                 stats[index].note(call, outcome)
-                guard expectAnswered(outcome, call, targets[index], "burst call \(position)", all: targets,
-                                     failures: &failures) else { break }
+                guard
+                    expectAnswered(
+                        outcome, call, targets[index], "burst call \(position)", all: targets,
+                        failures: &failures)
+                else { break }
             }
         }
         for (target, stat) in zip(targets, stats) { print("HostileCallTests: \(target.name): \(stat)") }
@@ -126,12 +132,17 @@ private struct Fuzz: Sendable {
 
     /// The hub and each app, as their introspection describes them.
     private func targets() async throws -> [Target] {
-        var targets = [Target(name: "hub", destination: DeviceBus.hubName, path: DeviceBus.hubPath, pid: lab.device.hub.pid,
-                              shape: try await introspect(DeviceBus.hubName, DeviceBus.hubPath), slowMembers: [:])]
+        var targets = [
+            Target(
+                name: "hub", destination: DeviceBus.hubName, path: DeviceBus.hubPath, pid: lab.device.hub.pid,
+                shape: try await introspect(DeviceBus.hubName, DeviceBus.hubPath), slowMembers: [:])
+        ]
         for app in apps {
             let name = AppBus.namePrefix + app.spec.name
-            targets.append(Target(name: app.spec.name, destination: name, path: AppBus.path, pid: app.process.pid,
-                                  shape: try await introspect(name, AppBus.path), slowMembers: Target.appWork))
+            targets.append(
+                Target(
+                    name: app.spec.name, destination: name, path: AppBus.path, pid: app.process.pid,
+                    shape: try await introspect(name, AppBus.path), slowMembers: Target.appWork))
         }
         #expect(targets[0].shape.methods.count >= 20 && targets.dropFirst().allSatisfy { $0.shape.methods.count >= 10 })
         return targets
@@ -139,8 +150,10 @@ private struct Fuzz: Sendable {
 
     /// Records a call left unanswered or answered other than declared; false once the run should stop: five of them, a
     /// process gone, or the fuzzing client itself disconnected by the bus.
-    private func expectAnswered(_ outcome: Outcome, _ call: FuzzCall, _ target: Target, _ position: String, all: [Target],
-                                failures: inout Int) -> Bool {
+    private func expectAnswered(
+        _ outcome: Outcome, _ call: FuzzCall, _ target: Target, _ position: String, all: [Target],
+        failures: inout Int
+    ) -> Bool {
         guard case .failed(let why) = outcome else { return true }
         failures += 1
         guard lab.connection.isConnected else {
@@ -148,7 +161,8 @@ private struct Fuzz: Sendable {
             return false
         }
         let alive = target.isAlive ? "still runs" : "is gone"
-        Issue.record("seed \(seed), \(position): \(target.name) (\(alive)) answered \(call) wrongly or not at all: \(why)")
+        Issue.record(
+            "seed \(seed), \(position): \(target.name) (\(alive)) answered \(call) wrongly or not at all: \(why)")
         return failures < 5 && all.allSatisfy(\.isAlive)
     }
 
@@ -162,17 +176,19 @@ private struct Fuzz: Sendable {
     }
 
     private func introspect(_ destination: String, _ path: ObjectPath) async throws -> ObjectShape {
-        let reply = try await lab.connection.call(destination: destination, path: path,
-                                                  interface: "org.freedesktop.DBus.Introspectable", member: "Introspect",
-                                                  timeout: .seconds(5))
+        let reply = try await lab.connection.call(
+            destination: destination, path: path,
+            interface: "org.freedesktop.DBus.Introspectable", member: "Introspect",
+            timeout: .seconds(5))
         return try ObjectShape(try #require(reply.first?.string))
     }
 
     private func send(_ call: FuzzCall) async -> Outcome {
         let started = ContinuousClock.now
         do {
-            let reply = try await lab.connection.call(destination: call.destination, path: call.path, interface: call.interface,
-                                                      member: call.member, call.arguments, timeout: call.timeout)
+            let reply = try await lab.connection.call(
+                destination: call.destination, path: call.path, interface: call.interface,
+                member: call.member, call.arguments, timeout: call.timeout)
             let took = ContinuousClock.now - started
             if let expected = call.replySignature, reply.signature != expected {
                 return .failed("a reply of (\(reply.signature)) instead of the declared (\(expected))")
@@ -188,8 +204,10 @@ private struct Fuzz: Sendable {
     /// Between calls, best effort: back online, unlocked, enrolled and checked out as cou1 (a
     /// fuzzed call may have ended any of these).
     private func restoreCheckedOutSession() async {
-        let calls: [(String, [DBusValue])] = [("SetOnline", [true]), ("Unlock", ["cou1", "cou1"]), ("Unlock", ["cou2", "cou2"]),
-                                              ("Enroll", ["stage", "stage"]), ("CheckOut", ["cou1", "cou1"])]
+        let calls: [(String, [DBusValue])] = [
+            ("SetOnline", [true]), ("Unlock", ["cou1", "cou1"]), ("Unlock", ["cou2", "cou2"]),
+            ("Enroll", ["stage", "stage"]), ("CheckOut", ["cou1", "cou1"]),
+        ]
         for (member, arguments) in calls { _ = try? await lab.connection.hub(HostileCallTests.hub1, member, arguments) }
     }
 
@@ -206,7 +224,8 @@ private struct Fuzz: Sendable {
             #expect(target.isAlive, "seed \(seed): \(target.name) (pid \(target.pid)) exited")
             let after = openDescriptors(of: target.pid)
             print("HostileCallTests: \(target.name) held \(before) descriptors before, \(after) after")
-            #expect(after <= before + 4, "seed \(seed): \(target.name) held \(before) descriptors before, \(after) after")
+            #expect(
+                after <= before + 4, "seed \(seed): \(target.name) held \(before) descriptors before, \(after) after")
         }
         #expect(lab.device.bus.process.isRunning, "seed \(seed): the bus exited")
     }
@@ -233,9 +252,10 @@ private struct Target {
     /// SDK's 5 s hub timeout, and a `Write` seals up to 100000 records on the work loop;
     /// `Snapshot` reads every record the app holds, which grows with each `Write`. Only the
     /// bound is longer: each must still answer.
-    static let appWork: [String: Duration] = Dictionary(uniqueKeysWithValues: [
-        "Foreground", "Resumed", "Write", "SignIn", "SignOut", "Unlock", "Settle", "Snapshot",
-    ].map { ($0, Duration.seconds(20)) })
+    static let appWork: [String: Duration] = Dictionary(
+        uniqueKeysWithValues: [
+            "Foreground", "Resumed", "Write", "SignIn", "SignOut", "Unlock", "Settle", "Snapshot",
+        ].map { ($0, Duration.seconds(20)) })
 
     var isAlive: Bool { ChildProcess(pid: pid).isRunning }
 
@@ -268,8 +288,10 @@ private struct ObjectShape {
                     continue
                 }
                 if let m = method {
-                    methods.append(Method(interface: interface, name: m.name, inputs: try Signature(m.inputs),
-                                          outputs: try Signature(m.outputs)))
+                    methods.append(
+                        Method(
+                            interface: interface, name: m.name, inputs: try Signature(m.inputs),
+                            outputs: try Signature(m.outputs)))
                 }
                 method = words.first == "method" ? (words[1], "", "") : nil
                 if words.first == "property" { properties.append((interface, words[1])) }
@@ -324,10 +346,11 @@ private enum Outcome {
     case failed(String)
 
     /// Errors that say the callee never answered: the bus's, or the caller's own timeout.
-    static let notFromTheCallee: Set<String> = Set([
-        "NoReply", "Timeout", "TimedOut", "Disconnected", "ServiceUnknown", "NameHasNoOwner", "LimitsExceeded",
-        "NoMemory", "AccessDenied",
-    ].map { DBusError.prefix + $0 })
+    static let notFromTheCallee: Set<String> = Set(
+        [
+            "NoReply", "Timeout", "TimedOut", "Disconnected", "ServiceUnknown", "NameHasNoOwner", "LimitsExceeded",
+            "NoMemory", "AccessDenied",
+        ].map { DBusError.prefix + $0 })
 }
 
 /// What a fuzz run saw of one process.
@@ -381,8 +404,9 @@ private struct HostileInput {
             // nested deeper than D-Bus allows, and no more descriptors than the bus passes in
             // one message (it disconnects a sender of more: max_message_unix_fds in Bus/device.conf).
             guard (try? Signature(call.arguments.signature.rawValue)) != nil,
-                  (try? call.arguments.forEach { try $0.validate() }) != nil,
-                  call.arguments.map(Self.unixFDCount).reduce(0, +) <= 16 else { continue }
+                (try? call.arguments.forEach { try $0.validate() }) != nil,
+                call.arguments.map(Self.unixFDCount).reduce(0, +) <= 16
+            else { continue }
             return call
         }
     }
@@ -419,11 +443,12 @@ private struct HostileInput {
             interface = Self.properties
             member = pick(["Get", "Set", "GetAll"])
             let names = propertyNames(shape)
-            arguments = switch member {
-            case "Get": [.string(names.interface), .string(names.property)]
-            case "Set": [.string(names.interface), .string(names.property), value(of: "v", depth: 0)]
-            default: [.string(names.interface)]
-            }
+            arguments =
+                switch member {
+                case "Get": [.string(names.interface), .string(names.property)]
+                case "Set": [.string(names.interface), .string(names.property), value(of: "v", depth: 0)]
+                default: [.string(names.interface)]
+                }
             if chance(0.15) { arguments = randomArguments() }
         case 80..<88:  // a member that does not exist
             interface = chance(0.3) ? nil : pick(shape.interfaces + Self.foreignInterfaces)
@@ -440,25 +465,33 @@ private struct HostileInput {
             (interface, member) = (chance(0.7) ? method.interface : nil, method.name)
             arguments = chance(0.5) ? values(of: method.inputs) : randomArguments()
         }
-        return FuzzCall(destination: target.destination, path: path, interface: interface, member: member,
-                        arguments: arguments, timeout: target.timeout(for: member),
-                        replySignature: declared.map(\.outputs))
+        return FuzzCall(
+            destination: target.destination, path: path, interface: interface, member: member,
+            arguments: arguments, timeout: target.timeout(for: member),
+            replySignature: declared.map(\.outputs))
     }
 
     private mutating func propertyNames(_ shape: ObjectShape) -> (interface: String, property: String) {
         let known = shape.properties.randomElement(using: &random)!
-        let interface = chance(0.6) ? known.interface : pick(shape.interfaces + Self.foreignInterfaces + ["", string()])
+        let interface =
+            chance(0.6) ? known.interface : pick(shape.interfaces + Self.foreignInterfaces + ["", string()])
         let property = chance(0.6) ? pick(shape.properties.map(\.name)) : pick(["", "Nope", "state", string()])
         return (interface, property)
     }
 
-    static let foreignInterfaces = ["dev.sdlab.Nope1", "dev.sdlab.Hub2", "org.freedesktop.DBus", "dev.sdlab.App1",
-                                    "dev.sdlab.Hub1", "org.freedesktop.DBus.ObjectManager", "a.b",
-                                    String(repeating: "a.", count: 127) + "b"]
-    static let unknownMembers = ["Nope", "enroll", "CHECKOUT", "CheckOut2", "GetAll2", "_", "X",
-                                 "Introspect_", String(repeating: "M", count: 255)]
-    static let otherPaths: [ObjectPath] = ["/", "/dev", "/dev/sdlab", "/dev/sdlab/Hub/x", "/dev/sdlab/App/x", "/dev/sdlab/Notify",
-                                           "/org/freedesktop/DBus", "/nope", "/dev/sdlab/hub"]
+    static let foreignInterfaces = [
+        "dev.sdlab.Nope1", "dev.sdlab.Hub2", "org.freedesktop.DBus", "dev.sdlab.App1",
+        "dev.sdlab.Hub1", "org.freedesktop.DBus.ObjectManager", "a.b",
+        String(repeating: "a.", count: 127) + "b",
+    ]
+    static let unknownMembers = [
+        "Nope", "enroll", "CHECKOUT", "CheckOut2", "GetAll2", "_", "X",
+        "Introspect_", String(repeating: "M", count: 255),
+    ]
+    static let otherPaths: [ObjectPath] = [
+        "/", "/dev", "/dev/sdlab", "/dev/sdlab/Hub/x", "/dev/sdlab/App/x", "/dev/sdlab/Notify",
+        "/org/freedesktop/DBus", "/nope", "/dev/sdlab/hub",
+    ]
 
     // MARK: Arguments
 
@@ -492,7 +525,9 @@ private struct HostileInput {
         switch Int.random(in: 0..<10, using: &random) {
         case 0..<3: return "a" + typeText(depth: depth + 1)
         case 3..<5: return "a{" + String(pick(Self.basicCodes)) + typeText(depth: depth + 1) + "}"
-        case 5..<8: return "(" + (0..<Int.random(in: 1...4, using: &random)).map { _ in typeText(depth: depth + 1) }.joined() + ")"
+        case 5..<8:
+            return "(" + (0..<Int.random(in: 1...4, using: &random)).map { _ in typeText(depth: depth + 1) }.joined()
+                + ")"
         case 8: return String(repeating: "a", count: Int.random(in: 2...32, using: &random)) + "y"
         default: return "v"
         }
@@ -513,14 +548,18 @@ private struct HostileInput {
                 return .dictionary(key: parts[0], value: parts[1], entries)
             }
             if element == "y", chance(0.1) {
-                return .array(element: "y", (0..<Int.random(in: 0...65536, using: &random)).map { .byte(UInt8(truncatingIfNeeded: $0)) })
+                return .array(
+                    element: "y",
+                    (0..<Int.random(in: 0...65536, using: &random)).map { .byte(UInt8(truncatingIfNeeded: $0)) })
             }
-            return .array(element: Signature(stringLiteral: element),
-                          (0..<count(depth)).map { _ in value(of: Signature(stringLiteral: element), depth: depth + 1) })
+            return .array(
+                element: Signature(stringLiteral: element),
+                (0..<count(depth)).map { _ in value(of: Signature(stringLiteral: element), depth: depth + 1) })
         case "(":
-            return .structure(Signature(stringLiteral: String(text.dropFirst().dropLast())).completeTypes.map {
-                value(of: $0, depth: depth + 1)
-            })
+            return .structure(
+                Signature(stringLiteral: String(text.dropFirst().dropLast())).completeTypes.map {
+                    value(of: $0, depth: depth + 1)
+                })
         case "v":
             // Now and then a chain of variants, nested as deep as D-Bus allows.
             if chance(0.05) {
@@ -548,14 +587,25 @@ private struct HostileInput {
         case "n": .int16(chance(0.5) ? pick([.min, -1, 0, 1, .max]) : Int16.random(in: .min ... .max, using: &random))
         case "q": .uint16(chance(0.5) ? pick([0, 1, .max]) : UInt16.random(in: .min ... .max, using: &random))
         case "i": .int32(chance(0.5) ? pick([.min, -1, 0, 1, .max]) : Int32.random(in: .min ... .max, using: &random))
-        case "u": .uint32(chance(0.6) ? pick([0, 1, 2, 3, 100, 100_000, 100_001, UInt32(Int32.max) + 1, .max])
-                                      : UInt32.random(in: .min ... .max, using: &random))
+        case "u":
+            .uint32(
+                chance(0.6)
+                    ? pick([0, 1, 2, 3, 100, 100_000, 100_001, UInt32(Int32.max) + 1, .max])
+                    : UInt32.random(in: .min ... .max, using: &random))
         case "x": .int64(chance(0.5) ? pick([.min, -1, 0, 1, .max]) : Int64.random(in: .min ... .max, using: &random))
-        case "t": .uint64(chance(0.5) ? pick([0, 1, UInt64(Int64.max), UInt64(Int64.max) + 1, .max])
-                                      : UInt64.random(in: .min ... .max, using: &random))
-        case "d": .double(chance(0.6) ? pick([0, -0.0, .nan, .infinity, -.infinity, .greatestFiniteMagnitude,
-                                              .leastNonzeroMagnitude, -1, 1e300])
-                                      : Double.random(in: -1e9...1e9, using: &random))
+        case "t":
+            .uint64(
+                chance(0.5)
+                    ? pick([0, 1, UInt64(Int64.max), UInt64(Int64.max) + 1, .max])
+                    : UInt64.random(in: .min ... .max, using: &random))
+        case "d":
+            .double(
+                chance(0.6)
+                    ? pick([
+                        0, -0.0, .nan, .infinity, -.infinity, .greatestFiniteMagnitude,
+                        .leastNonzeroMagnitude, -1, 1e300,
+                    ])
+                    : Double.random(in: -1e9...1e9, using: &random))
         case "s": .string(string())
         case "o": .objectPath(objectPath())
         case "g": .signature(signature())
@@ -567,18 +617,23 @@ private struct HostileInput {
     /// Strings the members know (names, users, kinds), long ones, unicode and odd characters.
     private static let knownStrings = [
         "", "stage", "cou1", "cou2", "wrong", "sensitive", "plain", "preferences", "common", "external",
-        NotifyCenter.accountChanged, "dev.sdlab.Hub1", "dev.sdlab.Broker1", "dev.sdlab.App1", "State", "Generation", "Name",
+        NotifyCenter.accountChanged, "dev.sdlab.Hub1", "dev.sdlab.Broker1", "dev.sdlab.App1", "State", "Generation",
+        "Name",
         HubModel.homeAccountID(of: "cou1"), HubModel.homeAccountID(of: "cou2"), "mail", "inventory", "fresh",
     ]
     private static let oddStrings = [
-        "é", "日本語のテキスト", "🧪👩‍💻🏳️‍🌈", "\u{202E}desrever", "\u{FEFF}bom", "\u{FFFF}\u{FFFE}" + String(Unicode.Scalar(0xFDD0 as UInt32)!), "\u{10FFFF}",
-        "a\u{0301}\u{0301}\u{0301}", "\t\r\n\u{1B}[31m\u{7F}\u{1}", "<node name=\"&amp;\"/>'", "%s%n%x%@", "../../etc/passwd",
+        "é", "日本語のテキスト", "🧪👩‍💻🏳️‍🌈", "\u{202E}desrever", "\u{FEFF}bom",
+        "\u{FFFF}\u{FFFE}" + String(Unicode.Scalar(0xFDD0 as UInt32)!), "\u{10FFFF}",
+        "a\u{0301}\u{0301}\u{0301}", "\t\r\n\u{1B}[31m\u{7F}\u{1}", "<node name=\"&amp;\"/>'", "%s%n%x%@",
+        "../../etc/passwd",
         "'\\''", "DOMAIN/cou1", "SDLAB-CANARY/cou1/mail/plain/1", " cou1", "cou1 ", "COU1",
         String(repeating: "x", count: 65536), String(repeating: "n", count: 255), String(repeating: "n", count: 256),
         String(repeating: "p", count: 1024), String(repeating: "p", count: 1025), String(repeating: "ü", count: 3000),
     ]
-    private static let scalarRanges: [ClosedRange<UInt32>] = [0x01...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF,
-                                                               0x10000...0x10FFFF]
+    private static let scalarRanges: [ClosedRange<UInt32>] = [
+        0x01...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFF,
+        0x10000...0x10FFFF,
+    ]
 
     private mutating func string() -> String {
         switch Int.random(in: 0..<10, using: &random) {
@@ -611,7 +666,9 @@ private struct HostileInput {
 
     // MARK: Choice
 
-    private mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &random) < probability }
+    private mutating func chance(_ probability: Double) -> Bool {
+        Double.random(in: 0..<1, using: &random) < probability
+    }
 
     private mutating func pick<T>(_ choices: [T]) -> T { choices.randomElement(using: &random)! }
 }

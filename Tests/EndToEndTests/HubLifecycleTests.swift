@@ -1,12 +1,12 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
 import Runner
 import SharedDevice
-import Testing
 import TestSupport
+import Testing
 
 /// The hub process across crashes, restarts and SIGTERM, and the speed of its first post.
 @Suite(.serialized) struct HubLifecycleTests {
@@ -15,9 +15,13 @@ import TestSupport
 
     /// A second hub on the device's bus and state file, as a restart after a crash starts it.
     static func restartHub(_ device: DetachedDevice) async throws -> LineProducer {
-        let hub = try LineProducer(sdlabPath, ["hub", "--bus", device.address, "--state",
-                                               device.directory + "/hub-state.json"],
-                                   log: device.directory + "/restarted-hub.log")
+        let hub = try LineProducer(
+            sdlabPath,
+            [
+                "hub", "--bus", device.address, "--state",
+                device.directory + "/hub-state.json",
+            ],
+            log: device.directory + "/restarted-hub.log")
         try await hub.waitForLine(containing: "ready")
         return hub
     }
@@ -39,9 +43,10 @@ import TestSupport
             defer { restarted.stop() }
             try await withBus(device.address) { bus in
                 #expect(try await bus.session() == ("checked-out", "cou1", 1))
-                let locked = try await bus.call(destination: DeviceBus.hubName, path: DeviceBus.hubPath,
-                                                interface: "org.freedesktop.DBus.Properties", member: "Get",
-                                                [.string(Self.hub1), "Locked"])
+                let locked = try await bus.call(
+                    destination: DeviceBus.hubName, path: DeviceBus.hubPath,
+                    interface: "org.freedesktop.DBus.Properties", member: "Get",
+                    [.string(Self.hub1), "Locked"])
                 #expect(locked == [.variant(.bool(true))])
                 // The users came back with the state: the same password still unlocks.
                 try await bus.hub(Self.hub1, "Unlock", ["cou1", "cou1"])
@@ -64,8 +69,9 @@ import TestSupport
                 var acknowledged: UInt64 = 0
                 for round in 0..<1000 {
                     do {
-                        try await bus.hub(Self.hub1, round % 2 == 0 ? "CheckOut" : "CheckIn",
-                                          round % 2 == 0 ? ["cou2", "cou2"] : [])
+                        try await bus.hub(
+                            Self.hub1, round % 2 == 0 ? "CheckOut" : "CheckIn",
+                            round % 2 == 0 ? ["cou2", "cou2"] : [])
                         acknowledged = UInt64(round + 1)
                     } catch {
                         break  // the hub died under us
@@ -106,7 +112,9 @@ import TestSupport
             try Data("{\"format\": \"someone-else\"}".utf8).write(to: URL(fileURLWithPath: state))
             let refused = try await run(sdlabPath, ["hub", "--bus", device.address, "--state", state])
             #expect(refused.status == 3)
-            #expect(refused.stderr.contains("refusing the hub state file \(state): it is not a hub state file"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.contains("refusing the hub state file \(state): it is not a hub state file"),
+                "\(refused.stderr)")
             #expect(try String(contentsOfFile: state, encoding: .utf8) == "{\"format\": \"someone-else\"}")
         }
     }
@@ -161,9 +169,10 @@ import TestSupport
         let secrets = ["Stage-Secret-51d3", "Worker-Secret-9a7e", "Wrong-Guess-0c44"]
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let setup = HubSetup(directory: ConsoleDirectory([
-            (DirectoryUser(name: "stage", role: .staging), secrets[0]), (DirectoryUser(name: "ana"), secrets[1]),
-        ]))
+        let setup = HubSetup(
+            directory: ConsoleDirectory([
+                (DirectoryUser(name: "stage", role: .staging), secrets[0]), (DirectoryUser(name: "ana"), secrets[1]),
+            ]))
         let device = try await RunningDevice.start(in: directory, detached: true, setup: setup, sdlab: sdlabPath)
         defer { device.stop() }
         try await withBus(device.bus.address) { bus in
@@ -173,8 +182,9 @@ import TestSupport
             }
             try await bus.hub(BrokerMethod.interface, "SignIn", ["ana", .string(secrets[1]), "mail"])
             try await bus.hub(HubMethod.interface, "Lock")
-            let app = try await LaunchedApp.launch(AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory,
-                                                   sdlab: sdlabPath)
+            let app = try await LaunchedApp.launch(
+                AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory,
+                sdlab: sdlabPath)
             defer { app.crash() }
             let mail = AppClient(bus, app: "mail")
             await #expect(throws: DBusError.self) { try await mail.unlock("ana", password: secrets[2]) }
@@ -183,14 +193,18 @@ import TestSupport
         }
         let files = (FileManager.default.enumerator(atPath: directory)?.allObjects as? [String] ?? []).filter { file in
             var isFolder: ObjCBool = false
-            return file != "bus" && FileManager.default.fileExists(atPath: directory + "/" + file, isDirectory: &isFolder)
+            return file != "bus"
+                && FileManager.default.fileExists(atPath: directory + "/" + file, isDirectory: &isFolder)
                 && !isFolder.boolValue
         }
-        for expected in ["hub-state.json", "hub-setup.json", "trace/hub.jsonl", "trace/app-mail.jsonl", "logs/app-mail.log"] {
+        for expected in [
+            "hub-state.json", "hub-setup.json", "trace/hub.jsonl", "trace/app-mail.jsonl", "logs/app-mail.log",
+        ] {
             #expect(files.contains(expected), "\(files)")
         }
         for file in files {
-            let content = try String(decoding: Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)), as: UTF8.self)
+            let content = try String(
+                decoding: Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)), as: UTF8.self)
             for secret in secrets { #expect(!content.contains(secret), "\(secret) in \(file)") }
         }
     }

@@ -1,12 +1,12 @@
-import DeviceContract
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
 import Runner
 import SharedDevice
-import Testing
 import TestSupport
+import Testing
 
 /// Real app processes on a real bus with the real hub (Docs/behaviour.md §3–§8).
 @Suite(.serialized, .timeLimit(.minutes(2)))
@@ -82,14 +82,18 @@ struct ManagedAppProcessTests {
     @Test func androidReportsAccountChangedThenLoaded() async throws {
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
-            try await lab.launch(AppSpec(name: "scanner", sdk: .msalAndroid, backgroundMode: true, cleanup: .cacheCommon))
+            try await lab.launch(
+                AppSpec(name: "scanner", sdk: .msalAndroid, backgroundMode: true, cleanup: .cacheCommon))
             try await lab.app("scanner").write(.plain, count: 1)
             try await lab.app("scanner").write(.common, count: 1)
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.app("scanner").settle()
             let snapshot = try await lab.app("scanner").snapshot()
-            #expect(snapshot.callbacks == ["account-changed(none,cou1)", "account-loaded(cou1)",
-                                           "account-changed(cou1,none)", "account-loaded(none)"])
+            #expect(
+                snapshot.callbacks == [
+                    "account-changed(none,cou1)", "account-loaded(cou1)",
+                    "account-changed(cou1,none)", "account-loaded(none)",
+                ])
             #expect(lab.readable(in: "scanner").map(\.kind) == [.common], "cache-common keeps common data only")
         }
     }
@@ -127,13 +131,15 @@ struct ManagedAppProcessTests {
             try await lab.hub(Self.hub1, "CheckOut", ["cou2", "cou2"])
             try await app.foreground()
             snapshot = try await app.snapshot()
-            #expect(snapshot.callbacks == ["wipe", "initial-check(sharedDeviceNotCheckedOut)"] && snapshot.blocked,
-                    "blocked until launched again")
+            #expect(
+                snapshot.callbacks == ["wipe", "initial-check(sharedDeviceNotCheckedOut)"] && snapshot.blocked,
+                "blocked until launched again")
 
             inventory.terminate()
             inventory = try await lab.launch(inventory.spec)
             snapshot = try await app.snapshot()
-            #expect(snapshot.callbacks == ["user-changed", "initial-check"] && !snapshot.blocked && snapshot.user == "cou2")
+            #expect(
+                snapshot.callbacks == ["user-changed", "initial-check"] && !snapshot.blocked && snapshot.user == "cou2")
         }
     }
 
@@ -142,7 +148,9 @@ struct ManagedAppProcessTests {
             try await lab.hub(Self.hub1, "Enroll", ["stage", "stage"])
             try await lab.launch(AppSpec(name: "inventory", sdk: .ws1))
             let snapshot = try await lab.app("inventory").snapshot()
-            #expect(snapshot.callbacks == ["initial-check(sharedDeviceNotCheckedOut)"] && snapshot.blocked && snapshot.user == nil)
+            #expect(
+                snapshot.callbacks == ["initial-check(sharedDeviceNotCheckedOut)"] && snapshot.blocked
+                    && snapshot.user == nil)
             await #expect(throws: DBusError.self) { try await lab.app("inventory").write(.plain, count: 1) }
         }
     }
@@ -162,7 +170,9 @@ struct ManagedAppProcessTests {
             try await lab.hub(Self.hub1, "CheckIn")
             let container = RunFolder.container(of: "notes", in: lab.directory)
             try await eventually("the hook runs") { FileManager.default.fileExists(atPath: container + "/hook.pid") }
-            if let text = try? String(contentsOfFile: container + "/hook.pid", encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            if let text = try? String(contentsOfFile: container + "/hook.pid", encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 lab.adopt(ChildProcess(pid: pid))
             }
             notes.crash()
@@ -176,7 +186,8 @@ struct ManagedAppProcessTests {
             let finished = try #require(events[relaunch...].firstIndex(of: "cleanup-finished"))
             let firstCheck = try #require(events[relaunch...].firstIndex(of: "check-started"))
             #expect(relaunch < resumed && resumed < finished && finished < firstCheck)
-            #expect(events[firstCheck...].filter { $0 == "cleanup-started" }.isEmpty, "the finished job is not repeated")
+            #expect(
+                events[firstCheck...].filter { $0 == "cleanup-started" }.isEmpty, "the finished job is not repeated")
         }
     }
 
@@ -196,8 +207,9 @@ struct ManagedAppProcessTests {
             #expect(snapshot.user == "cou1" && snapshot.error == "HubUnreachable" && snapshot.displayed.count == 2)
             #expect(snapshot.callbacks == ["current-account(cou1,none)"])
 
-            let (hub, stdout) = try ChildProcess.spawn(sdlabPath, ["hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json"],
-                                                       stdout: .pipe, stderr: .null, newSession: true)
+            let (hub, stdout) = try ChildProcess.spawn(
+                sdlabPath, ["hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json"],
+                stdout: .pipe, stderr: .null, newSession: true)
             lab.adopt(hub)
             #expect(await offPool { LineReader(fd: stdout!).readLine(timeout: .seconds(15)) } == "ready")
             try await lab.app("mail").foreground()
@@ -259,11 +271,15 @@ extension ManagedAppProcessTests {
 extension ManagedAppProcessTests {
     /// An app built on SharedDeviceSDK with its own cleanup runs as a fleet member.
     @Test func theExampleAppRunsWithItsOwnCleanup() async throws {
-        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent("ShiftNotesExample").path
+        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent(
+            "ShiftNotesExample"
+        ).path
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
-            try await lab.launch(AppSpec(name: "notes", sdk: .msal, backgroundMode: true, cleanup: .own(keeps: [.common]),
-                                         executable: example))
+            try await lab.launch(
+                AppSpec(
+                    name: "notes", sdk: .msal, backgroundMode: true, cleanup: .own(keeps: [.common]),
+                    executable: example))
             for kind in RecordKind.allCases { try await lab.app("notes").write(kind, count: 2) }
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.app("notes").settle()
@@ -280,13 +296,16 @@ extension ManagedAppProcessTests {
     /// What runs is what was declared: an app with cleanup code of its own is not run as a
     /// built-in policy, and `own` is refused to an app without any.
     @Test func aCleanupThatIsNotTheAppsIsRefusedAtLaunch() async throws {
-        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent("ShiftNotesExample").path
+        let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent(
+            "ShiftNotesExample"
+        ).path
         try await AppDevice.with { lab in
             let declared = AppSpec(name: "notes", sdk: .msal, cleanup: .wipeAll, executable: example)
             await #expect { try await lab.launch(declared) } throws: { error in
                 "\(error)".contains("it cleans up with code of its own, not wipe-all: declare `cleanup: own`")
             }
-            await #expect { try await lab.launch(AppSpec(name: "mail", sdk: .msal, cleanup: .own())) } throws: { error in
+            await #expect { try await lab.launch(AppSpec(name: "mail", sdk: .msal, cleanup: .own())) } throws: {
+                error in
                 "\(error)".contains("--cleanup own: this app has no cleanup code of its own")
             }
         }

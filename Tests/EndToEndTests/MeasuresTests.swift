@@ -1,7 +1,7 @@
 import DeviceProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What `sdlab run` reports is what a team acts on: true on broken apps and failing hooks.
 @Suite(.serialized, .timeLimit(.minutes(2)))
@@ -11,11 +11,17 @@ struct MeasuresTests {
 
     /// `sdlab run FILE --json` started in `folder`: its exit code, console (stderr) and JSON scenario.
     static func run(_ file: String, from folder: String = NSTemporaryDirectory()) async throws
-        -> (status: Int32, console: String, scenario: [String: Any]) {
-        let result = try await TestSupport.run("/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" run \"$3\" --json", "sh",
-                                                           folder, sdlabPath, file], timeout: .seconds(60))
+        -> (status: Int32, console: String, scenario: [String: Any])
+    {
+        let result = try await TestSupport.run(
+            "/bin/sh",
+            [
+                "-c", "cd \"$1\" && exec \"$2\" run \"$3\" --json", "sh",
+                folder, sdlabPath, file,
+            ], timeout: .seconds(60))
         let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-        let scenario = try #require((document?["scenarios"] as? [[String: Any]])?.first, "\(result.stdout)\(result.stderr)")
+        let scenario = try #require(
+            (document?["scenarios"] as? [[String: Any]])?.first, "\(result.stdout)\(result.stderr)")
         return (result.status, result.stderr, scenario)
     }
 
@@ -31,30 +37,41 @@ struct MeasuresTests {
         // The failure is on the console under the step where it surfaced, and among the open pairs.
         let lines = console.split(separator: "\n").map(String.init)
         let settle = try #require(lines.firstIndex { $0.contains("✓ settle") })
-        #expect(lines[settle + 1].contains("! mail: cleanup (hook echo cleaning; exit 3) for cou1 failed"), "\(console)")
+        #expect(
+            lines[settle + 1].contains("! mail: cleanup (hook echo cleaning; exit 3) for cou1 failed"), "\(console)")
         #expect(console.contains("open (another user's data still readable):"))
         #expect(console.contains("generation 2, mail (held cou1/plain): cleanup failed"), "\(console)")
     }
 
     @Test func aHookThatForgetsCachesLeaksThemFromAnyFolder() async throws {
         for folder in [NSTemporaryDirectory(), Self.scenarios, "/"] {
-            let (status, console, scenario) = try await Self.run(Self.scenarios + "/measures-hook-forgets-caches.yaml", from: folder)
+            let (status, console, scenario) = try await Self.run(
+                Self.scenarios + "/measures-hook-forgets-caches.yaml", from: folder)
             #expect(status == 1, "\(console)")
-            #expect(console.contains("mail.leaks: expected 0, got 3: cou1 common ×2 (caches/cou1/common-1-2.txt),"
-                                     + " cou1 preferences ×1 (preferences/cou1.json)"), "from \(folder): \(console)")
+            #expect(
+                console.contains(
+                    "mail.leaks: expected 0, got 3: cou1 common ×2 (caches/cou1/common-1-2.txt),"
+                        + " cou1 preferences ×1 (preferences/cou1.json)"), "from \(folder): \(console)")
             #expect(!console.contains("exit code 127"), "the hook is found from \(folder)")
-            let leaks = try #require(((scenario["scan"] as? [String: Any])?["apps"] as? [String: Any])?["mail"] as? [String: Any])
+            let leaks = try #require(
+                ((scenario["scan"] as? [String: Any])?["apps"] as? [String: Any])?["mail"] as? [String: Any])
             let found = try #require(leaks["leaks"] as? [[String: Any]])
             #expect(Set(found.compactMap { $0["kind"] as? String }) == ["common", "preferences"])
-            #expect(Set(found.compactMap { $0["file"] as? String }) == ["caches/cou1/common-1-2.txt", "preferences/cou1.json"])
+            #expect(
+                Set(found.compactMap { $0["file"] as? String }) == [
+                    "caches/cou1/common-1-2.txt", "preferences/cou1.json",
+                ])
         }
     }
 
     @Test func whatAHookDeclaresItKeepsIsRetainedAndTheChangeIsClean() async throws {
-        let (status, console, scenario) = try await Self.run(Self.scenarios + "/measures-hook-declares-what-it-keeps.yaml")
+        let (status, console, scenario) = try await Self.run(
+            Self.scenarios + "/measures-hook-declares-what-it-keeps.yaml")
         #expect(status == 0, "\(console)")
         let timing = try #require(scenario["timing"] as? [[String: Any]])
-        #expect(timing.count == 1 && timing[0]["open"] as? Int == 0 && timing[0]["exposure_ms"] is [String: Any], "\(timing)")
+        #expect(
+            timing.count == 1 && timing[0]["open"] as? Int == 0 && timing[0]["exposure_ms"] is [String: Any],
+            "\(timing)")
         #expect(console.contains("mail: retained 3: cou1 common ×2 (caches/cou1/common-1-2.txt), cou1 preferences ×1"))
     }
 
@@ -63,8 +80,12 @@ struct MeasuresTests {
         #expect(status == 1)
         let failures = console.split(separator: "\n").filter { $0.contains(".leaks: expected 0") }
         #expect(failures.count == 1, "\(console)")
-        #expect(failures.first?.contains("hoarder1–hoarder5 (5 apps).leaks: expected 0, got 2: cou1 plain ×2") == true, "\(console)")
+        #expect(
+            failures.first?.contains("hoarder1–hoarder5 (5 apps).leaks: expected 0, got 2: cou1 plain ×2") == true,
+            "\(console)")
         #expect(console.contains("! hoarder2 was running: launch brought it to the front"), "\(console)")
-        #expect(console.contains("generation 2, hoarder1–hoarder5 (5 apps) (held cou1/plain): the app ran no cleanup"), "\(console)")
+        #expect(
+            console.contains("generation 2, hoarder1–hoarder5 (5 apps) (held cou1/plain): the app ran no cleanup"),
+            "\(console)")
     }
 }

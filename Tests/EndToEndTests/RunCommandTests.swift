@@ -1,14 +1,16 @@
 import DeviceProcesses
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `sdlab run` as CI runs it: exit codes, expected against actual, and nothing left running.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct RunCommandTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let scenarios = here.appendingPathComponent("Scenarios").path
-    static let library = here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios").path
+    static let library = here.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+        "Scenarios"
+    ).path
 
     @Test func theSideBySideScenarioPasses() async throws {
         let result = try await run(sdlabPath, ["run", Self.library + "/side-by-side-check-in.yaml"])
@@ -19,13 +21,21 @@ struct RunCommandTests {
     @Test func aBrokenAppIsCaughtWithExpectedAgainstActual() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-broken")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try await run(sdlabPath, ["run", Self.scenarios + "/broken-app-leaks.yaml"],
-                                   environment: environment(with: ["TMPDIR": folder]))
+        let result = try await run(
+            sdlabPath, ["run", Self.scenarios + "/broken-app-leaks.yaml"],
+            environment: environment(with: ["TMPDIR": folder]))
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("broken-app-leaks.yaml:12:17: hoarder.leaks: expected 0, got 3"), "\(result.stdout)")
-        #expect(result.stdout.contains("broken-app-leaks.yaml:12:27: hoarder.exposed: expected 0, got 3"), "\(result.stdout)")
-        #expect(result.stdout.contains("run folder kept: \(folder)/sdlab-run-"), "a failed run keeps its folder to look into")
-        #expect(result.stdout.contains("hoarder: leaks 3: cou1 plain ×3 (documents/cou1/plain-1-3.txt)"), "the scan by user, kind and file")
+        #expect(
+            result.stdout.contains("broken-app-leaks.yaml:12:17: hoarder.leaks: expected 0, got 3"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("broken-app-leaks.yaml:12:27: hoarder.exposed: expected 0, got 3"),
+            "\(result.stdout)")
+        #expect(
+            result.stdout.contains("run folder kept: \(folder)/sdlab-run-"),
+            "a failed run keeps its folder to look into")
+        #expect(
+            result.stdout.contains("hoarder: leaks 3: cou1 plain ×3 (documents/cou1/plain-1-3.txt)"),
+            "the scan by user, kind and file")
         #expect(result.stdout.contains("hoarder: exposed 3 on screen: cou1 ×3"))
     }
 
@@ -50,8 +60,9 @@ struct RunCommandTests {
     /// `sdlab run long-wait.yaml` with its run folder under `folder`, once its bus, guard, hub
     /// and both apps are up.
     static func startLongRun(in folder: String) async throws -> ChildProcess {
-        let (runner, _) = try ChildProcess.spawn(sdlabPath, ["run", scenarios + "/long-wait.yaml"], stdout: .null,
-                                                 stderr: .null, environment: environment(with: ["TMPDIR": folder]))
+        let (runner, _) = try ChildProcess.spawn(
+            sdlabPath, ["run", scenarios + "/long-wait.yaml"], stdout: .null,
+            stderr: .null, environment: environment(with: ["TMPDIR": folder]))
         do {
             try await eventually(within: .seconds(30), "both apps are up") {
                 processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
@@ -61,8 +72,9 @@ struct RunCommandTests {
             throw error
         }
         let running = processes(mentioning: folder)
-        #expect(running.count == 5 && running.filter { $0.contains(" guard ") }.count == 1,
-                "bus, guard, hub and two apps: \(running)")
+        #expect(
+            running.count == 5 && running.filter { $0.contains(" guard ") }.count == 1,
+            "bus, guard, hub and two apps: \(running)")
         return runner
     }
 
@@ -78,8 +90,12 @@ extension RunCommandTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = Self.library + "/side-by-side-check-in.yaml"
         // --junit may name a file in the report folder, which the run makes first.
-        let result = try await run(sdlabPath, ["run", scenario, "--report", folder + "/report", "--json",
-                                               "--junit", folder + "/report/ci.xml"])
+        let result = try await run(
+            sdlabPath,
+            [
+                "run", scenario, "--report", folder + "/report", "--json",
+                "--junit", folder + "/report/ci.xml",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let document = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(document["passed"] as? Bool == true)
@@ -94,8 +110,12 @@ extension RunCommandTests {
         let junit = try String(contentsOfFile: folder + "/report/junit.xml", encoding: .utf8)
         #expect(junit.contains("<testsuite name=\"Check-in reaches MSAL apps") && junit.contains("failures=\"0\""))
         let trace = try String(contentsOfFile: folder + "/report/trace.jsonl", encoding: .utf8).split(separator: "\n")
-        let times = try trace.map { try #require((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["t"] as? Int) }
-        #expect(times == times.sorted() && trace.contains { $0.contains("\"proc\":\"hub\"") } && trace.contains { $0.contains("\"proc\":\"mail\"") })
+        let times = try trace.map {
+            try #require((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["t"] as? Int)
+        }
+        #expect(
+            times == times.sorted() && trace.contains { $0.contains("\"proc\":\"hub\"") }
+                && trace.contains { $0.contains("\"proc\":\"mail\"") })
         let csv = try String(contentsOfFile: folder + "/report/timing.csv", encoding: .utf8)
         #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open\n"))
         #expect(csv.contains(",mail,msal,signal,") && csv.contains(",cou1/sensitive,"), "\(csv)")
@@ -107,8 +127,13 @@ extension RunCommandTests {
 @Suite(.timeLimit(.minutes(10))) struct ScenarioLibraryTests {
     @Test func everyScenarioOfTheLibraryPasses() async throws {
         let result = try await run(sdlabPath, ["run", RunCommandTests.library], timeout: .seconds(540))
-        #expect(result.status == 0, "\(result.stdout.split(separator: "\n").filter { $0.contains("✗") || $0.contains(": ") && $0.contains("expected") })")
-        let files = try FileManager.default.contentsOfDirectory(atPath: RunCommandTests.library).filter { $0.hasSuffix(".yaml") }
+        #expect(
+            result.status == 0,
+            "\(result.stdout.split(separator: "\n").filter { $0.contains("✗") || $0.contains(": ") && $0.contains("expected") })"
+        )
+        let files = try FileManager.default.contentsOfDirectory(atPath: RunCommandTests.library).filter {
+            $0.hasSuffix(".yaml")
+        }
         #expect(files.count >= 16 && result.stdout.contains("\(files.count) of \(files.count) scenarios passed"))
     }
 }
@@ -150,12 +175,17 @@ extension RunCommandTests {
     @Test func aRunKeepsItsFilesPrivateAndNoPasswordInAny() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try await run(sdlabPath, ["run", Self.scenarios + "/secret-passwords.yaml", "--keep", "--report", folder + "/report",
-                                               "--json"], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        let result = try await run(
+            sdlabPath,
+            [
+                "run", Self.scenarios + "/secret-passwords.yaml", "--keep", "--report", folder + "/report",
+                "--json",
+            ], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let passwords = ["Stage-Pw-7f3a9c", "Secret-Pw-7f3a9c", "Other-Pw-7f3a9c", "Wrong-Pw-7f3a9c"]
         #expect(passwords.allSatisfy { !result.stdout.contains($0) && !result.stderr.contains($0) })
-        let runFolder = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
+        let runFolder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
         var files = 0
         for path in Self.everything(under: folder) {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
@@ -178,4 +208,3 @@ extension RunCommandTests {
         return [folder] + paths.map { folder + "/" + $0 }
     }
 }
-

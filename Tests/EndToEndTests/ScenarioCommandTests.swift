@@ -1,8 +1,8 @@
 import DeviceProcesses
 import Foundation
 import Runner
-import Testing
 import TestSupport
+import Testing
 
 /// `sdlab check` and `device up --scenario` as a user runs them.
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -33,8 +33,9 @@ struct ScenarioCommandTests {
         let ok = try await run(sdlabPath, ["check", good])
         #expect(ok.status == 0 && ok.stdout.contains("A worker checks out"), "\(ok.stderr)")
 
-        let bad = try Self.write(Self.valid.replacingOccurrences(of: "background: true", with: "backgrund: true")
-            .replacingOccurrences(of: "launch: mail", with: "launch: mial"), as: "bad.yaml", in: folder)
+        let bad = try Self.write(
+            Self.valid.replacingOccurrences(of: "background: true", with: "backgrund: true")
+                .replacingOccurrences(of: "launch: mail", with: "launch: mial"), as: "bad.yaml", in: folder)
         let refused = try await run(sdlabPath, ["check", folder])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("\(bad):6:29: unknown key backgrund"), "\(refused.stderr)")
@@ -50,7 +51,8 @@ struct ScenarioCommandTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-up-scenario")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = try Self.write(Self.valid, as: "worker.yaml", in: folder)
-        let up = try await run(sdlabPath, ["device", "up", "--detach", "--dir", folder + "/dev", "--scenario", scenario])
+        let up = try await run(
+            sdlabPath, ["device", "up", "--detach", "--dir", folder + "/dev", "--scenario", scenario])
         try #require(up.status == 0, "\(up.stderr)")
         defer { _ = RunningDevice.stopRecorded(in: folder + "/dev") }
         let address = try #require(DetachedDevice.value(of: "DBUS_SESSION_BUS_ADDRESS", in: up.stdout))
@@ -60,23 +62,30 @@ struct ScenarioCommandTests {
             #expect(try await bus.session().user == "ana")
         }
         let invalid = try Self.write("name: [", as: "broken.yaml", in: folder)
-        let refused = try await run(sdlabPath, ["device", "up", "--detach", "--dir", folder + "/dev2", "--scenario", invalid])
-        #expect(refused.status == 2 && refused.stderr.contains("broken.yaml:2:1: the file ends inside [ … ] or { … }: a ] or } is missing"), "\(refused.stderr)")
+        let refused = try await run(
+            sdlabPath, ["device", "up", "--detach", "--dir", folder + "/dev2", "--scenario", invalid])
+        #expect(
+            refused.status == 2
+                && refused.stderr.contains("broken.yaml:2:1: the file ends inside [ … ] or { … }: a ] or } is missing"),
+            "\(refused.stderr)")
     }
 
     /// The current folder is not the scenario's: its programs are found from its own folder.
     @Test func checkFindsProgramsFromTheScenariosFolder() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-check-paths")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/clean.sh", contents: Data("#!/bin/sh\n".utf8),
-                                       attributes: [.posixPermissions: 0o755])
-        let good = try Self.write("apps:\n  - {name: mail, sdk: msal, cleanup: {hook: ./clean.sh --all, keeps: [common]}}\n",
-                                  as: "good.yaml", in: folder)
+        FileManager.default.createFile(
+            atPath: folder + "/clean.sh", contents: Data("#!/bin/sh\n".utf8),
+            attributes: [.posixPermissions: 0o755])
+        let good = try Self.write(
+            "apps:\n  - {name: mail, sdk: msal, cleanup: {hook: ./clean.sh --all, keeps: [common]}}\n",
+            as: "good.yaml", in: folder)
         let ok = try await run(sdlabPath, ["check", good])
         #expect(ok.status == 0, "\(ok.stderr)")
 
-        let bad = try Self.write("apps:\n  - {name: notes, sdk: msal, executable: ./notes}\nsteps:\n  - wait: 1500\n",
-                                 as: "bad.yaml", in: folder)
+        let bad = try Self.write(
+            "apps:\n  - {name: notes, sdk: msal, executable: ./notes}\nsteps:\n  - wait: 1500\n",
+            as: "bad.yaml", in: folder)
         let refused = try await run(sdlabPath, ["check", bad])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("\(bad):2:42: executable: no file at \(folder)/notes"), "\(refused.stderr)")

@@ -9,10 +9,15 @@ import Testing
     /// app of a team's own.
     static let device: Scenario = {
         let fleet = Location(file: "team.yaml", line: 3, column: 5)
-        let apps = (1...9).map { AppEntry(name: "fleet\($0)", sdk: .msal, background: true, location: fleet) }
-            + [AppEntry(name: "notes", sdk: .msal, background: true, cleanup: .hook(command: "true"),
-                        location: Location(file: "team.yaml", line: 4, column: 5))]
-        return Scenario(name: "team", file: "team.yaml", device: Device(), users: Scenario.defaultUsers, apps: apps, steps: [])
+        let apps =
+            (1...9).map { AppEntry(name: "fleet\($0)", sdk: .msal, background: true, location: fleet) }
+            + [
+                AppEntry(
+                    name: "notes", sdk: .msal, background: true, cleanup: .hook(command: "true"),
+                    location: Location(file: "team.yaml", line: 4, column: 5))
+            ]
+        return Scenario(
+            name: "team", file: "team.yaml", device: Device(), users: Scenario.defaultUsers, apps: apps, steps: [])
     }()
 
     /// The app each random action after the opening acts on, if it acts on one.
@@ -37,7 +42,9 @@ import Testing
         let unfocused = Self.share(of: "notes", in: Self.appsPicked(AppFocus()))
         let focused = Self.share(of: "notes", in: Self.appsPicked(AppFocus(focused: ["notes"])))
         #expect(unfocused < 0.2, "one app of ten: \(unfocused)")
-        #expect(focused > 0.7 && focused < 0.9, "about \(AppFocus.focusedShare)%, the rest keeps the fleet in play: \(focused)")
+        #expect(
+            focused > 0.7 && focused < 0.9,
+            "about \(AppFocus.focusedShare)%, the rest keeps the fleet in play: \(focused)")
     }
 
     @Test func weightsSteerThePicksAndZeroIsNever() {
@@ -49,14 +56,18 @@ import Testing
 
     @Test func withoutFocusOrWeightsASeedGivesTheSameSequence() {
         for seed in UInt64(1)...50 {
-            #expect(FaultSequence.random(base: Self.device, seed: seed, length: 40).actions
-                == FaultSequence.random(base: Self.device, seed: seed, length: 40, focus: AppFocus(weights: ["notes": 1])).actions)
+            #expect(
+                FaultSequence.random(base: Self.device, seed: seed, length: 40).actions
+                    == FaultSequence.random(
+                        base: Self.device, seed: seed, length: 40, focus: AppFocus(weights: ["notes": 1])
+                    ).actions)
         }
     }
 
     @Test func namesAreAppsOrFleetsAndAnyOtherIsRefusedWithTheKnownOnes() throws {
         #expect(AppFocus.fleets(of: Self.device) == ["fleet": (1...9).map { "fleet\($0)" }])
-        #expect(try AppFocus.apps(named: ["notes", "fleet"], in: Self.device) == ["notes"] + (1...9).map { "fleet\($0)" })
+        #expect(
+            try AppFocus.apps(named: ["notes", "fleet"], in: Self.device) == ["notes"] + (1...9).map { "fleet\($0)" })
         #expect(try AppFocus.apps(named: ["fleet3"], in: Self.device) == ["fleet3"])
         let error = #expect(throws: AppFocus.UnknownApps.self) { try AppFocus.apps(named: ["nots"], in: Self.device) }
         #expect(error?.description == "no app or fleet named nots; the scenario has fleet (fleet1 … fleet9), notes")

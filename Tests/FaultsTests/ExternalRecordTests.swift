@@ -7,12 +7,14 @@ import Testing
 /// process holds in memory, and the lookup after each check decide how a write ends.
 @Suite struct ExternalRecordTests {
     static let location = Location(file: "external.yaml", line: 1, column: 1)
-    static let device = Scenario(name: "external", file: "external.yaml", device: Device(), users: Scenario.defaultUsers, apps: [
-        AppEntry(name: "mail", sdk: .msal, background: true, location: location),
-        AppEntry(name: "inventory", sdk: .ws1, location: location),
-        AppEntry(name: "hooked", sdk: .msal, background: true, cleanup: .hook(command: "true"), location: location),
-        AppEntry(name: "vault", sdk: .msal, background: true, cleanup: .externalKey, location: location),
-    ], steps: [])
+    static let device = Scenario(
+        name: "external", file: "external.yaml", device: Device(), users: Scenario.defaultUsers,
+        apps: [
+            AppEntry(name: "mail", sdk: .msal, background: true, location: location),
+            AppEntry(name: "inventory", sdk: .ws1, location: location),
+            AppEntry(name: "hooked", sdk: .msal, background: true, cleanup: .hook(command: "true"), location: location),
+            AppEntry(name: "vault", sdk: .msal, background: true, cleanup: .externalKey, location: location),
+        ], steps: [])
 
     /// Enrolled, cou1 checked out, `apps` launched.
     static func started(_ apps: String...) -> SimulatedDevice {
@@ -34,7 +36,9 @@ import Testing
     @Test func theFirstWriteFetchesTheKeyWhichLaterWritesNeedNoHubFor() {
         var device = Self.started("mail")
         _ = device.apply(.network(online: false))
-        #expect(device.apply(Self.writeExternal("mail")) == .refused("Offline"), "no key yet, and the console is out of reach")
+        #expect(
+            device.apply(Self.writeExternal("mail")) == .refused("Offline"),
+            "no key yet, and the console is out of reach")
         _ = device.apply(.network(online: true))
         #expect(device.apply(Self.writeExternal("mail")) == .done)
         _ = device.apply(.network(online: false))
@@ -53,13 +57,16 @@ import Testing
         }
         _ = device.apply(.network(online: false))
         #expect(device.apply(Self.writeExternal("mail")) == .done, "fetched again at the launch check")
-        #expect(device.apply(Self.writeExternal("hooked")) == .refused("Offline"), "no external records: nothing fetched")
+        #expect(
+            device.apply(Self.writeExternal("hooked")) == .refused("Offline"), "no external records: nothing fetched")
     }
 
     @Test func anAppThatMissedTheChangeIsRefusedTheKeyOfAnother() {
         var device = Self.started("inventory")
         _ = device.apply(.checkin)
-        #expect(device.apply(Self.writeExternal("inventory")) == .refused("NotCheckedOut"), "Workspace ONE did not hear the check-in")
+        #expect(
+            device.apply(Self.writeExternal("inventory")) == .refused("NotCheckedOut"),
+            "Workspace ONE did not hear the check-in")
         _ = device.apply(.checkout(user: "cou2", password: nil))
         #expect(device.apply(Self.writeExternal("inventory")) == .refused("AccountMismatch"), "it still acts for cou1")
         Self.cycle("inventory", on: &device)
@@ -84,7 +91,9 @@ import Testing
         for app in ["hooked", "mail"] { Self.cycle(app, on: &device) }
         _ = device.apply(.network(online: false))
         #expect(device.apply(Self.writeExternal("hooked")) == .notApplicable)
-        #expect(device.apply(Self.writeExternal("mail")) == .refused("Offline"), "wipe-all deleted them: nothing to fetch the key for")
+        #expect(
+            device.apply(Self.writeExternal("mail")) == .refused("Offline"),
+            "wipe-all deleted them: nothing to fetch the key for")
         _ = device.apply(.network(online: true))
         #expect(device.apply(Self.writeExternal("hooked")) == .done, "the key service serves cou1 either way")
     }
@@ -103,12 +112,16 @@ import Testing
     @Test func sequencesWriteEveryKindAndExternalWritesEndEveryWay() {
         var outcomes: [String: Int] = [:]
         for seed in UInt64(1)...300 {
-            for step in FaultSequence.random(base: FaultSequence.defaultDevice, seed: seed, length: 60).scenario().scenario.steps {
+            for step in FaultSequence.random(base: FaultSequence.defaultDevice, seed: seed, length: 60).scenario()
+                .scenario.steps
+            {
                 guard case .write(_, let kind, _) = step.kind else { continue }
                 outcomes["\(kind.rawValue) \(step.error ?? "done")", default: 0] += 1
             }
         }
         #expect(RecordKind.allCases.allSatisfy { outcomes["\($0.rawValue) done", default: 0] > 20 }, "\(outcomes)")
-        #expect(["Offline", "NotCheckedOut", "AccountMismatch"].allSatisfy { outcomes["external \($0)", default: 0] > 0 }, "\(outcomes)")
+        #expect(
+            ["Offline", "NotCheckedOut", "AccountMismatch"].allSatisfy { outcomes["external \($0)", default: 0] > 0 },
+            "\(outcomes)")
     }
 }

@@ -41,8 +41,10 @@ import Testing
         for seed in UInt64(1)...200 {
             faults.merge(FaultSequence.random(base: Self.device, seed: seed, length: 60).faults, uniquingKeysWith: +)
         }
-        let kinds = ["app crashes", "app terminations", "suspensions", "hub crashes", "hub restarts", "offline periods",
-                     "spoofed posts", "session changes"]
+        let kinds = [
+            "app crashes", "app terminations", "suspensions", "hub crashes", "hub restarts", "offline periods",
+            "spoofed posts", "session changes",
+        ]
         #expect(kinds.allSatisfy { faults[$0, default: 0] > 50 }, "\(faults)")
     }
 
@@ -77,8 +79,9 @@ import Testing
     @Test func aLeakIsFoundAndShrunkToAFewActions() async throws {
         var device = Self.device
         device.apps[0].cleanup = .keepAll
-        let failing = try #require((UInt64(1)...50).lazy.map { FaultSequence.random(base: device, seed: $0, length: 60) }
-            .first { !$0.scenario().violations.isEmpty })
+        let failing = try #require(
+            (UInt64(1)...50).lazy.map { FaultSequence.random(base: device, seed: $0, length: 60) }
+                .first { !$0.scenario().violations.isEmpty })
         let shrunk = await Shrinking.shrink(failing.actions, budget: 500) { actions in
             !FaultSequence(base: device, seed: failing.seed, actions: actions).scenario().violations.isEmpty
         }

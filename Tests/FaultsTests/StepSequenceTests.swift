@@ -14,7 +14,9 @@ import Testing
     }
 
     static func targets(_ scenario: Scenario) -> [[String]] {
-        scenario.steps.compactMap { if case .expect(let expectations) = $0.kind { expectations.map(\.target) } else { nil } }
+        scenario.steps.compactMap {
+            if case .expect(let expectations) = $0.kind { expectations.map(\.target) } else { nil }
+        }
     }
 
     static func actionSteps(_ scenario: Scenario) -> [StepKind] {
@@ -70,13 +72,15 @@ import Testing
         let steps = StepSequence(FaultSequence.random(base: Self.device, seed: 3, length: 40))
         let built = steps.build()
         let last = built.scenario.steps.count - 1
-        let kept = steps.keepingExpectations(thatFailed: [SequenceFailure(step: last, target: "notes", text: "notes.leaks: …")],
-                                             in: built)
+        let kept = steps.keepingExpectations(
+            thatFailed: [SequenceFailure(step: last, target: "notes", text: "notes.leaks: …")],
+            in: built)
         #expect(Self.targets(kept.build().scenario) == [["notes"]])
         #expect(kept.parts.filter(StepSequence.isStep) == steps.parts.filter(StepSequence.isStep))
         // The end brings only the app still expected to the front.
         let end = Self.actionSteps(kept.build().scenario).dropFirst(kept.parts.count - 1)
-        #expect(!end.isEmpty && end.allSatisfy { if case .lifecycle(_, ["notes"]) = $0 { true } else { false } }, "\(end)")
+        #expect(
+            !end.isEmpty && end.allSatisfy { if case .lifecycle(_, ["notes"]) = $0 { true } else { false } }, "\(end)")
     }
 
     @Test func theStepsOfOtherAppsGoInOneCut() {
@@ -98,22 +102,27 @@ import Testing
     @Test func aLeakShrunkByActionsShrinksFurtherStepByStep() async throws {
         var device = Self.device
         device.apps[0].cleanup = .keepAll
-        func leaks(_ built: BuiltScenario) -> Bool { built.failures.contains { $0.text.contains("holds readable records") } }
-        let failing = try #require((UInt64(1)...50).lazy.map { FaultSequence.random(base: device, seed: $0, length: 60) }
-            .first { leaks($0.build()) })
+        func leaks(_ built: BuiltScenario) -> Bool {
+            built.failures.contains { $0.text.contains("holds readable records") }
+        }
+        let failing = try #require(
+            (UInt64(1)...50).lazy.map { FaultSequence.random(base: device, seed: $0, length: 60) }
+                .first { leaks($0.build()) })
         var byActions = failing
         byActions.actions = await Shrinking.shrink(failing.actions, budget: 500) { actions in
             leaks(FaultSequence(base: device, seed: failing.seed, actions: actions).build())
         }
         let built = byActions.build()
         let steps = StepSequence(byActions).keepingExpectations(
-            thatFailed: [SequenceFailure(step: built.scenario.steps.count - 1, target: "mail", text: "mail.leaks: …")], in: built)
+            thatFailed: [SequenceFailure(step: built.scenario.steps.count - 1, target: "mail", text: "mail.leaks: …")],
+            in: built)
         let parts = await Shrinking.shrink(steps.parts, removable: StepSequence.isStep, budget: 500) { parts in
             leaks(steps.with(parts).build())
         }
         let shrunk = steps.with(parts).build()
         #expect(leaks(shrunk))
-        #expect(Self.actionSteps(shrunk.scenario).count < Self.actionSteps(built.scenario).count, "\(shrunk.scenario.yaml)")
+        #expect(
+            Self.actionSteps(shrunk.scenario).count < Self.actionSteps(built.scenario).count, "\(shrunk.scenario.yaml)")
         #expect(Self.targets(shrunk.scenario).last == ["mail"], "\(shrunk.scenario.yaml)")
         let failure = try #require(shrunk.failures.first)
         let step = try #require(failure.step)
@@ -124,15 +133,21 @@ import Testing
     /// short; relaunched while the hub is down, the app cannot check: whom it acts for is not
     /// predicted (nor a write of its) until it checks with the hub up.
     @Test func aCrashThatMayCutACheckShortLeavesTheUserUnpredictedUntilTheNextCheck() {
-        let opening: [StepKind] = [.enroll(user: "stage", password: nil), .checkout(user: "cou1", password: nil),
-                                   .lifecycle(.launch, apps: ["mail"])]
-        let raced: [StepKind] = [.checkin, .lifecycle(.crash, apps: ["mail"]), .hub(.crash), .lifecycle(.launch, apps: ["mail"]),
-                                 .write(app: "mail", kind: .plain, count: 1), .hub(.restart)]
+        let opening: [StepKind] = [
+            .enroll(user: "stage", password: nil), .checkout(user: "cou1", password: nil),
+            .lifecycle(.launch, apps: ["mail"]),
+        ]
+        let raced: [StepKind] = [
+            .checkin, .lifecycle(.crash, apps: ["mail"]), .hub(.crash), .lifecycle(.launch, apps: ["mail"]),
+            .write(app: "mail", kind: .plain, count: 1), .hub(.restart),
+        ]
         let checked: [StepKind] = [.lifecycle(.background, apps: ["mail"]), .lifecycle(.foreground, apps: ["mail"])]
         func mailChecks(_ kinds: [StepKind]) -> [[ExpectField.Check]] {
             let actions = kinds.map(FaultSequence.Action.step) + [.checkpoint]
             let steps = FaultSequence(base: Self.device, seed: 1, actions: actions).build().scenario.steps
-            #expect(!steps.contains { if case .write = $0.kind { true } else { false } }, "a write by a user not known is left out")
+            #expect(
+                !steps.contains { if case .write = $0.kind { true } else { false } },
+                "a write by a user not known is left out")
             return steps.compactMap { step in
                 guard case .expect(let expectations) = step.kind else { return nil }
                 return expectations.first { $0.target == "mail" }?.fields.map(\.check)
@@ -140,13 +155,20 @@ import Testing
         }
         #expect(mailChecks(opening + raced).first == [.state(.foreground)])
         #expect(mailChecks(opening + raced + checked).first == [.state(.foreground), .user(nil), .leaks(0)])
-        #expect(mailChecks(opening + [.checkin, .settle(nil), .lifecycle(.crash, apps: ["mail"]), .hub(.crash),
-                                      .lifecycle(.launch, apps: ["mail"]), .hub(.restart)]).first
-            == [.state(.foreground), .user(nil), .leaks(0)], "settled before the crash: the check had finished")
+        #expect(
+            mailChecks(
+                opening + [
+                    .checkin, .settle(nil), .lifecycle(.crash, apps: ["mail"]), .hub(.crash),
+                    .lifecycle(.launch, apps: ["mail"]), .hub(.restart),
+                ]
+            ).first
+                == [.state(.foreground), .user(nil), .leaks(0)], "settled before the crash: the check had finished")
     }
 
     @Test func shrinkingRemovesOnlyWhatMayGo() async {
-        let shrunk = await Shrinking.shrink(Array(0..<40), removable: { $0 % 10 != 0 }, budget: 1000) { $0.contains(17) }
+        let shrunk = await Shrinking.shrink(Array(0..<40), removable: { $0 % 10 != 0 }, budget: 1000) {
+            $0.contains(17)
+        }
         #expect(shrunk == [0, 10, 17, 20, 30])
     }
 }

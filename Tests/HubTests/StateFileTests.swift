@@ -7,7 +7,8 @@ import Testing
 @Suite struct StateFileTests {
     /// A folder of its own, removed afterwards.
     static func withFolder(_ body: (String) throws -> Void) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-state-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-state-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try body(folder)
@@ -31,8 +32,12 @@ import Testing
             let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             // The file and the sibling it is swapped with (see `AtomicFile`), both private.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["state.json", "state.json.swap"])
-            let swapMode = try FileManager.default.attributesOfItem(atPath: file.path + ".swap")[.posixPermissions] as? Int
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == [
+                    "state.json", "state.json.swap",
+                ])
+            let swapMode =
+                try FileManager.default.attributesOfItem(atPath: file.path + ".swap")[.posixPermissions] as? Int
             #expect(swapMode == 0o600)
         }
     }
@@ -49,7 +54,9 @@ import Testing
     func anUntrustworthyFileIsRefusedWithTheReason(content: String, reason: String) throws {
         try Self.withFolder { folder in
             let path = folder + "/state.json"
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(content.utf8), attributes: [.posixPermissions: 0o600]))
             let error = #expect(throws: StateFileError.self) { try StateFile(path: path).load() }
             #expect(error?.description.contains("refusing the hub state file \(path)") == true, "\(error!)")
             #expect(error?.description.contains(reason) == true, "\(error!)")

@@ -17,14 +17,19 @@ import Testing
         let pair = Set([try Self.inode(path), try Self.inode(path + ".swap")])
         for round in 3...6 {
             try AtomicFile.write(Data("round \(round)".utf8), to: path)
-            #expect(try String(contentsOfFile: path, encoding: .utf8) == "round \(round)", "nothing of a longer old content is left")
-            #expect(try String(contentsOfFile: path + ".swap", encoding: .utf8) == "round \(round)", "no previous content is left")
+            #expect(
+                try String(contentsOfFile: path, encoding: .utf8) == "round \(round)",
+                "nothing of a longer old content is left")
+            #expect(
+                try String(contentsOfFile: path + ".swap", encoding: .utf8) == "round \(round)",
+                "no previous content is left")
             #expect(Set([try Self.inode(path), try Self.inode(path + ".swap")]) == pair, "no new inode per write")
         }
         for file in [path, path + ".swap"] {
             #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["item.json", "item.json.swap"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["item.json", "item.json.swap"])
     }
 
     @Test func aFolderThatCannotBeWrittenIsAnError() throws {

@@ -9,7 +9,9 @@ import Testing
 /// Docs/behaviour.md §8: cleanups carried out, journaled, and the team's hook.
 @Suite struct CleanerTests {
     /// A container holding two records of every kind for cou1, and a cleaner for it.
-    static func withFilledContainer(hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void) throws {
+    static func withFilledContainer(
+        hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void
+    ) throws {
         try ContainerTests.withContainer { container in
             let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             for kind in RecordKind.allCases { try container.write(kind, count: 2, user: "cou1", keys: keys) }
@@ -50,14 +52,15 @@ import Testing
             let command = "env | grep '^SDLAB_' | sort > \"$SDLAB_CONTAINER/hook-saw.txt\""
             try cleaner.run(Self.job(.hook(command: command)))
             let saw = try String(contentsOfFile: container.root + "/hook-saw.txt", encoding: .utf8)
-            #expect(saw == """
-                SDLAB_APP=mail
-                SDLAB_CONTAINER=\(container.root)
-                SDLAB_CURRENT_USER=cou2
-                SDLAB_PREVIOUS_USER=cou1
-                SDLAB_REASON=user-changed
+            #expect(
+                saw == """
+                    SDLAB_APP=mail
+                    SDLAB_CONTAINER=\(container.root)
+                    SDLAB_CURRENT_USER=cou2
+                    SDLAB_PREVIOUS_USER=cou1
+                    SDLAB_REASON=user-changed
 
-                """)
+                    """)
         }
     }
 
@@ -78,8 +81,10 @@ import Testing
             let command = "sleep 60 & echo $! > \"$SDLAB_CONTAINER/child.pid\"; sleep 60"
             #expect(throws: Cleaner.HookFailure.self) { try cleaner.run(Self.job(.hook(command: command))) }
             #expect(ContinuousClock.now - started < .seconds(10))
-            let child = try #require(Int32(String(contentsOfFile: container.root + "/child.pid", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            let child = try #require(
+                Int32(
+                    String(contentsOfFile: container.root + "/child.pid", encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
             // Killed with its group: SIGKILL is delivered at once, but the process may take a
             // moment to end on a busy machine; it then is gone, or a zombie until init reaps it.
             #expect(ChildProcess(pid: child).waitForExit(timeout: .seconds(5)), "the hook's child \(child) still runs")
@@ -89,9 +94,14 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aHookThatFloodsItsOutputIsStoppedAndReported() throws {
         try Self.withFilledContainer { container, cleaner, _ in
-            let failure = #expect(throws: Cleaner.HookFailure.self) { try cleaner.run(Self.job(.hook(command: "yes flood"))) }
-            #expect(failure?.description.contains("wrote more than 1024 KiB of output") == true, "\(String(describing: failure))")
-            let size = try FileManager.default.attributesOfItem(atPath: container.root + "/hook.log")[.size] as? Int ?? 0
+            let failure = #expect(throws: Cleaner.HookFailure.self) {
+                try cleaner.run(Self.job(.hook(command: "yes flood")))
+            }
+            #expect(
+                failure?.description.contains("wrote more than 1024 KiB of output") == true,
+                "\(String(describing: failure))")
+            let size =
+                try FileManager.default.attributesOfItem(atPath: container.root + "/hook.log")[.size] as? Int ?? 0
             #expect(size > 0 && size <= 1024 * 1024)
             #expect(cleaner.unfinished() == nil, "a failing cleanup is finished, not retried forever")
         }
@@ -100,8 +110,9 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aHookOutlivingItsAppIsStoppedByWhoeverFindsTheAppGone() throws {
         try ContainerTests.withContainer { container in
-            let (hook, _) = try ChildProcess.spawn("/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null,
-                                                   environment: ["SDLAB_CONTAINER": container.root], newSession: true)
+            let (hook, _) = try ChildProcess.spawn(
+                "/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null,
+                environment: ["SDLAB_CONTAINER": container.root], newSession: true)
             defer { hook.stop(grace: .seconds(1)) }
             HookRecord.note(hook.pid, in: container.root)
             HookRecord.stopLeftover(in: container.root)
@@ -112,7 +123,8 @@ import Testing
 
     @Test func aReusedPIDIsLeftAlone() throws {
         try ContainerTests.withContainer { container in
-            let (other, _) = try ChildProcess.spawn("/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null, newSession: true)
+            let (other, _) = try ChildProcess.spawn(
+                "/bin/sh", ["-c", "sleep 60"], stdout: .null, stderr: .null, newSession: true)
             defer { other.stop(grace: .seconds(1)) }
             HookRecord.note(other.pid, in: container.root)
             HookRecord.stopLeftover(in: container.root)

@@ -8,7 +8,8 @@ import Testing
 /// Docs/behaviour.md §8: the container's records, their canaries and who can read them.
 @Suite struct ContainerTests {
     static func withContainer(_ body: (Container) throws -> Void) throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-container-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-container-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try body(Container(root: root, app: "mail"))
     }
@@ -81,7 +82,9 @@ import Testing
             try container.keychain.deleteKey("sdk-data")
             #expect(container.keychain.existingKey("sdk-data") == nil)
             #expect(container.readable(with: .init(data: container.keychain.existingKey("sdk-data"))).isEmpty)
-            #expect(throws: Container.MissingKey.self) { try container.write(.sensitive, count: 1, user: "cou1", keys: .init()) }
+            #expect(throws: Container.MissingKey.self) {
+                try container.write(.sensitive, count: 1, user: "cou1", keys: .init())
+            }
         }
     }
 }

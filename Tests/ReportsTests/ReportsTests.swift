@@ -1,13 +1,15 @@
 import DeviceContract
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-@testable import Reports
 import Runner
 import Scenario
 import SharedDevice
 import Testing
+
+@testable import Reports
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// The outputs of a run (Docs/outputs.md) from a small hand-made result.
 @Suite struct JUnitTests {
@@ -35,8 +37,14 @@ import Testing
     @Test func eachStepIsATestCaseAndAFailedOneCarriesItsFailures() throws {
         let document = try Self.document()
         let cases = try document.nodes(forXPath: "/testsuites/testsuite[1]/testcase")
-        #expect(cases.map { Self.attribute("name", of: $0) } == ["enroll: stage", "launch: mail, notes, crm", "expect: crm"])
-        #expect(cases.map { Self.attribute("classname", of: $0) } == ["reports.yaml:8:5", "reports.yaml:10:5", "reports.yaml:12:5"])
+        #expect(
+            cases.map { Self.attribute("name", of: $0) } == [
+                "enroll: stage", "launch: mail, notes, crm", "expect: crm",
+            ])
+        #expect(
+            cases.map { Self.attribute("classname", of: $0) } == [
+                "reports.yaml:8:5", "reports.yaml:10:5", "reports.yaml:12:5",
+            ])
         #expect(try cases[0].nodes(forXPath: "*").isEmpty)
 
         let failures = try cases[2].nodes(forXPath: "failure")
@@ -50,7 +58,10 @@ import Testing
     @Test func notesOfAPassedStepGoToSystemOut() throws {
         let document = try Self.document()
         let launch = try #require(document.nodes(forXPath: "/testsuites/testsuite[1]/testcase[2]").first)
-        #expect(try launch.nodes(forXPath: "system-out").map(\.stringValue) == ["mail was running: launch brought it to the front"])
+        #expect(
+            try launch.nodes(forXPath: "system-out").map(\.stringValue) == [
+                "mail was running: launch brought it to the front"
+            ])
     }
 
     @Test func aDeviceThatCouldNotRunIsAnError() throws {
@@ -82,15 +93,18 @@ import Testing
     static let quotedName = #""Reports <check> & ""quotes""""#
 
     @Test func aHeaderAndALinePerChangeAndApp() throws {
-        let lines = try Reports.timingCSV(Sample.results()).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(lines == [
-            "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open",
-            Self.quotedName + ",1,mail,msal,launch,0.2,,,",
-            Self.quotedName + ",2,mail,msal,signal,0.5,cou1/plain,3.0,",
-            Self.quotedName + #",2,crm,ws1,foreground,12.5,"cou1/plain,cou1/sensitive",,"cleanup failed: hook said ""no"", <twice> & more""#,
-            Self.quotedName + ",2,notes,msal,none,,,,",
-            "",
-        ])
+        let lines = try Reports.timingCSV(Sample.results()).split(separator: "\n", omittingEmptySubsequences: false)
+            .map(String.init)
+        #expect(
+            lines == [
+                "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open",
+                Self.quotedName + ",1,mail,msal,launch,0.2,,,",
+                Self.quotedName + ",2,mail,msal,signal,0.5,cou1/plain,3.0,",
+                Self.quotedName
+                    + #",2,crm,ws1,foreground,12.5,"cou1/plain,cou1/sensitive",,"cleanup failed: hook said ""no"", <twice> & more""#,
+                Self.quotedName + ",2,notes,msal,none,,,,",
+                "",
+            ])
     }
 
     @Test func everyLineHasNineColumns() throws {
@@ -101,7 +115,9 @@ import Testing
     }
 
     @Test func lineEndsAndCommasAreQuoted() {
-        #expect(Reports.csv("a\r\nb") == "\"a\r\nb\"" && Reports.csv("a\rb") == "\"a\rb\"" && Reports.csv("plain") == "plain")
+        #expect(
+            Reports.csv("a\r\nb") == "\"a\r\nb\"" && Reports.csv("a\rb") == "\"a\rb\""
+                && Reports.csv("plain") == "plain")
     }
 
     @Test func noTimingsIsTheHeaderAlone() {
@@ -144,7 +160,10 @@ import Testing
         #expect(document["passed"] as? Bool == false)
         let scenarios = try Self.scenarios()
         #expect(scenarios.count == 2)
-        #expect(Set(scenarios[0].keys) == ["name", "file", "passed", "environment_failure", "scan", "steps", "timing", "open"])
+        #expect(
+            Set(scenarios[0].keys) == [
+                "name", "file", "passed", "environment_failure", "scan", "steps", "timing", "open",
+            ])
         #expect(scenarios[0]["name"] as? String == Sample.name && scenarios[0]["file"] as? String == Sample.file)
         #expect(scenarios[0]["passed"] as? Bool == false)
         #expect(scenarios[0]["environment_failure"] is NSNull)
@@ -155,7 +174,8 @@ import Testing
     @Test func theSteps() throws {
         let steps = try #require(Self.scenarios()[0]["steps"] as? [[String: Any]])
         #expect(steps.map { $0["step"] as? String } == ["enroll: stage", "launch: mail, notes, crm", "expect: crm"])
-        #expect(steps.map { $0["location"] as? String } == ["reports.yaml:8:5", "reports.yaml:10:5", "reports.yaml:12:5"])
+        #expect(
+            steps.map { $0["location"] as? String } == ["reports.yaml:8:5", "reports.yaml:10:5", "reports.yaml:12:5"])
         #expect(steps.map { $0["passed"] as? Bool } == [true, true, false])
         #expect(steps[2]["failures"] as? [String] == [Sample.failure, Sample.secondFailure])
         #expect(steps[2]["notes"] as? [String] == [Sample.note])
@@ -200,7 +220,9 @@ import Testing
         #expect(leaks[0]["encrypted"] as? Bool == false)
         let retained = try #require(crm["retained"] as? [[String: Any]])
         #expect(retained.count == 1)
-        #expect(retained[0]["kind"] as? String == "preferences" && retained[0]["file"] as? String == "preferences/cou1.json")
+        #expect(
+            retained[0]["kind"] as? String == "preferences" && retained[0]["file"] as? String == "preferences/cou1.json"
+        )
         #expect(retained[0]["encrypted"] as? Bool == true)
         #expect(crm["exposed"] as? [String] == ["SDLAB-CANARY/cou1/crm/plain/1"])
     }
@@ -241,16 +263,26 @@ import Testing
         for raw in ["<check>", "<cou1", "<here>", "<twice>", "<no socket>"] {
             #expect(!page.contains(raw), "\(raw)")
         }
-        #expect(page.contains(#"<div class="fail">reports.yaml:13:7: crm.leaks: expected 0, got 1 &lt;cou1 &amp; &quot;plain&quot;&gt;</div>"#))
-        #expect(page.contains(#"<div class="fail">! crm: cleanup (hook ./clean.sh) for cou1 failed: said &quot;no&quot; &lt;here&gt; &amp; there</div>"#))
-        #expect(page.contains("the device could not run: dbus-daemon did not start: &lt;no socket&gt; &amp; &quot;gone&quot;"))
+        #expect(
+            page.contains(
+                #"<div class="fail">reports.yaml:13:7: crm.leaks: expected 0, got 1 &lt;cou1 &amp; &quot;plain&quot;&gt;</div>"#
+            ))
+        #expect(
+            page.contains(
+                #"<div class="fail">! crm: cleanup (hook ./clean.sh) for cou1 failed: said &quot;no&quot; &lt;here&gt; &amp; there</div>"#
+            ))
+        #expect(
+            page.contains(
+                "the device could not run: dbus-daemon did not start: &lt;no socket&gt; &amp; &quot;gone&quot;"))
     }
 
     @Test func theOpenPairsTableWithTheReason() throws {
         let section = try Self.firstSection()
         #expect(section.contains("Open: another user's data still readable"))
-        #expect(section.contains(#"<tr><td>2</td><td>crm</td><td>cou1/plain,cou1/sensitive</td><td>foreground</td>"#
-                                 + #"<td class="bad">cleanup failed: hook said &quot;no&quot;, &lt;twice&gt; &amp; more</td></tr>"#))
+        #expect(
+            section.contains(
+                #"<tr><td>2</td><td>crm</td><td>cou1/plain,cou1/sensitive</td><td>foreground</td>"#
+                    + #"<td class="bad">cleanup failed: hook said &quot;no&quot;, &lt;twice&gt; &amp; more</td></tr>"#))
         #expect(!section.contains("<td>mail</td><td>cou1/plain</td>"), "a clean pair is not open")
         #expect(try !Self.page().components(separatedBy: "<h2")[2].contains("Open:"))
     }
@@ -259,7 +291,9 @@ import Testing
         let section = try Self.firstSection()
         #expect(section.contains("<tr><th>app</th><th>sdk</th><th>cleanup that ran</th></tr>"))
         #expect(section.contains("<tr><td>mail, notes</td><td>msal, background mode</td><td>wipe-all</td></tr>"))
-        #expect(section.contains("<tr><td>crm</td><td>ws1</td><td>hook /abs/clean.sh &amp; &quot;x&quot; (keeps preferences)</td></tr>"))
+        #expect(
+            section.contains(
+                "<tr><td>crm</td><td>ws1</td><td>hook /abs/clean.sh &amp; &quot;x&quot; (keeps preferences)</td></tr>"))
         #expect(section.contains("<tr><td>idle</td><td>msal-android</td><td>not launched</td></tr>"))
     }
 
@@ -293,7 +327,8 @@ import Testing
         let svg = try #require(Self.timeline().rootElement())
         #expect(svg.name == "svg")
         let labels = try svg.nodes(forXPath: "*[local-name()='text']").map(\.stringValue)
-        #expect(Array(labels.prefix(4)) == ["hub", "mail", "notes", "crm"], "lanes in the scenario's order; idle never ran")
+        #expect(
+            Array(labels.prefix(4)) == ["hub", "mail", "notes", "crm"], "lanes in the scenario's order; idle never ran")
         let changes = try svg.nodes(forXPath: "*[local-name()='line']")
         #expect(changes.count == 2, "a dashed line per session change")
         #expect(try Self.page().contains("<p>No trace.</p>"), "the scenario that could not run has no timeline")
@@ -305,7 +340,10 @@ import Testing
         #expect(bands.count == 2, "mail (clean) and crm (open); not the pairs that held nothing")
         let titles = bands.compactMap(\.stringValue)
         #expect(titles.contains { $0.hasPrefix("exposure after generation 2 (held cou1/plain): 3.0 ms") })
-        #expect(titles.contains { $0 == "exposure after generation 2 (held cou1/plain,cou1/sensitive): open: " + Sample.openReason })
+        #expect(
+            titles.contains {
+                $0 == "exposure after generation 2 (held cou1/plain,cou1/sensitive): open: " + Sample.openReason
+            })
         #expect(!titles.contains { $0.contains("generation 1") })
 
         // The axis: 110 px of labels, then 980 px for the 2 s from the first event to the last;
@@ -327,7 +365,8 @@ import Testing
         #expect(titles.contains { $0.hasPrefix("posted name=\(NotifyCenter.accountChanged) state=2 at 1000.1 ms") })
         #expect(titles.contains { $0.hasPrefix("post-received ") })
         #expect(titles.contains { $0.hasPrefix("callback name=current-account(none,cou1) trigger=signal") })
-        let cleanups = try svg.nodes(forXPath: "*[local-name()='rect'][starts-with(*[local-name()='title'], 'cleanup-')]")
+        let cleanups = try svg.nodes(
+            forXPath: "*[local-name()='rect'][starts-with(*[local-name()='title'], 'cleanup-')]")
         #expect(cleanups.map { Self.attribute("fill", of: $0) } == ["#1a7f37", "#cf222e"], "green clean, red failed")
     }
 }

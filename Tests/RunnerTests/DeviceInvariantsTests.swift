@@ -1,6 +1,7 @@
-@testable import Runner
 import DeviceContract
 import Testing
+
+@testable import Runner
 
 /// What every run checks in its merged trace, whatever its steps.
 @Suite struct DeviceInvariantsTests {
@@ -35,7 +36,8 @@ import Testing
             Self.event(5, "mail", "check-started"),
             Self.event(6, "inventory", "callback", ["name": "wipe"]),
         ]
-        #expect(DeviceInvariants.violations(in: events)
-            == ["the hub's generation went back from 3 to 2", "inventory got a second wipe in one check"])
+        #expect(
+            DeviceInvariants.violations(in: events)
+                == ["the hub's generation went back from 3 to 2", "inventory got a second wipe in one check"])
     }
 }

@@ -9,17 +9,26 @@ import Testing
         let scenario = try #require(parsed(specExample))
         #expect(scenario.name == "Check-in reaches MSAL apps at once and Workspace ONE apps on next launch")
         #expect(scenario.file == "s.yaml")
-        #expect(scenario.device == Device(policy: HubModel.Policy(shared: true, broadcastOnSignIn: false, passcode: false), online: true))
+        #expect(
+            scenario.device
+                == Device(
+                    policy: HubModel.Policy(shared: true, broadcastOnSignIn: false, passcode: false), online: true))
 
         #expect(scenario.users.map(\.user.name) == ["stage", "cou1", "cou2"])
         #expect(scenario.users[0].user.role == .staging && scenario.users[0].user.staging == .multiUser)
         #expect(scenario.users[1] == UserEntry(user: DirectoryUser(name: "cou1"), password: "cou1"))
-        #expect(scenario.users[2] == UserEntry(user: DirectoryUser(name: "cou2", firstName: "Ana", email: "ana@example.test"),
-                                               password: "s3cret"))
+        #expect(
+            scenario.users[2]
+                == UserEntry(
+                    user: DirectoryUser(name: "cou2", firstName: "Ana", email: "ana@example.test"),
+                    password: "s3cret"))
 
         #expect(scenario.apps.count == 54)
-        #expect(scenario.apps[0] == AppEntry(name: "mail", sdk: .msal, background: true, cleanup: .wipeAll,
-                                             location: Location(file: "s.yaml", line: 12, column: 5)))
+        #expect(
+            scenario.apps[0]
+                == AppEntry(
+                    name: "mail", sdk: .msal, background: true, cleanup: .wipeAll,
+                    location: Location(file: "s.yaml", line: 12, column: 5)))
         #expect(scenario.apps[1].background == false && scenario.apps[1].cleanup == .wipeAll)
         #expect(scenario.apps[2].sdk == .ws1 && scenario.apps[2].cleanup == .cacheCommon)
         // The hook's program is relative to the scenario file's folder (here the current one).
@@ -30,7 +39,11 @@ import Testing
 
         let steps = scenario.steps
         try #require(steps.count == 11)
-        #expect(steps[0] == Step(location: Location(file: "s.yaml", line: 18, column: 5), kind: .enroll(user: "stage", password: nil)))
+        #expect(
+            steps[0]
+                == Step(
+                    location: Location(file: "s.yaml", line: 18, column: 5), kind: .enroll(user: "stage", password: nil)
+                ))
         #expect(steps[1].kind == .checkout(user: "cou1", password: nil))
         #expect(steps[2].kind == .lifecycle(.launch, apps: ["mail", "notes", "inventory"]))
         #expect(steps[3].kind == .write(app: "mail", kind: .sensitive, count: 5))
@@ -50,10 +63,14 @@ import Testing
         try #require(first.map(\.target) == ["hub", "mail", "notes", "inventory"] && first[1].fields.count == 5)
         #expect(first[0].location == Location(file: "s.yaml", line: 26, column: 7))
         #expect(first[0].fields.map(\.check) == [.hubState(.checkedIn), .user(nil)])
-        #expect(first[1].fields.map(\.check) == [.user(nil), .leaks(0), .exposed(0), .mechanism(.signal), .within(.milliseconds(50))])
+        #expect(
+            first[1].fields.map(\.check) == [
+                .user(nil), .leaks(0), .exposed(0), .mechanism(.signal), .within(.milliseconds(50)),
+            ])
         #expect(first[1].fields[4].location == Location(file: "s.yaml", line: 27, column: 67))
         #expect(first[2].fields.map(\.check) == [.state(.suspended), .user("cou1")])
-        #expect(last[0].fields.map(\.check) == [.callbacks(["wipe"]), .leaks(0), .retained(preferences: nil, common: 0)])
+        #expect(
+            last[0].fields.map(\.check) == [.callbacks(["wipe"]), .leaks(0), .retained(preferences: nil, common: 0)])
     }
 
     @Test func withoutUsersTheDirectoryIsStageCou1Cou2() throws {
@@ -71,16 +88,23 @@ import Testing
 
     @Test func deviceAndUserSettings() throws {
         let text = """
-        device: {shared: false, broadcast_on: [sign-out, sign-in], online: false, passcode: true}
-        users:
-          - {name: boss, role: staging, staging: single-user, password: pw}
-          - {name: ana, last_name: Lopez, domain: corp.test, group_id: night}
-          - bob
-        """
+            device: {shared: false, broadcast_on: [sign-out, sign-in], online: false, passcode: true}
+            users:
+              - {name: boss, role: staging, staging: single-user, password: pw}
+              - {name: ana, last_name: Lopez, domain: corp.test, group_id: night}
+              - bob
+            """
         let scenario = try #require(parsed(text))
-        #expect(scenario.device == Device(policy: HubModel.Policy(shared: false, broadcastOnSignIn: true, passcode: true), online: false))
-        #expect(scenario.users[0] == UserEntry(user: DirectoryUser(name: "boss", role: .staging, staging: .singleUser), password: "pw"))
-        #expect(scenario.users[1].user == DirectoryUser(name: "ana", lastName: "Lopez", domain: "corp.test", groupID: "night"))
+        #expect(
+            scenario.device
+                == Device(
+                    policy: HubModel.Policy(shared: false, broadcastOnSignIn: true, passcode: true), online: false))
+        #expect(
+            scenario.users[0]
+                == UserEntry(user: DirectoryUser(name: "boss", role: .staging, staging: .singleUser), password: "pw"))
+        #expect(
+            scenario.users[1].user
+                == DirectoryUser(name: "ana", lastName: "Lopez", domain: "corp.test", groupID: "night"))
         #expect(scenario.users[1].user.email == "ana@corp.test")
         #expect(scenario.users[2] == UserEntry(user: DirectoryUser(name: "bob"), password: "bob"))
     }
@@ -139,14 +163,15 @@ import Testing
     }
 
     @Test func everyExpectationField() throws {
-        let text = head + """
-          - expect:
-              hub: {state: checked-out, user: cou1, generation: 18446744073709551615, online: false, locked: true, foreground: hub}
-              mail: {state: not-running, previous: cou2, error: Offline, records: 3, prefs: applied, retained: {preferences: 2, common: 1}}
-              ws1: {state: blocked, callbacks: [initial-check(sharedDeviceNotCheckedOut)], error: none}
-              msal: {callbacks: [current-account(cou1,none), current-account(none,cou1)], mechanism: none}
-              all: {callbacks: [], foreground: mail}
-        """
+        let text =
+            head + """
+                  - expect:
+                      hub: {state: checked-out, user: cou1, generation: 18446744073709551615, online: false, locked: true, foreground: hub}
+                      mail: {state: not-running, previous: cou2, error: Offline, records: 3, prefs: applied, retained: {preferences: 2, common: 1}}
+                      ws1: {state: blocked, callbacks: [initial-check(sharedDeviceNotCheckedOut)], error: none}
+                      msal: {callbacks: [current-account(cou1,none), current-account(none,cou1)], mechanism: none}
+                      all: {callbacks: [], foreground: mail}
+                """
         let scenario = try? Scenario.parse(text, file: "s.yaml")
         #expect(scenario == nil, "foreground is a hub field")
         let valid = try #require(parsed(text.replacingOccurrences(of: ", foreground: mail", with: "")))
@@ -155,13 +180,19 @@ import Testing
             return
         }
         #expect(expectations.map(\.target) == ["hub", "mail", "ws1", "msal", "all"])
-        #expect(expectations.map { $0.fields.map(\.check) } == [
-            [.hubState(.checkedOut), .user("cou1"), .generation(.max), .online(false), .locked(true), .foreground("hub")],
-            [.state(.notRunning), .previous("cou2"), .error("Offline"), .records(3), .prefsApplied,
-             .retained(preferences: 2, common: 1)],
-            [.state(.blocked), .callbacks(["initial-check(sharedDeviceNotCheckedOut)"]), .error(nil)],
-            [.callbacks(["current-account(cou1,none)", "current-account(none,cou1)"]), .mechanism(.none)],
-            [.callbacks([])],
-        ])
+        #expect(
+            expectations.map { $0.fields.map(\.check) } == [
+                [
+                    .hubState(.checkedOut), .user("cou1"), .generation(.max), .online(false), .locked(true),
+                    .foreground("hub"),
+                ],
+                [
+                    .state(.notRunning), .previous("cou2"), .error("Offline"), .records(3), .prefsApplied,
+                    .retained(preferences: 2, common: 1),
+                ],
+                [.state(.blocked), .callbacks(["initial-check(sharedDeviceNotCheckedOut)"]), .error(nil)],
+                [.callbacks(["current-account(cou1,none)", "current-account(none,cou1)"]), .mechanism(.none)],
+                [.callbacks([])],
+            ])
     }
 }

@@ -6,11 +6,11 @@ import Testing
 @Suite struct ExpansionTests {
     @Test func countExpandsAFleetInPlace() throws {
         let text = """
-        apps:
-          - {name: first, sdk: ws1}
-          - {name: shop, count: 3, sdk: msal-android, background: true, cleanup: retain-preferences, executable: ./shop}
-          - {name: last, sdk: msal}
-        """
+            apps:
+              - {name: first, sdk: ws1}
+              - {name: shop, count: 3, sdk: msal-android, background: true, cleanup: retain-preferences, executable: ./shop}
+              - {name: last, sdk: msal}
+            """
         let apps = try #require(parsed(text)).apps
         #expect(apps.map(\.name) == ["first", "shop1", "shop2", "shop3", "last"])
         for app in apps[1...3] {

@@ -53,7 +53,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (name, mode) in files {
             let path = folder + "/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try "#!/bin/sh\n".write(toFile: path, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
@@ -78,20 +79,32 @@ import Testing
             let file = folder + "/s.yaml"
             try Self.apps.write(toFile: file, atomically: true, encoding: .utf8)
             let starts = "(a relative path starts at the scenario file's folder)"
-            #expect(throws: ScenarioProblems([
-                ScenarioProblem(location: Location(file: file, line: 3, column: 38), message: "executable: no file at \(folder)/missing \(starts)"),
-                ScenarioProblem(location: Location(file: file, line: 4, column: 38),
-                                message: "executable: \(folder)/plain.txt is not executable (chmod +x \(folder)/plain.txt)"),
-                ScenarioProblem(location: Location(file: file, line: 5, column: 38), message: "executable: \(folder)/dir is a folder, not a program"),
-                ScenarioProblem(location: Location(file: file, line: 6, column: 42),
-                                message: "hook: \(folder)/plain.txt is not executable (chmod +x \(folder)/plain.txt)"),
-                ScenarioProblem(location: Location(file: file, line: 9, column: 42), message: "hook: no file at \(folder)/bin/missing.sh \(starts)"),
-            ])) {
+            #expect(
+                throws: ScenarioProblems([
+                    ScenarioProblem(
+                        location: Location(file: file, line: 3, column: 38),
+                        message: "executable: no file at \(folder)/missing \(starts)"),
+                    ScenarioProblem(
+                        location: Location(file: file, line: 4, column: 38),
+                        message: "executable: \(folder)/plain.txt is not executable (chmod +x \(folder)/plain.txt)"),
+                    ScenarioProblem(
+                        location: Location(file: file, line: 5, column: 38),
+                        message: "executable: \(folder)/dir is a folder, not a program"),
+                    ScenarioProblem(
+                        location: Location(file: file, line: 6, column: 42),
+                        message: "hook: \(folder)/plain.txt is not executable (chmod +x \(folder)/plain.txt)"),
+                    ScenarioProblem(
+                        location: Location(file: file, line: 9, column: 42),
+                        message: "hook: no file at \(folder)/bin/missing.sh \(starts)"),
+                ])
+            ) {
                 try Scenario.load(path: file)
             }
             // Text that is not read from disk is not checked against it.
             let apps = try Scenario.parse(Self.apps, file: file).apps
-            #expect(apps.first?.executable == folder + "/ok.sh" && apps.last?.cleanup == .hook(command: folder + "/bin/missing.sh x"))
+            #expect(
+                apps.first?.executable == folder + "/ok.sh"
+                    && apps.last?.cleanup == .hook(command: folder + "/bin/missing.sh x"))
             #expect(throws: ScenarioProblems.self) { try Scenario.parse(Self.apps, file: file, checkingFiles: true) }
         }
     }
@@ -102,14 +115,20 @@ import Testing
         try Self.withFolder([".build/debug/App": 0o755]) { root in
             let file = root + "/Scenarios/app.yaml"
             try FileManager.default.createDirectory(atPath: root + "/Scenarios", withIntermediateDirectories: true)
-            try "apps:\n  - {name: notes, sdk: msal, executable: .build/debug/App}\n".write(toFile: file, atomically: true, encoding: .utf8)
-            #expect(throws: ScenarioProblems([ScenarioProblem(
-                location: Location(file: file, line: 2, column: 42),
-                message: "executable: no file at \(root)/Scenarios/.build/debug/App "
-                    + "(a relative path starts at the scenario file's folder: ../.build/debug/App?)")])) {
+            try "apps:\n  - {name: notes, sdk: msal, executable: .build/debug/App}\n".write(
+                toFile: file, atomically: true, encoding: .utf8)
+            #expect(
+                throws: ScenarioProblems([
+                    ScenarioProblem(
+                        location: Location(file: file, line: 2, column: 42),
+                        message: "executable: no file at \(root)/Scenarios/.build/debug/App "
+                            + "(a relative path starts at the scenario file's folder: ../.build/debug/App?)")
+                ])
+            ) {
                 try Scenario.load(path: file)
             }
-            try "apps:\n  - {name: notes, sdk: msal, executable: ../.build/debug/App}\n".write(toFile: file, atomically: true, encoding: .utf8)
+            try "apps:\n  - {name: notes, sdk: msal, executable: ../.build/debug/App}\n".write(
+                toFile: file, atomically: true, encoding: .utf8)
             #expect(try Scenario.load(path: file).apps.first?.executable == root + "/.build/debug/App")
         }
     }

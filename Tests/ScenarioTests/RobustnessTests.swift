@@ -1,7 +1,7 @@
 import Faults
 import Scenario
-import Testing
 import TestSupport
+import Testing
 
 /// Whatever the bytes, parsing returns a scenario or problems with locations; it never traps.
 @Suite struct RobustnessTests {
@@ -16,8 +16,9 @@ import TestSupport
         } catch {
             #expect(!error.problems.isEmpty, "\(what)")
             for problem in error.problems {
-                #expect(problem.location.file == "fuzz.yaml" && problem.location.line >= 1 && problem.location.column >= 1,
-                        "\(what): \(problem)")
+                #expect(
+                    problem.location.file == "fuzz.yaml" && problem.location.line >= 1 && problem.location.column >= 1,
+                    "\(what): \(problem)")
             }
         }
     }

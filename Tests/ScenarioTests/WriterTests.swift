@@ -60,18 +60,22 @@ import Testing
         #expect(again.relocated == scenario.relocated, "\(scenario.yaml)")
         #expect(again.name == scenario.name && again.users == scenario.users)
         let text = scenario.yaml
-        for line in ["  - {name: \"123\"}", "  - launch: all", "  - {background: [inventory, fleet2], error: NotRunning}",
-                     "  - checkin: {error: NotCheckedOut}", "  - unlock: ana", "  - post: \"yes\"", "  - post: \"  lead\"",
-                     "      \"null\": {user: \"yes\", state: blocked, mechanism: launch, leaks: 4}"] {
+        for line in [
+            "  - {name: \"123\"}", "  - launch: all", "  - {background: [inventory, fleet2], error: NotRunning}",
+            "  - checkin: {error: NotCheckedOut}", "  - unlock: ana", "  - post: \"yes\"", "  - post: \"  lead\"",
+            "      \"null\": {user: \"yes\", state: blocked, mechanism: launch, leaks: 4}",
+        ] {
             #expect(text.contains(line + "\n"), "\(line)\n\(text)")
         }
     }
 
     @Test func cleanupDeclarationsAreWrittenAsDeclared() throws {
         let text = Self.everything.yaml
-        for line in ["  - {name: own, sdk: msal, cleanup: own, executable: \"/opt/own\"}",
-                     "  - {name: kept, sdk: ws1, cleanup: {keeps: [preferences, common]}, executable: \"/opt/kept\"}",
-                     "  - {name: hooked, sdk: msal, cleanup: {hook: \"/opt/clean.sh --all\", keeps: [preferences]}}"] {
+        for line in [
+            "  - {name: own, sdk: msal, cleanup: own, executable: \"/opt/own\"}",
+            "  - {name: kept, sdk: ws1, cleanup: {keeps: [preferences, common]}, executable: \"/opt/kept\"}",
+            "  - {name: hooked, sdk: msal, cleanup: {hook: \"/opt/clean.sh --all\", keeps: [preferences]}}",
+        ] {
             #expect(text.contains(line + "\n"), "\(line)\n\(text)")
         }
         let again = try #require(Self.readBack(Self.everything))
@@ -79,10 +83,13 @@ import Testing
     }
 
     @Test func durationsAreWrittenInTheLargestExactUnit() throws {
-        let durations: [Duration] = [.zero, .seconds(2), .milliseconds(250), .milliseconds(1500), .microseconds(1500),
-                                     .nanoseconds(7), .nanoseconds(1_000_001), .seconds(86_400 * 365)]
-        let scenario = Scenario(name: "waits", file: "s.yaml", device: Device(), users: Scenario.defaultUsers, apps: [],
-                                steps: durations.map { Step(location: Self.here, kind: .wait($0)) })
+        let durations: [Duration] = [
+            .zero, .seconds(2), .milliseconds(250), .milliseconds(1500), .microseconds(1500),
+            .nanoseconds(7), .nanoseconds(1_000_001), .seconds(86_400 * 365),
+        ]
+        let scenario = Scenario(
+            name: "waits", file: "s.yaml", device: Device(), users: Scenario.defaultUsers, apps: [],
+            steps: durations.map { Step(location: Self.here, kind: .wait($0)) })
         let text = scenario.yaml
         for written in ["0s", "2s", "250ms", "1500ms", "1500us", "7ns", "1000001ns", "31536000s"] {
             #expect(text.contains("  - wait: \(written)\n"), "\(written)\n\(text)")
@@ -91,7 +98,8 @@ import Testing
     }
 
     @Test func defaultsAreLeftOutAndAnEmptyDirectoryIsKept() throws {
-        let bare = Scenario(name: "bare", file: "s.yaml", device: Device(), users: Scenario.defaultUsers, apps: [], steps: [])
+        let bare = Scenario(
+            name: "bare", file: "s.yaml", device: Device(), users: Scenario.defaultUsers, apps: [], steps: [])
         #expect(bare.yaml == "name: bare\n")
         var empty = bare
         empty.users = []
@@ -103,9 +111,11 @@ import Testing
 
     static let here = Location(file: "s.yaml", line: 1, column: 1)
     /// Text YAML would read as syntax, a number or a keyword, or fold or refuse unescaped.
-    static let awkward = ["a: b", "#x", "yes", "  lead", "quote\"d", "ünïcode", "123", "", "back\\slash", "tab\tand\nline",
-                          "bell\u{7}", "line\u{2028}sep", "zero\u{FEFF}width", "next\u{85}line", "😀", "- item", "[x]", "{y}",
-                          "*star", "&and", "!bang", "%pc", "@at", "`tick", "'single'", "null", "~", "NO", "trailing ", "1e3", ".inf"]
+    static let awkward = [
+        "a: b", "#x", "yes", "  lead", "quote\"d", "ünïcode", "123", "", "back\\slash", "tab\tand\nline",
+        "bell\u{7}", "line\u{2028}sep", "zero\u{FEFF}width", "next\u{85}line", "😀", "- item", "[x]", "{y}",
+        "*star", "&and", "!bang", "%pc", "@at", "`tick", "'single'", "null", "~", "NO", "trailing ", "1e3", ".inf",
+    ]
 
     static func step(_ kind: StepKind, error: String? = nil) -> Step {
         Step(location: here, error: error, kind: kind)
@@ -123,8 +133,10 @@ import Testing
     static let users = [
         UserEntry(user: DirectoryUser(name: "boss", role: .staging, staging: .singleUser), password: "a: b"),
         UserEntry(user: DirectoryUser(name: "stage", role: .staging), password: "stage"),
-        UserEntry(user: DirectoryUser(name: "ana", firstName: "Ána", lastName: "López", email: "ana@corp.example",
-                                      domain: "corp.test", groupID: "night shift"), password: "quote\"d"),
+        UserEntry(
+            user: DirectoryUser(
+                name: "ana", firstName: "Ána", lastName: "López", email: "ana@corp.example",
+                domain: "corp.test", groupID: "night shift"), password: "quote\"d"),
         UserEntry(user: DirectoryUser(name: "123"), password: "123"),
         UserEntry(user: DirectoryUser(name: "yes"), password: "#x"),
         UserEntry(user: DirectoryUser(name: "x.y-z", firstName: "", domain: "other.test"), password: "  lead"),
@@ -132,16 +144,21 @@ import Testing
 
     static let apps = [
         AppEntry(name: "mail", sdk: .msal, background: true, cleanup: .retainPreferences, location: here),
-        AppEntry(name: "notes", sdk: .msalAndroid,
-                 cleanup: .hook(command: #"rm -rf "$SDLAB_CONTAINER/docs/$SDLAB_PREVIOUS_USER" && echo 'done: #1' \\"#),
-                 executable: "/opt/team app/bin/notes: v2", location: here),
+        AppEntry(
+            name: "notes", sdk: .msalAndroid,
+            cleanup: .hook(command: #"rm -rf "$SDLAB_CONTAINER/docs/$SDLAB_PREVIOUS_USER" && echo 'done: #1' \\"#),
+            executable: "/opt/team app/bin/notes: v2", location: here),
         AppEntry(name: "inventory", sdk: .ws1, cleanup: .cacheCommon, location: here),
         AppEntry(name: "null", sdk: .msal, cleanup: .externalKey, location: here),
         AppEntry(name: "On", sdk: .msal, background: true, cleanup: .keepAll, location: here),
         AppEntry(name: "fleet2", sdk: .ws1, cleanup: .wipeAll, executable: "/", location: here),
         AppEntry(name: "own", sdk: .msal, cleanup: .own(), executable: "/opt/own", location: here),
-        AppEntry(name: "kept", sdk: .ws1, cleanup: .own(keeps: [.common, .preferences]), executable: "/opt/kept", location: here),
-        AppEntry(name: "hooked", sdk: .msal, cleanup: .hook(command: "/opt/clean.sh --all", keeps: [.preferences]), location: here),
+        AppEntry(
+            name: "kept", sdk: .ws1, cleanup: .own(keeps: [.common, .preferences]), executable: "/opt/kept",
+            location: here),
+        AppEntry(
+            name: "hooked", sdk: .msal, cleanup: .hook(command: "/opt/clean.sh --all", keeps: [.preferences]),
+            location: here),
     ]
 
     static let steps = sessionSteps + appSteps + awkward.map { step(.post(name: $0)) } + hubSteps + expectSteps
@@ -192,28 +209,40 @@ import Testing
         step(.wait(.microseconds(3))),
         step(.settle(nil)),
         step(.settle(.seconds(3))),
-        step(.repeat(times: 3, steps: [
-            step(.checkout(user: "ana", password: nil)),
-            step(.repeat(times: 2, steps: [
-                step(.checkin, error: "NotCheckedOut"),
-                expect(["hub": [.generation(7)]]),
-            ])),
-            step(.settle(.milliseconds(1500))),
-        ])),
+        step(
+            .repeat(
+                times: 3,
+                steps: [
+                    step(.checkout(user: "ana", password: nil)),
+                    step(
+                        .repeat(
+                            times: 2,
+                            steps: [
+                                step(.checkin, error: "NotCheckedOut"),
+                                expect(["hub": [.generation(7)]]),
+                            ])),
+                    step(.settle(.milliseconds(1500))),
+                ])),
     ]
 
     static let mailChecks: [ExpectField.Check] = [
-        .state(.foreground), .user(nil), .previous("yes"), .callbacks(["current-account(ana,none)", "current-account(x.y-z,123)"]), .error(nil),
+        .state(.foreground), .user(nil), .previous("yes"),
+        .callbacks(["current-account(ana,none)", "current-account(x.y-z,123)"]), .error(nil),
         .leaks(0), .exposed(2), .retained(preferences: 1, common: nil), .records(5), .prefsApplied, .mechanism(.signal),
         .within(.milliseconds(50)),
     ]
 
     static let expectSteps: [Step] = [
         expect([
-            "hub": [.hubState(.checkedOut), .user("ana"), .generation(.max), .online(false), .locked(true), .foreground("hub")],
+            "hub": [
+                .hubState(.checkedOut), .user("ana"), .generation(.max), .online(false), .locked(true),
+                .foreground("hub"),
+            ],
             "mail": mailChecks,
-            "notes": [.error("HubUnreachable"), .previous(nil), .user("123"), .retained(preferences: nil, common: 3),
-                      .callbacks([]), .within(.microseconds(1500)), .state(.notRunning), .mechanism(.none)],
+            "notes": [
+                .error("HubUnreachable"), .previous(nil), .user("123"), .retained(preferences: nil, common: 3),
+                .callbacks([]), .within(.microseconds(1500)), .state(.notRunning), .mechanism(.none),
+            ],
             "null": [.user("yes"), .state(.blocked), .mechanism(.launch), .leaks(4)],
             "all": [.retained(preferences: 0, common: 0), .state(.background), .mechanism(.foreground)],
             "msal": [.state(.suspended), .mechanism(.poll), .within(.seconds(1))],

@@ -3,14 +3,15 @@ import DeviceContract
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
-import Testing
 import TestSupport
+import Testing
 
 /// MSAL Android (Docs/behaviour.md §5) against the real hub on a private bus.
 @Suite(.timeLimit(.minutes(1)))
 struct AndroidMSALPublicClientTests {
     static func client(_ device: TestDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
-        AndroidMSALPublicClient(connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
+        AndroidMSALPublicClient(
+            connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callbacks of one check as an app records them, or the error's label.
@@ -47,8 +48,11 @@ struct AndroidMSALPublicClientTests {
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             let callbacks = try await client.getCurrentAccount().get()
-            #expect(callbacks == [.accountChanged(prior: nil, current: BrokerAccount(user: "cou1")),
-                                  .accountLoaded(BrokerAccount(user: "cou1"))])
+            #expect(
+                callbacks == [
+                    .accountChanged(prior: nil, current: BrokerAccount(user: "cou1")),
+                    .accountLoaded(BrokerAccount(user: "cou1")),
+                ])
             #expect(callbacks.map(\.account) == [BrokerAccount(user: "cou1"), BrokerAccount(user: "cou1")])
         }
     }
@@ -56,13 +60,15 @@ struct AndroidMSALPublicClientTests {
     @Test func theStoredAccountOutlivesTheClient() async throws {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
-            #expect(try await Self.callbacks(Self.client(device)) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            #expect(
+                try await Self.callbacks(Self.client(device)) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
             let saved = try #require(FileIdentity(Self.storedFile(device)))
             #expect(try await Self.callbacks(Self.client(device)) == ["account-loaded(cou1)"])
             #expect(FileIdentity(Self.storedFile(device)) == saved, "nothing changed: the keychain is not rewritten")
             try await device.checkIn()
             try await device.checkOut("cou2")
-            #expect(try await Self.callbacks(Self.client(device)) == ["account-changed(cou1,cou2)", "account-loaded(cou2)"])
+            #expect(
+                try await Self.callbacks(Self.client(device)) == ["account-changed(cou1,cou2)", "account-loaded(cou2)"])
         }
     }
 
@@ -87,7 +93,10 @@ struct AndroidMSALPublicClientTests {
             #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"], "its own sign-in is no change")
 
             // Another app on the device learns of it as a change.
-            #expect(try await Self.callbacks(Self.client(device, app: "other")) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            #expect(
+                try await Self.callbacks(Self.client(device, app: "other")) == [
+                    "account-changed(none,cou1)", "account-loaded(cou1)",
+                ])
 
             try await client.signOut()
             #expect(try await device.session() == Session(state: .checkedIn, user: nil, generation: 2))
@@ -108,9 +117,13 @@ struct AndroidMSALPublicClientTests {
             try await device.enroll()
             let client = try await Self.client(device)
             #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
-            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "cou2") } == DeviceError.badCredentials.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou1", password: "cou2") }
+                    == DeviceError.badCredentials.name)
             try await device.checkOut("cou2")
-            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") } == DeviceError.alreadySignedIn.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") }
+                    == DeviceError.alreadySignedIn.name)
             // A refused sign-in stores nothing: the next check still reports the change.
             #expect(try await Self.callbacks(client) == ["account-changed(none,cou2)", "account-loaded(cou2)"])
         }

@@ -3,14 +3,15 @@ import DeviceContract
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
-import Testing
 import TestSupport
+import Testing
 
 /// MSAL iOS (Docs/behaviour.md §2–§4) against the real hub on a private bus.
 @Suite(.timeLimit(.minutes(1)))
 struct MSALPublicClientTests {
     static func client(_ device: TestDevice, app: String = "mail") async throws -> MSALPublicClient {
-        MSALPublicClient(connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
+        MSALPublicClient(
+            connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callback an app records for a successful call, or the error's label.
@@ -48,7 +49,8 @@ struct MSALPublicClientTests {
             #expect(first.current == BrokerAccount(user: "cou1") && first.previous == nil && first.userChanged)
             try await device.checkIn()
             let signedOut = try await client.getCurrentAccount().get()
-            #expect(signedOut.current == nil && signedOut.previous == BrokerAccount(user: "cou1") && signedOut.userChanged)
+            #expect(
+                signedOut.current == nil && signedOut.previous == BrokerAccount(user: "cou1") && signedOut.userChanged)
             let after = try await client.getCurrentAccount().get()
             #expect(after.current == nil && after.previous == nil && !after.userChanged)
         }
@@ -120,15 +122,25 @@ struct MSALPublicClientTests {
     @Test func signInAndSignOutErrors() async throws {
         try await TestDevice.with { device in
             let client = try await Self.client(device)
-            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") } == DeviceError.notEnrolled.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") }
+                    == DeviceError.notEnrolled.name)
             try await device.enroll()
             #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
-            #expect(await refusal { _ = try await client.signIn(user: "cou1", password: "wrong") } == DeviceError.badCredentials.name)
-            #expect(await refusal { _ = try await client.signIn(user: "nobody", password: "nobody") } == DeviceError.badCredentials.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou1", password: "wrong") }
+                    == DeviceError.badCredentials.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "nobody", password: "nobody") }
+                    == DeviceError.badCredentials.name)
             _ = try await client.signIn(user: "cou1", password: "cou1")
             // Already signed in comes first, even with a bad password.
-            #expect(await refusal { _ = try await client.signIn(user: "cou2", password: "cou2") } == DeviceError.alreadySignedIn.name)
-            #expect(await refusal { _ = try await client.signIn(user: "cou2", password: "wrong") } == DeviceError.alreadySignedIn.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou2", password: "cou2") }
+                    == DeviceError.alreadySignedIn.name)
+            #expect(
+                await refusal { _ = try await client.signIn(user: "cou2", password: "wrong") }
+                    == DeviceError.alreadySignedIn.name)
             #expect(try await device.session() == Session(state: .checkedOut, user: "cou1", generation: 1))
             try await client.signOut()
             #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
@@ -162,9 +174,12 @@ struct MSALPublicClientTests {
         try await TestDevice.with(policy: .init(passcode: true)) { device in
             let client = try await Self.client(device)
             try await device.enroll()
-            #expect(try await client.deviceInformation() == DeviceInformation(deviceMode: "shared", generation: 0, passcodePolicy: true))
+            #expect(
+                try await client.deviceInformation()
+                    == DeviceInformation(deviceMode: "shared", generation: 0, passcodePolicy: true))
             try await device.checkOut("cou1")
-            #expect(try await client.deviceInformation()
+            #expect(
+                try await client.deviceInformation()
                     == DeviceInformation(deviceMode: "shared", generation: 1, passcodePolicy: true, passcodeSet: true))
         }
         try await TestDevice.with(policy: .init(shared: false)) { device in

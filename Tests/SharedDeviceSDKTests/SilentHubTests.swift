@@ -4,8 +4,8 @@ import Foundation
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A hub that holds its name but never answers (hung, or stopped by SIGSTOP): every SDK call
 /// waits at most its timeout, then counts as unreachable and changes nothing (Docs/behaviour.md §7).
@@ -30,10 +30,16 @@ struct SilentHubTests {
             while !gate.isReleased { try await Task.sleep(for: .milliseconds(20)) }
             throw DBusError.failed("released")
         }
-        try silent.export([
-            DBusInterface(HubMethod.interface, methods: [.init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")], async: hang)]),
-            DBusInterface(BrokerMethod.interface, methods: [.init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")], async: hang)]),
-        ], at: DeviceBus.hubPath)
+        try silent.export(
+            [
+                DBusInterface(
+                    HubMethod.interface,
+                    methods: [.init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")], async: hang)]),
+                DBusInterface(
+                    BrokerMethod.interface,
+                    methods: [.init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")], async: hang)]
+                ),
+            ], at: DeviceBus.hubPath)
         #expect(try await silent.requestName(DeviceBus.hubName) == .primaryOwner)
         defer { gate.release() }
         try await body()
@@ -43,8 +49,9 @@ struct SilentHubTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let keychain = try device.keychain("mail")
-            let client = MSALPublicClient(connection: try await device.appConnection(), clientID: "mail", keychain: keychain,
-                                          timeout: Self.timeout)
+            let client = MSALPublicClient(
+                connection: try await device.appConnection(), clientID: "mail", keychain: keychain,
+                timeout: Self.timeout)
             #expect(try await client.getCurrentAccount().get().callback == "current-account(cou1,none)")
             try await Self.withSilentHub(device) { () async throws in
                 let started = ContinuousClock.now
@@ -58,26 +65,32 @@ struct SilentHubTests {
     @Test func androidGetsHubUnreachableWithinItsTimeout() async throws {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
-            let client = AndroidMSALPublicClient(connection: try await device.appConnection(), clientID: "scanner",
-                                                 keychain: try device.keychain("scanner"), timeout: Self.timeout)
+            let client = AndroidMSALPublicClient(
+                connection: try await device.appConnection(), clientID: "scanner",
+                keychain: try device.keychain("scanner"), timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
                 #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
             }
-            #expect(!FileManager.default.fileExists(atPath: device.directory + "/containers/scanner/keychain/msal-android-current-account.json"))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: device.directory + "/containers/scanner/keychain/msal-android-current-account.json"))
         }
     }
 
     @Test func workspaceOneBlocksAtLaunchWithinItsTimeout() async throws {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
-            let controller = WorkspaceOneController(connection: try await device.appConnection(), keychain: try device.keychain("crm"),
-                                                    timeout: Self.timeout)
+            let controller = WorkspaceOneController(
+                connection: try await device.appConnection(), keychain: try device.keychain("crm"),
+                timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
                 let detection = try await controller.start()
                 #expect(detection.effects == [.callback(.initialCheck(error: SDKErrors.hubUnreachable)), .block])
                 #expect(detection.session == nil)
             }
-            #expect(!FileManager.default.fileExists(atPath: device.directory + "/containers/crm/keychain/ws1-last-session.json"))
+            #expect(
+                !FileManager.default.fileExists(
+                    atPath: device.directory + "/containers/crm/keychain/ws1-last-session.json"))
         }
     }
 }

@@ -6,8 +6,8 @@ import Hub
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A device of one test's own: a private dbus-daemon (Bus/device.conf) in a new folder, and the
 /// real hub served in this process on a connection of its own, saving every change to a state
@@ -71,7 +71,12 @@ final class TestDevice: Sendable {
     /// Stops the hub (its connection closes, so its name goes) and waits until the bus says the
     /// name has no owner.
     func stopHub() async {
-        guard let connection = hubConnection.withLock({ hub in defer { hub = nil }; return hub }) else { return }
+        guard
+            let connection = hubConnection.withLock({ hub in
+                defer { hub = nil }
+                return hub
+            })
+        else { return }
         await connection.close()
         try? await eventually(within: .seconds(5), "the hub's name released") {
             try await console.nameOwner(DeviceBus.hubName) == nil
@@ -125,8 +130,9 @@ struct FileIdentity: Equatable {
 
     init?(_ path: String) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-              let contents = FileManager.default.contents(atPath: path) else { return nil }
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+            let contents = FileManager.default.contents(atPath: path)
+        else { return nil }
         self.inode = inode
         self.contents = contents
     }

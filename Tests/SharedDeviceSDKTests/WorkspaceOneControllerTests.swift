@@ -32,10 +32,13 @@ final class RecordingDelegate: WorkspaceOneControllerDelegate {
 @Suite(.timeLimit(.minutes(1)))
 struct WorkspaceOneControllerTests {
     /// An app's controller with its delegate (a launch: a new controller on a new connection).
-    static func launch(_ device: TestDevice, app: String = "crm") async throws -> (WorkspaceOneController, RecordingDelegate) {
+    static func launch(_ device: TestDevice, app: String = "crm") async throws -> (
+        WorkspaceOneController, RecordingDelegate
+    ) {
         let keychain = try device.keychain(app)
         let delegate = RecordingDelegate(keychain: keychain)
-        let controller = WorkspaceOneController(connection: try await device.appConnection(), keychain: keychain, delegate: delegate)
+        let controller = WorkspaceOneController(
+            connection: try await device.appConnection(), keychain: keychain, delegate: delegate)
         return (controller, delegate)
     }
 
@@ -121,7 +124,10 @@ struct WorkspaceOneControllerTests {
             try await device.checkOut("cou2")
             let (relaunched, delegate) = try await Self.launch(device)
             let detection = try await relaunched.start()
-            #expect(detection.effects == [.deleteDataKeys, .callback(.wipe), .callback(.userChanged), .callback(.initialCheck(error: nil))])
+            #expect(
+                detection.effects == [
+                    .deleteDataKeys, .callback(.wipe), .callback(.userChanged), .callback(.initialCheck(error: nil)),
+                ])
             #expect(delegate.heard == ["wipe", "user-changed", "initial-check"])
             #expect(try await relaunched.userInformation()["userName"] == "cou2")
         }
@@ -142,11 +148,13 @@ struct WorkspaceOneControllerTests {
             #expect(!foreground.taken && foreground.effects.isEmpty && foreground.session == nil)
             #expect(await controller.isBlocked)
             #expect(delegate.heard.count == 1)
-            #expect(await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+            #expect(
+                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
 
             // The next launch takes the session: no wipe (the checked-in session it saw had no user).
             let (relaunched, heardAgain) = try await Self.launch(device)
-            #expect(try await relaunched.start().effects == [.callback(.userChanged), .callback(.initialCheck(error: nil))])
+            #expect(
+                try await relaunched.start().effects == [.callback(.userChanged), .callback(.initialCheck(error: nil))])
             #expect(heardAgain.heard == ["user-changed", "initial-check"])
             #expect(await !relaunched.isBlocked)
         }
@@ -156,14 +164,18 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, _) = try await Self.launch(device)
-            #expect(await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+            #expect(
+                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
             _ = try await controller.start()
             let information = try await controller.userInformation()
             #expect(information["userName"] == "cou1")
             #expect(information["domain"] == "sdlab.test")
             #expect(information["userIdentifier"] == "sdlab.test/cou1")
             #expect(information["groupID"] == "frontline")
-            #expect(Set(information.keys) == ["userName", "groupID", "email", "firstName", "lastName", "domain", "userIdentifier"])
+            #expect(
+                Set(information.keys) == [
+                    "userName", "groupID", "email", "firstName", "lastName", "domain", "userIdentifier",
+                ])
         }
     }
 
@@ -183,7 +195,8 @@ struct WorkspaceOneControllerTests {
             _ = try await controller.start()
             try await device.console.callHub(HubMethod.enterpriseWipe, timeout: .seconds(10))
             let (relaunched, heardAgain) = try await Self.launch(device)
-            #expect(try await relaunched.start().effects
+            #expect(
+                try await relaunched.start().effects
                     == [.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: Self.notCheckedOut)), .block])
             #expect(delegate.heard == ["initial-check(\(Self.notCheckedOut))"])
             #expect(heardAgain.heard == ["wipe", "initial-check(\(Self.notCheckedOut))"])
@@ -209,7 +222,10 @@ struct WorkspaceOneControllerTests {
 
             // Once the hub answers again, the next opportunity sees the check-in.
             try await device.startHub()
-            #expect(try await controller.applicationWillEnterForeground().effects == [.deleteDataKeys, .callback(.wipe), .block])
+            #expect(
+                try await controller.applicationWillEnterForeground().effects == [
+                    .deleteDataKeys, .callback(.wipe), .block,
+                ])
         }
     }
 
@@ -227,7 +243,8 @@ struct WorkspaceOneControllerTests {
             #expect(delegate.heard == ["initial-check(HubUnreachable)"])
             #expect(await controller.isBlocked)
             #expect(FileIdentity(Self.lastSessionFile(device)) == saved)
-            #expect(await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+            #expect(
+                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
 
             // Launched again with the hub back: the same session, adopted without wipe.
             try await device.startHub()

@@ -52,7 +52,8 @@ import Testing
         #expect(launch.map { "\($0.app) \($0.effect)" } == ["notes toldBackground", "notes stop", "mail spawn"])
         #expect(fleet.foregroundApp == "mail" && fleet.apps["notes"]?.state == .suspended)
         let front = try fleet.apply(.foreground, to: "notes")
-        #expect(front.map { "\($0.app) \($0.effect)" } == ["mail toldBackground", "notes continue", "notes toldForeground"])
+        #expect(
+            front.map { "\($0.app) \($0.effect)" } == ["mail toldBackground", "notes continue", "notes toldForeground"])
         #expect(fleet.foregroundApp == "notes" && fleet.apps["mail"]?.state == .background)
         // Launching a running app brings it to the front, as a tap on its icon: no new process.
         let tap = try fleet.apply(.launch, to: "mail")

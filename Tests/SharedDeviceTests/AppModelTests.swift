@@ -5,14 +5,15 @@ import Testing
 @Suite struct AppModelTests {
     static let a = BrokerAccount(user: "cou1"), b = BrokerAccount(user: "cou2")
 
-    @Test(arguments: [
-        // (user before, MSAL result, user after, cleanup of, reason)
-        ("cou1", MSALClient.CurrentAccount(current: b, previous: a), "cou2", "cou1", "user-changed"),
-        ("cou1", MSALClient.CurrentAccount(current: nil, previous: a), nil, "cou1", "sign-out"),
-        (nil, MSALClient.CurrentAccount(current: a, previous: nil), "cou1", nil, nil),
-        ("cou1", MSALClient.CurrentAccount(current: a, previous: a), "cou1", nil, nil),
-        (nil, MSALClient.CurrentAccount(current: nil, previous: nil), nil, nil, nil),
-    ] as [(String?, MSALClient.CurrentAccount, String?, String?, String?)])
+    @Test(
+        arguments: [
+            // (user before, MSAL result, user after, cleanup of, reason)
+            ("cou1", MSALClient.CurrentAccount(current: b, previous: a), "cou2", "cou1", "user-changed"),
+            ("cou1", MSALClient.CurrentAccount(current: nil, previous: a), nil, "cou1", "sign-out"),
+            (nil, MSALClient.CurrentAccount(current: a, previous: nil), "cou1", nil, nil),
+            ("cou1", MSALClient.CurrentAccount(current: a, previous: a), "cou1", nil, nil),
+            (nil, MSALClient.CurrentAccount(current: nil, previous: nil), nil, nil, nil),
+        ] as [(String?, MSALClient.CurrentAccount, String?, String?, String?)])
     func anMSALAppCleansUpForThePreviousUserWhenTheUserChanged(
         before: String?, result: MSALClient.CurrentAccount, after: String?, cleaned: String?, reason: String?
     ) {
@@ -27,7 +28,9 @@ import Testing
         var app = AppModel(policy: .cacheCommon, user: "cou1")
         #expect(app.heard([.accountLoaded(Self.a)]) == .nothing)
         let reaction = app.heard([.accountChanged(prior: Self.a, current: nil), .accountLoaded(nil)])
-        #expect(reaction.cleanup == CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon))
+        #expect(
+            reaction.cleanup
+                == CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon))
         #expect(app.user == nil)
     }
 
@@ -35,8 +38,11 @@ import Testing
     /// reports only `account-loaded`, and the app still sees that its user is gone.
     @Test func androidActsOnAnAccountLoadedThatIsNotItsUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        #expect(app.heard([.accountLoaded(nil)]).cleanup == CleanupJob(previousUser: "cou1", currentUser: nil,
-                                                                      reason: "sign-out", policy: .wipeAll))
+        #expect(
+            app.heard([.accountLoaded(nil)]).cleanup
+                == CleanupJob(
+                    previousUser: "cou1", currentUser: nil,
+                    reason: "sign-out", policy: .wipeAll))
         #expect(app.user == nil && app.heard([.accountLoaded(nil)]) == .nothing)
     }
 
@@ -48,16 +54,29 @@ import Testing
         #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
     }
 
-    @Test(arguments: [
-        // (effects, session the hub answered, user after, cleanups)
-        ([WorkspaceOneSDK.Effect.deleteDataKeys, .callback(.wipe), .callback(.userChanged)],
-         Session(state: .checkedOut, user: "cou2", generation: 3), "cou2", ["wipe"]),
-        ([.deleteDataKeys, .callback(.wipe), .block], Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
-        ([.callback(.initialCheck(error: nil))], Session(state: .checkedOut, user: "cou1", generation: 1), "cou1", []),
-        ([.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")), .block],
-         Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
-    ] as [([WorkspaceOneSDK.Effect], Session, String?, [String])])
-    func aWorkspaceOneAppFollowsItsCallbacks(effects: [WorkspaceOneSDK.Effect], session: Session, after: String?, cleanups: [String]) {
+    @Test(
+        arguments: [
+            // (effects, session the hub answered, user after, cleanups)
+            (
+                [WorkspaceOneSDK.Effect.deleteDataKeys, .callback(.wipe), .callback(.userChanged)],
+                Session(state: .checkedOut, user: "cou2", generation: 3), "cou2", ["wipe"]
+            ),
+            ([.deleteDataKeys, .callback(.wipe), .block], Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
+            (
+                [.callback(.initialCheck(error: nil))], Session(state: .checkedOut, user: "cou1", generation: 1),
+                "cou1", []
+            ),
+            (
+                [
+                    .deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")),
+                    .block,
+                ],
+                Session(state: .checkedIn, generation: 2), nil, ["wipe"]
+            ),
+        ] as [([WorkspaceOneSDK.Effect], Session, String?, [String])])
+    func aWorkspaceOneAppFollowsItsCallbacks(
+        effects: [WorkspaceOneSDK.Effect], session: Session, after: String?, cleanups: [String]
+    ) {
         var app = AppModel(policy: .wipeAll, user: "cou1")
         let reactions = app.heard(effects, session: session)
         #expect(app.user == after)
@@ -67,7 +86,8 @@ import Testing
 
     @Test func aFirstWorkspaceOneLaunchAdoptsTheUserWithoutCleaning() {
         var app = AppModel(policy: .wipeAll)
-        let reactions = app.heard([.callback(.initialCheck(error: nil))], session: Session(state: .checkedOut, user: "cou1", generation: 1))
+        let reactions = app.heard(
+            [.callback(.initialCheck(error: nil))], session: Session(state: .checkedOut, user: "cou1", generation: 1))
         #expect(reactions.allSatisfy { $0.cleanup == nil } && app.user == "cou1")
     }
 
@@ -92,7 +112,11 @@ import Testing
     @Test func aHookRunsWithBothUsersAndTheReason() {
         var app = AppModel(policy: .hook(command: "./clean.sh"), user: "cou1")
         let job = app.userChanged(to: "cou2", reason: "user-changed").cleanup
-        #expect(job == CleanupJob(previousUser: "cou1", currentUser: "cou2", reason: "user-changed", policy: .hook(command: "./clean.sh")))
+        #expect(
+            job
+                == CleanupJob(
+                    previousUser: "cou1", currentUser: "cou2", reason: "user-changed",
+                    policy: .hook(command: "./clean.sh")))
     }
 }
 
@@ -109,7 +133,8 @@ extension AppModelTests {
 extension AppModelTests {
     @Test func aCleanupFinishedAfterACrashLeavesTheAppActingForTheJobsCurrentUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        app.finished(interrupted: CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll))
+        app.finished(
+            interrupted: CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll))
         #expect(app.user == nil)
         #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: nil)) == .nothing)
     }

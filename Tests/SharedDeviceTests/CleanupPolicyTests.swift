@@ -22,7 +22,8 @@ import Testing
 
     @Test func aHookDecidesEverythingButStillForgetsTheInMemoryKey() {
         let plan = CleanupPolicy.hook(command: "./my-cleanup.sh").plan
-        #expect(plan.hook == "./my-cleanup.sh" && plan.deletes.isEmpty && !plan.deletesDataKey && plan.discardsExternalKey)
+        #expect(
+            plan.hook == "./my-cleanup.sh" && plan.deletes.isEmpty && !plan.deletesDataKey && plan.discardsExternalKey)
         #expect(CleanupPolicy(name: "hook") == nil && CleanupPolicy(name: "wipe") == nil)
     }
 
@@ -33,7 +34,8 @@ import Testing
     @Test func canariesAreWrittenAndFoundAgain() {
         let canary = Canary(user: "cou1", app: "mail", kind: .sensitive, number: 3)
         #expect(canary.description == "SDLAB-CANARY/cou1/mail/sensitive/3")
-        let text = "{\"a\":\"\(canary)\",\"b\":\"SDLAB-CANARY/cou2/notes/common/12 tail\", \"c\":\"SDLAB-CANARY/x/y/bogus/1\"}"
+        let text =
+            "{\"a\":\"\(canary)\",\"b\":\"SDLAB-CANARY/cou2/notes/common/12 tail\", \"c\":\"SDLAB-CANARY/x/y/bogus/1\"}"
         #expect(Canary.all(in: text[...]) == [canary, Canary(user: "cou2", app: "notes", kind: .common, number: 12)])
         #expect(Canary.all(in: "nothing here").isEmpty)
     }

@@ -133,7 +133,9 @@ import Testing
         (false, true, .hubThenApp),
         (false, false, .hub),
     ])
-    func unlockSwitchesToTheHubWhenOffline(online: Bool, checkedOut: Bool, expected: HubModel.ForegroundAfterUnlock) throws {
+    func unlockSwitchesToTheHubWhenOffline(online: Bool, checkedOut: Bool, expected: HubModel.ForegroundAfterUnlock)
+        throws
+    {
         var hub = checkedOut ? try Self.checkedOut() : try Self.enrolled()
         hub.setOnline(online)
         hub.lock()
@@ -181,9 +183,14 @@ import Testing
         #expect(try hub.signIn(as: Self.cou1) == [])
         #expect(hub.currentAccount == "cou1")
         #expect(throws: DeviceError.alreadySignedIn) { try hub.signIn(as: Self.cou2) }
-        #expect(throws: DeviceError.accountMismatch) { try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou2")) }
-        #expect(try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "COU1")) == [.post(name: Self.changed, state: 2)])
-        #expect(throws: DeviceError.noCurrentAccount) { try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1")) }
+        #expect(throws: DeviceError.accountMismatch) {
+            try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou2"))
+        }
+        #expect(
+            try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "COU1")) == [.post(name: Self.changed, state: 2)])
+        #expect(throws: DeviceError.noCurrentAccount) {
+            try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1"))
+        }
     }
 
     @Test(arguments: [
@@ -250,7 +257,10 @@ import Testing
     @Test func onlyTheCheckedOutUserGetsAKeyAndAlwaysTheSameOne() throws {
         var hub = try HubModelTests.enrolled()
         var made = 0
-        let make: () -> [UInt8] = { made += 1; return [UInt8(made)] }
+        let make: () -> [UInt8] = {
+            made += 1
+            return [UInt8(made)]
+        }
         #expect(throws: DeviceError.notCheckedOut) { try hub.externalKey(makeKey: make) }
         _ = try hub.checkOut(as: HubModelTests.cou1)
         #expect(try hub.externalKey(makeKey: make) == ("cou1", [1]))

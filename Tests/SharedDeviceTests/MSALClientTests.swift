@@ -8,17 +8,18 @@ import Testing
     static let c = BrokerAccount(user: "stage")
 
     /// Each step: what the broker answers at the check; the expected (current, previous).
-    @Test(arguments: [
-        ("first call", [[a]], "current-account(cou1,none)"),
-        ("no change", [[a], [a]], "current-account(cou1,cou1)"),
-        ("after a switch", [[a], [b]], "current-account(cou2,cou1)"),
-        ("after sign-out", [[a], []], "current-account(none,cou1)"),
-        ("after sign-out, again", [[a], [], []], "current-account(none,none)"),
-        // A→B→C while away: the app only ever sees A, then C.
-        ("A→B→C while away", [[a], [c]], "current-account(stage,cou1)"),
-        // A→none→A while away is invisible.
-        ("A→none→A while away", [[a], [a]], "current-account(cou1,cou1)"),
-    ] as [(String, [[BrokerAccount]], String)])
+    @Test(
+        arguments: [
+            ("first call", [[a]], "current-account(cou1,none)"),
+            ("no change", [[a], [a]], "current-account(cou1,cou1)"),
+            ("after a switch", [[a], [b]], "current-account(cou2,cou1)"),
+            ("after sign-out", [[a], []], "current-account(none,cou1)"),
+            ("after sign-out, again", [[a], [], []], "current-account(none,none)"),
+            // A→B→C while away: the app only ever sees A, then C.
+            ("A→B→C while away", [[a], [c]], "current-account(stage,cou1)"),
+            // A→none→A while away is invisible.
+            ("A→none→A while away", [[a], [a]], "current-account(cou1,cou1)"),
+        ] as [(String, [[BrokerAccount]], String)])
     func getCurrentAccountReturnsCurrentAndPrevious(story: String, answers: [[BrokerAccount]], last: String) throws {
         var client = MSALClient()
         var result: MSALClient.CurrentAccount?
@@ -28,7 +29,8 @@ import Testing
     }
 
     @Test func aChangeOfUserIsCaseInsensitiveOnTheHomeAccountID() throws {
-        var client = MSALClient(lastSeen: BrokerAccount(homeAccountID: Self.a.homeAccountID.uppercased(), username: "cou1"))
+        var client = MSALClient(
+            lastSeen: BrokerAccount(homeAccountID: Self.a.homeAccountID.uppercased(), username: "cou1"))
         #expect(try !client.getCurrentAccount(.success([Self.a])).userChanged)
         #expect(try client.getCurrentAccount(.success([Self.b])).userChanged)
         #expect(try client.getCurrentAccount(.success([])).userChanged)
@@ -36,7 +38,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (Result<[BrokerAccount], MSALError>.failure(.broker("dev.sdlab.Error.Offline")), MSALError.broker("dev.sdlab.Error.Offline")),
+        (
+            Result<[BrokerAccount], MSALError>.failure(.broker("dev.sdlab.Error.Offline")),
+            MSALError.broker("dev.sdlab.Error.Offline")
+        ),
         (.success([a, b]), .ambiguousAccount),
     ])
     func anErrorWritesNothing(answer: Result<[BrokerAccount], MSALError>, error: MSALError) throws {
@@ -54,7 +59,10 @@ import Testing
         (AndroidMSALClient.Stored.none, [] as [BrokerAccount], ["account-loaded(none)"]),
         (.none, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),
         (.account(a), [a], ["account-loaded(cou1)"]),
-        (.account(BrokerAccount(homeAccountID: a.homeAccountID.uppercased(), username: "cou1")), [a], ["account-loaded(cou1)"]),
+        (
+            .account(BrokerAccount(homeAccountID: a.homeAccountID.uppercased(), username: "cou1")), [a],
+            ["account-loaded(cou1)"]
+        ),
         (.account(a), [b], ["account-changed(cou1,cou2)", "account-loaded(cou2)"]),
         (.account(a), [], ["account-changed(cou1,none)", "account-loaded(none)"]),
         (.corrupt, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),

@@ -11,9 +11,11 @@ import Testing
         #expect(center.state(of: "B") == 7)
     }
 
-    @Test(arguments: [("", false), ("SHARED_MODE_CURRENT_ACCOUNT_CHANGED", true), ("a\0b", false),
-                      (String(repeating: "x", count: 255), true), (String(repeating: "x", count: 256), false),
-                      ("com.apple.any thing/ok", true)])
+    @Test(arguments: [
+        ("", false), ("SHARED_MODE_CURRENT_ACCOUNT_CHANGED", true), ("a\0b", false),
+        (String(repeating: "x", count: 255), true), (String(repeating: "x", count: 256), false),
+        ("com.apple.any thing/ok", true),
+    ])
     func names(name: String, valid: Bool) {
         #expect(NotifyCenter.isValidName(name) == valid)
     }
@@ -27,9 +29,11 @@ import Testing
 }
 
 @Suite struct DurationTests {
-    @Test(arguments: [("250ms", Duration.milliseconds(250)), ("5s", .seconds(5)), ("1.5s", .milliseconds(1500)),
-                      ("2m", .seconds(120)), ("40us", .microseconds(40)), (" 1h ", .seconds(3600)),
-                      ("0s", .zero)])
+    @Test(arguments: [
+        ("250ms", Duration.milliseconds(250)), ("5s", .seconds(5)), ("1.5s", .milliseconds(1500)),
+        ("2m", .seconds(120)), ("40us", .microseconds(40)), (" 1h ", .seconds(3600)),
+        ("0s", .zero),
+    ])
     func parses(text: String, expected: Duration) {
         #expect(Durations.parse(text) == expected)
     }

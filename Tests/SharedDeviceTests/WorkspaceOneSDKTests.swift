@@ -4,8 +4,12 @@ import Testing
 
 /// Docs/behaviour.md §6: detection at cold start and return to foreground, in order, coalesced.
 @Suite struct WorkspaceOneSDKTests {
-    static func out(_ user: String, _ generation: UInt64) -> Session { Session(state: .checkedOut, user: user, generation: generation) }
-    static func checkedIn(_ generation: UInt64) -> Session { Session(state: .checkedIn, user: nil, generation: generation) }
+    static func out(_ user: String, _ generation: UInt64) -> Session {
+        Session(state: .checkedOut, user: user, generation: generation)
+    }
+    static func checkedIn(_ generation: UInt64) -> Session {
+        Session(state: .checkedIn, user: nil, generation: generation)
+    }
     static let unenrolled = Session(state: .unenrolled, user: nil, generation: 0)
 
     /// The callbacks and effects as words, for readable tables.
@@ -31,7 +35,9 @@ import Testing
         (checkedIn(2), ["initial-check(sharedDeviceNotCheckedOut)", "block"], true),
         (unenrolled, ["initial-check(sharedDeviceNotCheckedOut)", "block"], true),
     ])
-    func aVeryFirstLaunchRecordsTheSessionAndCallsNeitherWipeNorUserChanged(hub: Session, expected: [String], blocked: Bool) {
+    func aVeryFirstLaunchRecordsTheSessionAndCallsNeitherWipeNorUserChanged(
+        hub: Session, expected: [String], blocked: Bool
+    ) {
         var sdk = WorkspaceOneSDK()
         #expect(Self.words(sdk.detect(.coldStart, hub: hub)) == expected)
         #expect(sdk.lastSession == hub && sdk.blocked == blocked && sdk.initialised == !blocked)
@@ -55,7 +61,8 @@ import Testing
 
     @Test func aColdStartAfterChangesCallsEachOnceThenInitialCheck() {
         var sdk = Self.started(at: Self.out("cou1", 1))
-        #expect(Self.words(sdk.detect(.coldStart, hub: Self.out("cou2", 5)))
+        #expect(
+            Self.words(sdk.detect(.coldStart, hub: Self.out("cou2", 5)))
                 == ["delete-keys", "wipe", "user-changed", "initial-check"])
     }
 
@@ -72,7 +79,8 @@ import Testing
 
     @Test func anEnterpriseWipeOfACheckedInDeviceWipesAtTheNextLaunch() {
         var sdk = Self.started(at: Self.checkedIn(2))
-        #expect(Self.words(sdk.detect(.coldStart, hub: Self.unenrolled))
+        #expect(
+            Self.words(sdk.detect(.coldStart, hub: Self.unenrolled))
                 == ["delete-keys", "wipe", "initial-check(sharedDeviceNotCheckedOut)", "block"])
     }
 
@@ -81,7 +89,8 @@ import Testing
         #expect(sdk.detect(.returnToForeground, hub: nil).isEmpty)
         #expect(sdk.lastSession == Self.out("cou1", 1))
         // The check happens at the next opportunity the hub answers.
-        #expect(Self.words(sdk.detect(.returnToForeground, hub: Self.checkedIn(2))) == ["delete-keys", "wipe", "block"])
+        #expect(
+            Self.words(sdk.detect(.returnToForeground, hub: Self.checkedIn(2))) == ["delete-keys", "wipe", "block"])
     }
 
     @Test func onlyTheLastSessionIsPersisted() throws {
@@ -99,9 +108,15 @@ extension WorkspaceOneSDKTests {
         #expect(sdk.detect(.coldStart, hub: nil) == [.callback(.initialCheck(error: "HubUnreachable")), .block])
         #expect(sdk.blocked && !sdk.initialised && !sdk.takes(.returnToForeground))
         #expect(sdk.detect(.returnToForeground, hub: Session(state: .checkedIn, generation: 2)) == [])
-        #expect(sdk.detect(.coldStart, hub: Session(state: .checkedIn, generation: 2))
-            == [.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")), .block])
+        #expect(
+            sdk.detect(.coldStart, hub: Session(state: .checkedIn, generation: 2))
+                == [
+                    .deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: "sharedDeviceNotCheckedOut")),
+                    .block,
+                ])
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        #expect(app.heard([.callback(.initialCheck(error: "HubUnreachable")), .block], session: nil).isEmpty && app.user == "cou1")
+        #expect(
+            app.heard([.callback(.initialCheck(error: "HubUnreachable")), .block], session: nil).isEmpty
+                && app.user == "cou1")
     }
 }

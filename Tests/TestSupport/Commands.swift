@@ -11,23 +11,28 @@ public struct CommandOutput: Sendable {
 /// Runs a tool to its end with stdin from /dev/null. After `timeout` it is stopped by its PID
 /// and `TimedOut` is thrown. Started through `ChildProcess`, so it gets default signal
 /// handling whatever thread of the test runtime starts it.
-public func run(_ tool: String, _ arguments: [String], environment: [String: String]? = nil,
-                timeout: Duration = .seconds(20)) async throws -> CommandOutput {
+public func run(
+    _ tool: String, _ arguments: [String], environment: [String: String]? = nil,
+    timeout: Duration = .seconds(20)
+) async throws -> CommandOutput {
     let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-cmd")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let (out, err) = (directory + "/stdout", directory + "/stderr")
-    let (process, _) = try ChildProcess.spawn(tool, arguments, stdout: .file(out), stderr: .file(err),
-                                              environment: environment)
+    let (process, _) = try ChildProcess.spawn(
+        tool, arguments, stdout: .file(out), stderr: .file(err),
+        environment: environment)
     guard let status = await offPool({ process.exitStatus(timeout: timeout) }) else {
         process.stop(grace: .seconds(1))
         throw TimedOut(what: "\(tool) \(arguments.joined(separator: " "))")
     }
-    let code: Int32 = switch status {
-    case .exited(let code): code
-    case .signaled(let signal): 128 + signal
-    }
-    return CommandOutput(status: code, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    let code: Int32 =
+        switch status {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    return CommandOutput(
+        status: code, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
 }
 
 /// A long-running tool (dbus-monitor, `sdlab notify wait`) whose stdout, or stderr, is read
@@ -40,8 +45,10 @@ public final class LineProducer: @unchecked Sendable {
 
     /// Reads stdout (stderr goes to `log`), or with `readingStderr` reads stderr (stdout goes
     /// to `log`).
-    public init(_ tool: String, _ arguments: [String], environment: [String: String]? = nil,
-                log: String = "/dev/null", readingStderr: Bool = false) throws {
+    public init(
+        _ tool: String, _ arguments: [String], environment: [String: String]? = nil,
+        log: String = "/dev/null", readingStderr: Bool = false
+    ) throws {
         let (process, pipe) = try ChildProcess.spawn(
             tool, arguments, stdout: readingStderr ? .file(log) : .pipe, stderr: readingStderr ? .pipe : .file(log),
             environment: environment)
