@@ -92,6 +92,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts
+        // and broker checks over the same bus with libdbus and nothing on top (Sources/CFloor).
+        // Linked without the Swift runtime, which swiftc would otherwise load into every C
+        // process (no startup object, the standard library static, so nothing of it is pulled in).
+        .target(name: "CFloor", dependencies: ["CDBus"]),
+        .executableTarget(
+            name: "FloorEmitter", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        .executableTarget(
+            name: "FloorReceiver", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        .executableTarget(
+            name: "FloorBroker", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         // An example of an app a team builds on SharedDeviceSDK, with a cleanup of its own.
         .executableTarget(
             name: "ShiftNotesExample",
