@@ -45,8 +45,14 @@ public struct TraceEvent: Equatable, Sendable {
 
     /// Every event of one trace file, in its order (none if it cannot be read).
     public static func events(in file: String) -> [TraceEvent] {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
-        return text.split(separator: "\n").compactMap(TraceEvent.init(line:))
+        lines(in: file).compactMap(TraceEvent.init(line:))
+    }
+
+    /// The lines of one trace file: what comes before the zeros a killed writer leaves (see
+    /// `MappedLog`); none if it cannot be read.
+    public static func lines(in file: String) -> [Substring] {
+        guard let data = FileManager.default.contents(atPath: file) else { return [] }
+        return String(decoding: data.prefix { $0 != 0 }, as: UTF8.self).split(separator: "\n")
     }
 
     /// Every event of every trace file in `folder`, merged in time order (stable for equal times).

@@ -27,27 +27,24 @@ public enum TraceValue: Sendable, Equatable, ExpressibleByStringLiteral, Express
 
 /// One process's trace: one JSON object per line, `{"t":NS,"proc":NAME,"event":EVENT,…}`,
 /// `t` in CLOCK_MONOTONIC nanoseconds (one clock for the whole machine, so the lines of every
-/// process merge into one timeline). Each event is one `write` to a file opened for appending,
-/// so a process killed at any moment leaves whole lines behind.
+/// process merge into one timeline). Lines go into a memory-mapped file (`MappedLog`): no
+/// system call per event, and a process killed at any moment leaves its lines behind.
 public final class TraceLog: Sendable {
     public let process: String
-    private let fd: Mutex<Int32>
+    private let file: MappedLog
 
     public struct OpenError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
-    /// Opens (creating, 0600) the file for appending.
+    /// Opens (creating, 0600) the file to append to.
     public init(path: String, process: String) throws(OpenError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw OpenError(description: "cannot open the trace file \(path): \(String(cString: strerror(errno)))")
-        }
+        file = try MappedLog(path: path)
         self.process = process
-        self.fd = Mutex(fd)
     }
 
-    deinit { fd.withLock { _ = close($0) } }
+    /// Cuts the file back to its lines; nothing more is recorded.
+    public func close() { file.close() }
 
     /// Now, on the clock every trace uses.
     public static func now() -> UInt64 {
@@ -71,7 +68,7 @@ public final class TraceLog: Sendable {
         }
     }
 
-    /// Builds the line as bytes and writes it with one `write`.
+    /// Builds the line as bytes and appends it whole.
     private func write(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) {
         var line: [UInt8] = []
         line.reserveCapacity(160)
@@ -83,15 +80,7 @@ public final class TraceLog: Sendable {
         Self.appendQuoted(event, to: &line)
         appendFields(&line)
         line += "}\n".utf8
-        fd.withLock { fd in
-            var offset = 0
-            while offset < line.count {
-                let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }  // a full disk loses trace lines, never the app
-                offset += written
-            }
-        }
+        file.append(line)
     }
 
     private static func appendField(_ key: String, _ value: TraceValue, to line: inout [UInt8]) {

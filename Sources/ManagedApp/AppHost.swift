@@ -125,6 +125,7 @@ public final class AppHost: Sendable {
     public func finishWork() async {
         await inbox.settled()
         trace?.record(.terminated)
+        trace?.close()
     }
 
     // MARK: - The work loop

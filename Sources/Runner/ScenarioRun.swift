@@ -98,7 +98,12 @@ public enum ScenarioRun {
             outcome.notes += traces.newEvents().compactMap(\.surfacedProblem)
             result.steps.append(outcome)
             progress(outcome)
-            if !device.bus.process.isRunning {
+            // A step that failed may have failed because the bus died a moment ago: give its
+            // exit a moment to show before calling the run's failure the scenario's.
+            let busStopped =
+                outcome.passed || isExpectation(step)
+                ? !device.bus.process.isRunning : device.bus.process.waitForExit(timeout: .milliseconds(500))
+            if busStopped {
                 result.environmentFailure = "the device's bus (dbus-daemon) stopped during the run"
                 break
             }

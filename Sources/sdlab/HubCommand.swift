@@ -63,5 +63,6 @@ struct HubCommand: AsyncParsableCommand {
             group.cancelAll()
         }
         await connection.close()
+        traceLog?.close()
     }
 }

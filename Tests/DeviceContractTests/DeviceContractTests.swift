@@ -67,6 +67,26 @@ import Testing
         #expect(DBusError.device("Locked").name == DeviceError.locked.name)
     }
 
+    /// A writer that never closes (killed) leaves its lines and zeros after them; the next one
+    /// appends after its lines, and a closed file holds its lines alone.
+    @Test func aTraceFileOutlivesItsWriterAndIsAppendedTo() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let killed = try TraceLog(path: file, process: "mail")
+        killed.record(.launched)
+        killed.record(.ready)
+        #expect(TraceEvent.events(in: file).map(\.name) == [.launched, .ready])
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0) > 1000, "space kept in reserve"
+        )
+        let next = try TraceLog(path: file, process: "mail")
+        next.record(.launched)
+        next.close()
+        #expect(TraceEvent.events(in: file).map(\.name) == [.launched, .ready, .launched])
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.hasSuffix("}\n") && !text.contains("\0"), "closed: the lines alone")
+    }
+
     @Test func everyEventATraceWritesIsReadBackByName() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -1,4 +1,5 @@
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
@@ -78,8 +79,7 @@ final class AppDevice: Sendable {
 
     /// One process's trace events, as JSON objects.
     func trace(_ file: String) throws -> [[String: Any]] {
-        let text = try String(contentsOfFile: directory + "/trace/" + file, encoding: .utf8)
-        return try text.split(separator: "\n").map {
+        try TraceEvent.lines(in: directory + "/trace/" + file).map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }

@@ -1,0 +1,91 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An append-only file written through a shared memory mapping: an append is a copy into
+/// memory, no system call, and what was copied is in the page cache at once, so it survives
+/// the process being killed just as a `write` would. Space is reserved ahead with
+/// `posix_fallocate` (a full disk is refused then, never a fault later), and the file is cut
+/// back to its data when closed; a killed writer leaves zeros after the last line, which the
+/// next writer of the file skips and readers ignore. One writer per file at a time.
+final class MappedLog: Sendable {
+    private struct State {
+        var fd: Int32
+        /// The mapping's address (0: none) and size.
+        var base: UInt = 0
+        var capacity = 0
+        /// Where the next byte goes.
+        var end = 0
+        /// The disk refused more space: later lines are dropped, never the process.
+        var full = false
+    }
+
+    private static let chunk = 1 << 20
+    private let state: Mutex<State>
+
+    /// Opens (creating, 0600) `path` to append after what it holds.
+    init(path: String) throws(TraceLog.OpenError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw TraceLog.OpenError(description: "cannot open the trace file \(path): \(Self.error())")
+        }
+        var info = stat()
+        fstat(fd, &info)
+        var state = State(fd: fd)
+        state.end = Int(info.st_size)
+        guard Self.reserve(atLeast: max(state.end, 1), in: &state) else {
+            Glibc.close(fd)
+            throw TraceLog.OpenError(description: "cannot map the trace file \(path): \(Self.error())")
+        }
+        // A writer killed earlier left zeros after its last line, and maybe half a line.
+        let bytes = UnsafeMutablePointer<UInt8>(bitPattern: state.base)!
+        while state.end > 0, bytes[state.end - 1] == 0 { state.end -= 1 }
+        self.state = Mutex(state)
+        if state.end > 0, bytes[state.end - 1] != UInt8(ascii: "\n") { append([UInt8(ascii: "\n")]) }
+    }
+
+    deinit { close() }
+
+    /// Copies `bytes` after the last ones.
+    func append(_ bytes: [UInt8]) {
+        state.withLock { state in
+            guard !state.full else { return }
+            if state.end + bytes.count > state.capacity, !Self.reserve(atLeast: state.end + bytes.count, in: &state) {
+                state.full = true
+                return
+            }
+            bytes.withUnsafeBytes { source in
+                (UnsafeMutableRawPointer(bitPattern: state.base)! + state.end).copyMemory(
+                    from: source.baseAddress!, byteCount: source.count)
+            }
+            state.end += bytes.count
+        }
+    }
+
+    /// Cuts the file back to its data and unmaps it.
+    func close() {
+        state.withLock { state in
+            guard state.fd >= 0 else { return }
+            if state.base != 0 { munmap(UnsafeMutableRawPointer(bitPattern: state.base), state.capacity) }
+            _ = ftruncate(state.fd, off_t(state.end))
+            _ = Glibc.close(state.fd)
+            state = State(fd: -1)
+        }
+    }
+
+    /// Grows the file and its mapping to hold `needed` bytes, a chunk at a time.
+    private static func reserve(atLeast needed: Int, in state: inout State) -> Bool {
+        let capacity = (needed / chunk + 1) * chunk
+        guard posix_fallocate(state.fd, 0, off_t(capacity)) == 0 else { return false }
+        let mapping = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, state.fd, 0)
+        guard let mapping, mapping != MAP_FAILED else { return false }
+        if state.base != 0 { munmap(UnsafeMutableRawPointer(bitPattern: state.base), state.capacity) }
+        state.base = UInt(bitPattern: mapping)
+        state.capacity = capacity
+        return true
+    }
+
+    private static func error() -> String { String(cString: strerror(errno)) }
+}
