@@ -2,23 +2,16 @@ import DeviceProcesses
 import Foundation
 import Runner
 
-/// The plain-C floor (`shared/bench/dbus-baseline`): one emitter, N receivers, the same bus.
-/// Built once into a folder of the bench's own, then run by its `run.sh`.
-public struct CBaseline: Sendable {
+/// An external floor: a folder with `build.sh` and `run.sh fanout N M GAP_US` (and `RECHECK=1`
+/// in the environment for the recheck floor), whose output has `per_rx_us`, `last_rx_us`, with
+/// recheck `per_check_us` and `last_check_us`, `rss_kb … receiver_Pss=`, the receivers' CPU per
+/// delivery, the daemon's CPU and a `TABLE` line ending with the lost pairs. Built once into a
+/// folder of the bench's own, then run by its `run.sh`.
+public struct CBaseline: Floor {
     /// The baseline's source folder (with `build.sh` and `run.sh`).
     public let source: String
     /// Where its binaries go: never into `source`.
     public let buildFolder: String
-
-    /// What one `run.sh fanout` measured.
-    public struct Fanout: Sendable, Equatable {
-        /// Every (receiver, signal) pair.
-        public var perReceiver: Percentiles
-        /// Per signal, the slowest receiver.
-        public var slowest: Percentiles
-        public var pssKBPerReceiver: Int
-        public var lost: Int
-    }
 
     public init(source: String, buildFolder: String) {
         self.source = source
@@ -31,26 +24,34 @@ public struct CBaseline: Sendable {
         {
             throw LaunchError("\(source) is not the D-Bus baseline: it has no executable \(script)")
         }
-        let output = try await runScript("build.sh", [], timeout: .seconds(300))
+        let output = try await runScript("build.sh", [], recheck: false, timeout: .seconds(300))
         guard output.status == .exited(0) else { throw LaunchError("the baseline did not build:\n\(output.text)") }
     }
 
-    /// One emitter to `receivers` processes, `signals` signals `gap` apart.
-    public func fanout(receivers: Int, signals: Int, gap: Duration) async throws(LaunchError) -> Fanout {
+    /// One emitter to `receivers` processes, `signals` signals `gap` apart (`directory` is not
+    /// used: `run.sh` makes its own).
+    public func fanout(receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String)
+        async throws -> FloorMeasurement
+    {
         let gapMicroseconds = gap.nanoseconds / 1000
         let output = try await runScript(
-            "run.sh", ["fanout", "\(receivers)", "\(signals)", "\(gapMicroseconds)"],
+            "run.sh", ["fanout", "\(receivers)", "\(signals)", "\(gapMicroseconds)"], recheck: recheck,
             timeout: .seconds(600))
-        guard output.status == .exited(0), let fanout = Self.parse(output.text) else {
-            throw LaunchError("the baseline fanout of \(receivers) failed:\n\(output.text)")
+        guard output.status == .exited(0), let fanout = Self.parse(output.text, recheck: recheck) else {
+            throw LaunchError(
+                "the baseline fanout of \(receivers)\(recheck ? " with RECHECK=1" : "") failed "
+                    + "(\(output.status)):\n\(output.text)")
         }
         return fanout
     }
 
-    /// Reads `per_rx_us`, `last_rx_us`, `rss_kb … receiver_Pss=` and the `TABLE` line's `lost`.
-    static func parse(_ text: String) -> Fanout? {
+    /// Reads the lines named above; nil when one is missing. CPU: the receivers' `per delivery
+    /// us=` (the baseline's own figure, after the handshake), the daemon's `cpu_ms` over every
+    /// signal it sent (warm-ups and `Done` too); no broker figure.
+    static func parse(_ text: String, recheck: Bool) -> FloorMeasurement? {
         var values: [String: [String: String]] = [:]
         var lost: Int?
+        var receiverCPU: Double?
         for line in text.split(separator: "\n") {
             let words = line.split(separator: " ")
             guard let first = words.first else { continue }
@@ -59,6 +60,9 @@ public struct CBaseline: Sendable {
                     .last
                     .flatMap { Int($0) }
                 continue
+            }
+            if first == "receiver_cpu_ms", let range = line.range(of: "per delivery us=") {
+                receiverCPU = Double(line[range.upperBound...].prefix { $0.isNumber || $0 == "." })
             }
             var pairs: [String: String] = [:]
             for word in words.dropFirst() {
@@ -73,18 +77,35 @@ public struct CBaseline: Sendable {
             else { return nil }
             let p90 = pairs["p90"].flatMap(Double.init) ?? p99
             let max = pairs["max"].flatMap(Double.init) ?? p99
-            return Percentiles(milliseconds: p50 / 1000, p90 / 1000, p99 / 1000, max / 1000)
+            let ms = { (microseconds: Double) in (microseconds * 10).rounded() / 10_000 }  // to 0.1 µs
+            return Percentiles(milliseconds: ms(p50), ms(p90), ms(p99), ms(max))
         }
         guard let perReceiver = percentiles("per_rx_us"), let slowest = percentiles("last_rx_us"),
             let pss = values["rss_kb"]?["receiver_Pss"].flatMap(Int.init), let lost
         else { return nil }
-        return Fanout(perReceiver: perReceiver, slowest: slowest, pssKBPerReceiver: pss, lost: lost)
+        let check = percentiles("per_check_us")
+        let slowestCheck = percentiles("last_check_us")
+        if recheck, check == nil || slowestCheck == nil { return nil }
+        let run = values["==="] ?? [:]
+        let receivers = run["N"].flatMap(Double.init)
+        var bus: Double?
+        if let cpu = values["daemon:"]?["cpu_ms"].flatMap(Double.init), let signals = run["M"].flatMap(Double.init) {
+            let sent = signals + (run["warmup"].flatMap(Double.init) ?? 0) + 1
+            bus = (cpu * 1000 / sent * 10).rounded() / 10
+        }
+        return FloorMeasurement(
+            perReceiver: perReceiver, slowest: slowest, check: check, slowestCheck: slowestCheck,
+            pssKBPerReceiver: pss, lost: lost,
+            cpuPerPost: FloorCPU(
+                bus: bus, broker: nil, receivers: receiverCPU.flatMap { cpu in receivers.map { cpu * $0 } },
+                perReceiver: receiverCPU))
     }
 
-    private func runScript(_ script: String, _ arguments: [String], timeout: Duration) async throws(LaunchError)
-        -> (status: ChildProcess.ExitStatus, text: String)
+    private func runScript(_ script: String, _ arguments: [String], recheck: Bool, timeout: Duration)
+        async throws(LaunchError) -> (status: ChildProcess.ExitStatus, text: String)
     {
-        let environment = ProcessInfo.processInfo.environment.merging(["BASELINE_BUILD": buildFolder]) { $1 }
+        var environment = ProcessInfo.processInfo.environment.merging(["BASELINE_BUILD": buildFolder]) { $1 }
+        environment["RECHECK"] = recheck ? "1" : nil
         let log = buildFolder + "/\(script).log"
         try? FileManager.default.removeItem(atPath: log)
         let (process, stdout) = try ChildProcess.spawn(

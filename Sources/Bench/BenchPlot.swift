@@ -1,6 +1,7 @@
 import Foundation
 
-/// Latency against fleet size, sdlab and the C baseline, as one self-contained SVG:
+/// Latency against fleet size, sdlab and both C floors (medians over repeats), as one
+/// self-contained SVG:
 /// fleet size on a log axis, p50 latencies in ms on a linear one.
 public enum BenchPlot {
     struct Series {
@@ -11,24 +12,32 @@ public enum BenchPlot {
     }
 
     public static func svg(_ results: BenchResults) -> String {
-        let runs = results.runs.sorted { $0.apps < $1.apps }
+        let runs = results.runs.map(\.median).sorted { $0.apps < $1.apps }
+        func points(_ figure: (BenchSample) -> Double?) -> [(apps: Int, ms: Double)] {
+            runs.compactMap { run in figure(run).map { (run.apps, $0) } }
+        }
         let series = [
             Series(
                 label: "sdlab, slowest app p50", color: "#c0392b", dashed: false,
-                points: runs.compactMap { run in run.lastDelivery.map { (run.apps, $0.p50) } }),
+                points: points { $0.lastDelivery?.p50 }),
             Series(
-                label: "C baseline, slowest receiver p50", color: "#2c3e50", dashed: false,
-                points: runs.compactMap { run in run.baseline.map { (run.apps, $0.lastDelivery.p50) } }),
+                label: "C recheck floor, slowest receiver p50", color: "#2c3e50", dashed: false,
+                points: points { $0.floors.recheck?.slowest.p50 }),
             Series(
-                label: "sdlab, every delivery p50", color: "#e67e22", dashed: true,
-                points: runs.compactMap { run in run.delivery.map { (run.apps, $0.p50) } }),
+                label: "C plain floor, slowest receiver p50", color: "#16a085", dashed: false,
+                points: points { $0.floors.plain?.slowest.p50 }),
             Series(
-                label: "C baseline, every delivery p50", color: "#7f8c8d", dashed: true,
-                points: runs.compactMap { run in run.baseline.map { (run.apps, $0.perReceiver.p50) } }),
+                label: "sdlab, every delivery p50", color: "#e67e22", dashed: true, points: points { $0.delivery?.p50 }),
+            Series(
+                label: "C recheck floor, every delivery p50", color: "#7f8c8d", dashed: true,
+                points: points { $0.floors.recheck?.perReceiver.p50 }),
+            Series(
+                label: "C plain floor, every delivery p50", color: "#76d7c4", dashed: true,
+                points: points { $0.floors.plain?.perReceiver.p50 }),
         ].filter { !$0.points.isEmpty }
 
-        let (width, height) = (640.0, 400.0)
-        let (left, right, top, bottom) = (60.0, 20.0, 30.0, 120.0)
+        let (width, height) = (640.0, 440.0)
+        let (left, right, top, bottom) = (60.0, 20.0, 30.0, 160.0)
         let apps = runs.map(\.apps)
         let (minApps, maxApps) = (Double(apps.min() ?? 1), Double(max(apps.max() ?? 10, (apps.min() ?? 1) + 1)))
         let maxMs = niceCeiling(series.flatMap { $0.points.map(\.ms) }.max() ?? 1)

@@ -1,8 +1,9 @@
 import Foundation
 import Runner
 
-/// One fleet size's results, as `sdlab bench --json` writes them (Docs/outputs.md). Latencies in ms.
-public struct BenchRun: Codable, Sendable {
+/// One repeat of one fleet size and the two floors run right before it, as `sdlab bench --json`
+/// writes it (Docs/outputs.md). Latencies in ms.
+public struct BenchSample: Codable, Sendable {
     public var apps: Int
     public var signals: Int
     public var gapMs: Double
@@ -16,38 +17,49 @@ public struct BenchRun: Codable, Sendable {
     public var pssKBPerApp: Int
     public var lost: Int
     public var cpuPerPost: CPUShare
-    public var baseline: Baseline?
-    public var ratio: Ratio?
+    public var floors: Floors
+    public var ratio: Ratios
 
-    public struct Baseline: Codable, Sendable {
-        public var lastDelivery: Percentiles
-        public var perReceiver: Percentiles
-        public var pssKBPerReceiver: Int
-        public var lost: Int
+    /// The like-for-like floor (each receiver asks a C broker after posts, as an MSAL app
+    /// must) and the plain one (receivers only take the post).
+    public struct Floors: Codable, Sendable {
+        public var recheck: FloorMeasurement?
+        public var plain: FloorMeasurement?
 
-        enum CodingKeys: String, CodingKey {
-            case lastDelivery = "last_delivery_ms", perReceiver = "per_rx_ms", pssKBPerReceiver = "pss_kb_per_receiver",
-                lost
+        public init(recheck: FloorMeasurement?, plain: FloorMeasurement?) {
+            self.recheck = recheck
+            self.plain = plain
         }
     }
 
-    /// sdlab's p50 over the C baseline's, measured in the same run.
+    /// sdlab over each floor, measured in the same run.
+    public struct Ratios: Codable, Sendable {
+        public var recheck: Ratio?
+        public var plain: Ratio?
+    }
+
+    /// sdlab's p50s over the floor's, and CPU per (app, post) over CPU per (receiver, post).
     public struct Ratio: Codable, Sendable {
-        public var lastDeliveryP50: Double
         public var deliveryP50: Double
+        public var lastDeliveryP50: Double
+        public var cpuPerDelivery: Double?
 
         enum CodingKeys: String, CodingKey {
-            case lastDeliveryP50 = "last_delivery_p50", deliveryP50 = "delivery_p50"
+            case deliveryP50 = "delivery_p50", lastDeliveryP50 = "last_delivery_p50", cpuPerDelivery =
+                "cpu_per_delivery"
         }
     }
 
     enum CodingKeys: String, CodingKey {
         case apps, signals, gapMs = "gap_ms", delivery = "delivery_ms", lastDelivery = "last_delivery_ms",
             exposure = "exposure_ms", changes, uncleaned, launchSeconds = "launch_s", pssKBPerApp = "pss_kb_per_app",
-            lost, cpuPerPost = "cpu_us_per_post", baseline, ratio
+            lost, cpuPerPost = "cpu_us_per_post", floors, ratio
     }
 
-    public init(_ measured: FleetMeasurement, gap: Duration, changes: Int, baseline: CBaseline.Fanout?) {
+    /// The keys that describe the configuration rather than measure it: no range.
+    static let configurationKeys: Set<String> = ["apps", "signals", "gap_ms", "changes"]
+
+    public init(_ measured: FleetMeasurement, gap: Duration, changes: Int, floors: Floors) {
         apps = measured.apps
         signals = measured.signals
         gapMs = Double(gap.nanoseconds) / 1e6
@@ -60,31 +72,39 @@ public struct BenchRun: Codable, Sendable {
         pssKBPerApp = measured.pssKB.isEmpty ? 0 : measured.pssKB.reduce(0, +) / measured.pssKB.count
         lost = measured.lost
         cpuPerPost = measured.cpuPerPost
-        self.baseline = baseline.map {
-            Baseline(
-                lastDelivery: $0.slowest, perReceiver: $0.perReceiver, pssKBPerReceiver: $0.pssKBPerReceiver,
-                lost: $0.lost)
+        self.floors = floors
+        let ratio = { [delivery, lastDelivery, cpuPerPost] (floor: FloorMeasurement?) -> Ratio? in
+            guard let floor, let delivery, let lastDelivery else { return nil }
+            return Ratio(
+                deliveryP50: Self.ratio(delivery.p50, floor.perReceiver.p50),
+                lastDeliveryP50: Self.ratio(lastDelivery.p50, floor.slowest.p50),
+                cpuPerDelivery: floor.cpuPerPost.perReceiver.map { Self.ratio(cpuPerPost.perApp, $0) })
         }
-        if let baseline, let delivery, let lastDelivery {
-            ratio = Ratio(
-                lastDeliveryP50: Self.ratio(lastDelivery.p50, baseline.slowest.p50),
-                deliveryP50: Self.ratio(delivery.p50, baseline.perReceiver.p50))
-        }
+        self.ratio = Ratios(recheck: ratio(floors.recheck), plain: ratio(floors.plain))
     }
 
-    /// One line for a person, as each fleet size finishes.
+    /// One line for a person, as each repeat of a fleet size finishes.
     public var summary: String {
         let ms = { (value: Double?) in value.map { BenchResults.number($0) + " ms" } ?? "–" }
-        var parts = ["\(apps) apps: delivery p50 \(ms(delivery?.p50))", "slowest p50 \(ms(lastDelivery?.p50))"]
-        if let baseline, let ratio {
-            parts[0] += " (C \(ms(baseline.perReceiver.p50)), \(BenchResults.number(ratio.deliveryP50))×)"
-            parts[1] += " (C \(ms(baseline.lastDelivery.p50)), \(BenchResults.number(ratio.lastDeliveryP50))×)"
+        func against(_ floor: (FloorMeasurement) -> Double, _ figure: (Ratio) -> Double?) -> String {
+            let parts = [("C recheck", floors.recheck, ratio.recheck), ("C plain", floors.plain, ratio.plain)]
+                .compactMap { name, measured, over -> String? in
+                    guard let measured else { return nil }
+                    let times = over.flatMap(figure).map { ", " + BenchResults.number($0) + "×" } ?? ""
+                    return "\(name) \(ms(floor(measured)))\(times)"
+                }
+            return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
         }
-        parts += [
+        return [
+            "\(apps) apps: delivery p50 \(ms(delivery?.p50))" + against({ $0.perReceiver.p50 }, { $0.deliveryP50 }),
+            "slowest p50 \(ms(lastDelivery?.p50))" + against({ $0.slowest.p50 }, { $0.lastDeliveryP50 }),
             "exposure p99 \(ms(exposure?.p99))", "launch \(BenchResults.number(launchSeconds)) s",
             "PSS \(pssKBPerApp) kB", "lost \(lost)",
-        ]
-        return parts.joined(separator: ", ")
+            "CPU per (app, post) \(BenchResults.micro(cpuPerPost.perApp)) µs"
+                + [("C recheck", floors.recheck), ("C plain", floors.plain)].compactMap { name, floor in
+                    floor?.cpuPerPost.perReceiver.map { "\(name) \(BenchResults.micro($0)) µs" }
+                }.joined(separator: ", ").wrapped,
+        ].joined(separator: ", ")
     }
 
     private static func ratio(_ ours: Double, _ floor: Double) -> Double {
@@ -92,8 +112,44 @@ public struct BenchRun: Codable, Sendable {
     }
 }
 
+extension String {
+    /// " (self)", or nothing when empty.
+    fileprivate var wrapped: String { isEmpty ? "" : " (\(self))" }
+}
+
+/// One fleet size over its repeats: each figure's median (the middle repeat; of an even count
+/// the lower middle one, so every median is a value that was measured) and its range.
+public struct BenchRun: Encodable, Sendable {
+    public let samples: [BenchSample]
+    public let median: BenchSample
+    public let minimum: BenchSample
+    public let maximum: BenchSample
+    /// The JSON object: the median sample's keys, `repeats`, and `range` (the same keys but
+    /// the configuration's, each number as `[min, max]`).
+    let object: JSONValue
+
+    public var repeats: Int { samples.count }
+
+    public init(samples: [BenchSample]) throws {
+        precondition(!samples.isEmpty, "a run has at least one sample")
+        self.samples = samples
+        let values = try samples.map { try JSONValue(encoding: $0) }
+        let (median, minimum, maximum) = JSONValue.aggregate(values)
+        (self.median, self.minimum, self.maximum) = try (
+            median.decode(BenchSample.self), minimum.decode(BenchSample.self), maximum.decode(BenchSample.self)
+        )
+        var object = median.object ?? [:]
+        object["repeats"] = .number(Double(samples.count))
+        object["range"] = .object(
+            JSONValue.range(minimum, maximum).object?.filter { !BenchSample.configurationKeys.contains($0.key) } ?? [:])
+        self.object = .object(object)
+    }
+
+    public func encode(to encoder: any Encoder) throws { try object.encode(to: encoder) }
+}
+
 /// The whole sweep: `{"runs": […]}`.
-public struct BenchResults: Codable, Sendable {
+public struct BenchResults: Encodable, Sendable {
     public var runs: [BenchRun]
 
     public init(runs: [BenchRun]) { self.runs = runs }
@@ -104,36 +160,204 @@ public struct BenchResults: Codable, Sendable {
         return try encoder.encode(self)
     }
 
-    /// The table printed at the end: one row per fleet size, latencies in ms.
+    /// The table printed at the end: one column per fleet size, one row per figure (latencies
+    /// in ms, CPU in µs); with repeats, each value is the median and its range (min–max), or
+    /// the value alone when every repeat gave it.
     public var table: String {
-        let header = [
-            "apps", "delivery p50/p99", "C p50/p99", "ratio", "slowest p50/p99", "C p50/p99", "ratio",
-            "exposure p50/p99", "launch s", "PSS kB", "C PSS", "lost", "CPU µs/post bus/hub/apps",
+        let rows: [(String, [(BenchSample) -> Double?], (Double) -> String)] = [
+            ("delivery p50 / p99 ms", [{ $0.delivery?.p50 }, { $0.delivery?.p99 }], Self.number),
+            (
+                "  C recheck", [{ $0.floors.recheck?.perReceiver.p50 }, { $0.floors.recheck?.perReceiver.p99 }],
+                Self.number
+            ),
+            ("  C plain", [{ $0.floors.plain?.perReceiver.p50 }, { $0.floors.plain?.perReceiver.p99 }], Self.number),
+            (
+                "  p50 ratio to C recheck / plain",
+                [{ $0.ratio.recheck?.deliveryP50 }, { $0.ratio.plain?.deliveryP50 }], Self.times
+            ),
+            ("slowest p50 / p99 ms", [{ $0.lastDelivery?.p50 }, { $0.lastDelivery?.p99 }], Self.number),
+            ("  C recheck", [{ $0.floors.recheck?.slowest.p50 }, { $0.floors.recheck?.slowest.p99 }], Self.number),
+            ("  C plain", [{ $0.floors.plain?.slowest.p50 }, { $0.floors.plain?.slowest.p99 }], Self.number),
+            (
+                "  p50 ratio to C recheck / plain",
+                [{ $0.ratio.recheck?.lastDeliveryP50 }, { $0.ratio.plain?.lastDeliveryP50 }], Self.times
+            ),
+            (
+                "C recheck check p50 / p99 ms", [{ $0.floors.recheck?.check?.p50 }, { $0.floors.recheck?.check?.p99 }],
+                Self.number
+            ),
+            (
+                "  slowest check p50 / p99 ms",
+                [{ $0.floors.recheck?.slowestCheck?.p50 }, { $0.floors.recheck?.slowestCheck?.p99 }], Self.number
+            ),
+            ("exposure p50 / p99 ms", [{ $0.exposure?.p50 }, { $0.exposure?.p99 }], Self.number),
+            ("launch s", [{ $0.launchSeconds }], Self.number),
+            (
+                "PSS kB app / C recheck / C plain",
+                [
+                    { Double($0.pssKBPerApp) }, { $0.floors.recheck.map { Double($0.pssKBPerReceiver) } },
+                    { $0.floors.plain.map { Double($0.pssKBPerReceiver) } },
+                ], Self.integer
+            ),
+            (
+                "lost app / C recheck / C plain",
+                [
+                    { Double($0.lost) }, { $0.floors.recheck.map { Double($0.lost) } },
+                    { $0.floors.plain.map { Double($0.lost) } },
+                ], Self.integer
+            ),
+            ("not cleaned (app, change)", [{ Double($0.uncleaned) }], Self.integer),
+            ("C recheck unchecked (receiver, post)", [{ $0.floors.recheck?.unchecked.map(Double.init) }], Self.integer),
+            ("CPU µs per (app, post)", [{ $0.cpuPerPost.perApp }], Self.micro),
+            (
+                "  C recheck / plain per (receiver, post)",
+                [{ $0.floors.recheck?.cpuPerPost.perReceiver }, { $0.floors.plain?.cpuPerPost.perReceiver }], Self.micro
+            ),
+            (
+                "  ratio to C recheck / plain",
+                [{ $0.ratio.recheck?.cpuPerDelivery }, { $0.ratio.plain?.cpuPerDelivery }], Self.times
+            ),
+            ("CPU µs per post: bus", [{ $0.cpuPerPost.bus }], Self.micro),
+            (
+                "  C recheck / plain bus",
+                [{ $0.floors.recheck?.cpuPerPost.bus }, { $0.floors.plain?.cpuPerPost.bus }], Self.micro
+            ),
+            (
+                "CPU µs per post: hub / C broker", [{ $0.cpuPerPost.hub }, { $0.floors.recheck?.cpuPerPost.broker }],
+                Self.micro
+            ),
+            ("CPU µs per post: all apps", [{ $0.cpuPerPost.apps }], Self.micro),
+            (
+                "  C recheck / plain receivers",
+                [{ $0.floors.recheck?.cpuPerPost.receivers }, { $0.floors.plain?.cpuPerPost.receivers }], Self.micro
+            ),
         ]
-        let rows = runs.map { run -> [String] in
-            [
-                String(run.apps), Self.pair(run.delivery), Self.pair(run.baseline?.perReceiver),
-                run.ratio.map { Self.number($0.deliveryP50) + "×" } ?? "–",
-                Self.pair(run.lastDelivery), Self.pair(run.baseline?.lastDelivery),
-                run.ratio.map { Self.number($0.lastDeliveryP50) + "×" } ?? "–",
-                Self.pair(run.exposure), Self.number(run.launchSeconds), String(run.pssKBPerApp),
-                run.baseline.map { String($0.pssKBPerReceiver) } ?? "–",
-                String(run.lost) + (run.uncleaned > 0 ? " (\(run.uncleaned) not cleaned)" : ""),
-                [run.cpuPerPost.bus, run.cpuPerPost.hub, run.cpuPerPost.apps].map { String(Int($0)) }.joined(
-                    separator: "/"),
-            ]
+        let repeats = runs.map(\.repeats).max() ?? 1
+        let header =
+            [repeats > 1 ? "median (min–max) of \(repeats)" : "fleet size"]
+            + runs.map { $0.median.apps == 1 ? "1 app" : "\($0.median.apps) apps" }
+        let lines =
+            [header]
+            + rows.map { label, figures, format in
+                [label]
+                    + runs.map { run in
+                        figures.map { figure -> String in
+                            guard let median = figure(run.median) else { return "–" }
+                            guard run.repeats > 1, let low = figure(run.minimum), let high = figure(run.maximum),
+                                format(low) != format(high)
+                            else { return format(median) }
+                            return format(median) + " (" + format(low).replacingOccurrences(of: "×", with: "") + "–"
+                                + format(high) + ")"
+                        }.joined(separator: " / ")
+                    }
+            }
+        let widths = (0..<(lines.map(\.count).max() ?? 0)).map { column in
+            lines.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
         }
-        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
-        return ([line(header)] + rows.map(line)).joined(separator: "\n")
-    }
-
-    private static func pair(_ percentiles: Percentiles?) -> String {
-        percentiles.map { number($0.p50) + " / " + number($0.p99) } ?? "–"
+        return lines.map { cells in
+            let line = cells.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+            return String(line.reversed().drop { $0 == " " }.reversed())
+        }.joined(separator: "\n")
     }
 
     static func number(_ value: Double) -> String { String(format2: value) }
+    static func times(_ value: Double) -> String { String(format2: value) + "×" }
+    static func integer(_ value: Double) -> String { String(Int(value.rounded())) }
+    /// µs: one decimal below 10, whole above.
+    static func micro(_ value: Double) -> String {
+        value < 10 ? String(Double(Int((value * 10).rounded())) / 10) : String(Int(value.rounded()))
+    }
+}
+
+/// A JSON value, to take the median and range of repeats figure by figure.
+enum JSONValue: Codable, Equatable, Sendable {
+    case number(Double)
+    case string(String)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(encoding value: some Encodable) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: JSONEncoder().encode(self))
+    }
+
+    var object: [String: JSONValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let items = try? container.decode([JSONValue].self) {
+            self = .array(items)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let number):
+            // Whole numbers as integers, so that integer fields read back.
+            if number == number.rounded(), abs(number) < 1e15 {
+                try container.encode(Int64(number))
+            } else {
+                try container.encode(number)
+            }
+        case .string(let text): try container.encode(text)
+        case .bool(let flag): try container.encode(flag)
+        case .null: try container.encodeNil()
+        case .array(let items): try container.encode(items)
+        case .object(let members): try container.encode(members)
+        }
+    }
+
+    /// Member by member: numbers give their median (the lower middle of an even count), minimum
+    /// and maximum; objects are taken key by key over the values that have the key; anything
+    /// else is the first value's.
+    static func aggregate(_ values: [JSONValue]) -> (median: JSONValue, minimum: JSONValue, maximum: JSONValue) {
+        let present = values.filter { $0 != .null }
+        guard let first = present.first else { return (.null, .null, .null) }
+        let numbers = present.compactMap { if case .number(let number) = $0 { number } else { nil } }
+        if numbers.count == present.count {
+            let sorted = numbers.sorted()
+            return (.number(sorted[(sorted.count - 1) / 2]), .number(sorted[0]), .number(sorted[sorted.count - 1]))
+        }
+        let objects = present.compactMap(\.object)
+        guard objects.count == present.count else { return (first, first, first) }
+        var median: [String: JSONValue] = [:]
+        var minimum: [String: JSONValue] = [:]
+        var maximum: [String: JSONValue] = [:]
+        for key in Set(objects.flatMap(\.keys)) {
+            (median[key], minimum[key], maximum[key]) = aggregate(objects.compactMap { $0[key] })
+        }
+        return (.object(median), .object(minimum), .object(maximum))
+    }
+
+    /// `minimum` and `maximum` in one: each number as `[min, max]`.
+    static func range(_ minimum: JSONValue, _ maximum: JSONValue) -> JSONValue {
+        switch (minimum, maximum) {
+        case (.number, .number): return .array([minimum, maximum])
+        case (.object(let low), .object(let high)):
+            return .object(
+                low.reduce(into: [:]) { range, member in
+                    range[member.key] = Self.range(member.value, high[member.key] ?? .null)
+                })
+        default: return minimum
+        }
+    }
 }

@@ -24,16 +24,30 @@ public struct FleetMeasurement: Sendable {
     public var pssKB: [Int]
     /// (app, post) pairs that never arrived.
     public var lost: Int
-    /// CPU time per measured post while they were sent and handled, in µs: the bus, the
-    /// hub, and every app together.
+    /// CPU time per measured post from just before the first is sent until every app has
+    /// settled, in µs: the bus, the hub, every app together and one app.
     public var cpuPerPost: CPUShare
 }
 
-/// Where the CPU went, in µs per post.
-public struct CPUShare: Sendable, Codable {
+/// Where the CPU went, in µs per measured post (CPUTime: user + system, thread by thread).
+public struct CPUShare: Sendable, Codable, Equatable {
     public var bus: Double
     public var hub: Double
+    /// Every app together.
     public var apps: Double
+    /// One app: CPU per (app, post).
+    public var perApp: Double
+
+    public init(bus: Double, hub: Double, apps: Double, perApp: Double) {
+        self.bus = bus
+        self.hub = hub
+        self.apps = apps
+        self.perApp = perApp
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case bus, hub, apps, perApp = "per_app"
+    }
 }
 
 /// One fleet of background-mode MSAL apps (wipe-all) on a device of its own:
@@ -151,33 +165,21 @@ public struct FleetBench: Sendable {
         _ = try await offPool { [self] in Self.schedule(warmup, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
         progress("posting \(signals) notifications \(gap) apart")
-        let before = (
-            Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
-            processes.apps.map(Self.cpuMicroseconds).reduce(0, +)
-        )
+        let pids = [processes.bus, processes.hub] + processes.apps
+        let before = CPUTime.sample(pids)
         let sent = try await offPool { [self] in Self.schedule(signals, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
-        let after = (
-            Self.cpuMicroseconds(processes.bus), Self.cpuMicroseconds(processes.hub),
-            processes.apps.map(Self.cpuMicroseconds).reduce(0, +)
-        )
-        let perPost = { (used: Double) in (used / Double(signals)).rounded() }
+        let after = CPUTime.sample(pids)
+        let perPost = { (pids: [Int32]) in
+            (after.microseconds(since: before, of: pids) / Double(signals) * 10).rounded() / 10
+        }
+        let apps = perPost(processes.apps)
         return (
             sent,
             CPUShare(
-                bus: perPost(after.0 - before.0), hub: perPost(after.1 - before.1), apps: perPost(after.2 - before.2))
+                bus: perPost([processes.bus]), hub: perPost([processes.hub]), apps: apps,
+                perApp: (apps / Double(max(processes.apps.count, 1)) * 10).rounded() / 10)
         )
-    }
-
-    /// User and system time of a process so far (/proc/PID/stat), in µs.
-    static func cpuMicroseconds(_ pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime 14 and stime 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) * 1e6 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     /// Sends `count` posts `gap` apart, each at its planned time (a late one does not delay

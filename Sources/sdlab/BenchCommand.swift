@@ -7,18 +7,25 @@ import ManagedApp
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Time broadcasts to fleets of apps, against the plain-C D-Bus baseline in the same run.",
+        abstract: "Time broadcasts to fleets of apps, against plain-C floors measured in the same run.",
         discussion: """
             For each fleet size N a device of its own gets N background-mode MSAL apps (wipe-all). \
             The bench times the launch (spawn → every app ready), posts --signals account-change \
             notifications --gap apart and times each delivery (post → the app's SDK saw it) and, \
             per post, the slowest app; then checks the device in --changes times while every app \
             holds --records records, and times each app's exposure (the hub's commit → its cleanup \
-            done). It counts lost deliveries and reads each app's PSS. With --baseline, the C \
-            baseline (one emitter, N receivers) runs right before each fleet and the table shows \
-            sdlab's p50 over C's. Latencies are in ms. The devices live in /dev/shm unless --folder \
-            says otherwise: this machine's disk would add its own costs to every cleanup. Build with `swift build -c release` first: \
-            a debug build is several times slower.
+            done). It counts lost deliveries, reads each app's PSS and the CPU time per post of the \
+            bus, the hub and the apps. Right before each fleet, two plain-C floors run on the same \
+            bus with N receivers and the same posts: the recheck floor (each receiver asks a C \
+            broker after posts, as an MSAL app must: the like-for-like one) and the plain floor \
+            (receivers only take the post); the table shows sdlab over each. The floor is built \
+            with the package (FloorEmitter, FloorReceiver, FloorBroker beside sdlab); --baseline \
+            runs an external one instead. With --repeat K each fleet size runs K times, each time \
+            after its own floors, and every figure is the median with its range (min–max). \
+            Latencies are in ms, CPU in µs. The devices live in /dev/shm unless --folder says \
+            otherwise: this machine's disk would add its own costs to every cleanup. Build with \
+            `swift build -c release` first (the whole package, for the floor): a debug build is \
+            several times slower.
             """
     )
 
@@ -38,8 +45,14 @@ struct BenchCommand: AsyncParsableCommand {
     var records = 100
 
     @Option(
+        name: .customLong("repeat"),
+        help: ArgumentHelp("Runs of each fleet size, each after its own floors: medians and ranges.", valueName: "k"))
+    var repeats = 1
+
+    @Option(
         help: ArgumentHelp(
-            "The C baseline's folder (shared/bench/dbus-baseline): built and run interleaved.",
+            "An external C floor instead of the built one: a folder whose build.sh builds it and whose "
+                + "`run.sh fanout N M GAP_US` runs it (with RECHECK=1 for the recheck floor).",
             valueName: "dir"))
     var baseline: String?
 
@@ -49,7 +62,8 @@ struct BenchCommand: AsyncParsableCommand {
     var json: String?
 
     @Option(
-        help: ArgumentHelp("Draw latency against fleet size, sdlab and C, as SVG into this file.", valueName: "file"))
+        help: ArgumentHelp(
+            "Draw latency against fleet size, sdlab and both C floors, as SVG into this file.", valueName: "file"))
     var plot: String?
 
     @Option(
@@ -58,7 +72,7 @@ struct BenchCommand: AsyncParsableCommand {
             valueName: "dir"))
     var folder: String?
 
-    @Flag(help: "Keep each fleet's run folder (traces, containers, logs).")
+    @Flag(help: "Keep each fleet's and floor's run folder (traces, containers, logs).")
     var keep = false
 
     func validate() throws {
@@ -69,6 +83,7 @@ struct BenchCommand: AsyncParsableCommand {
         guard gap >= .microseconds(100), gap <= .seconds(10) else { throw ValidationError("--gap is 100us to 10s") }
         guard (0...1000).contains(changes) else { throw ValidationError("--changes is 0 to 1000") }
         guard (1...10_000).contains(records) else { throw ValidationError("--records is 1 to 10000") }
+        guard (1...100).contains(repeats) else { throw ValidationError("--repeat is 1 to 100") }
     }
 
     private var fleetSizes: [Int]? {
@@ -105,47 +120,78 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     private func sweep() async throws -> BenchResults {
-        let c = try await preparedBaseline()
-        defer { if let c { try? FileManager.default.removeItem(atPath: c.buildFolder) } }
+        let (floor, external) = try await preparedFloor()
+        defer { if let external { try? FileManager.default.removeItem(atPath: external.buildFolder) } }
         var runs: [BenchRun] = []
         for size in fleetSizes ?? [] {
-            try Task.checkCancellation()
-            var floor: CBaseline.Fanout?
-            if let c {
-                progress("N=\(size): C baseline")
-                floor = try await environment { try await c.fanout(receivers: size, signals: signals, gap: gap) }
+            var samples: [BenchSample] = []
+            for round in 1...repeats {
+                try Task.checkCancellation()
+                let label = "N=\(size)" + (repeats > 1 ? " (\(round) of \(repeats))" : "")
+                var floors = BenchSample.Floors(recheck: nil, plain: nil)
+                for recheck in [false, true] {
+                    progress("\(label): C floor\(recheck ? " with recheck" : "")")
+                    let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor", in: runFoldersBase)
+                    let measured: FloorMeasurement
+                    do {
+                        measured = try await floor.fanout(
+                            receivers: size, signals: signals, gap: gap, recheck: recheck, in: folder)
+                    } catch {
+                        if (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true {
+                            try? FileManager.default.removeItem(atPath: folder)  // an external floor's own
+                        } else {
+                            note("\(label): floor folder kept: \(folder)")
+                        }
+                        throw environmentFailure(error)
+                    }
+                    finish(folder, label)
+                    if recheck { floors.recheck = measured } else { floors.plain = measured }
+                }
+                let runFolder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench", in: runFoldersBase)
+                var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
+                bench.progress = { progress("\(label): \($0)") }
+                let measured: FleetMeasurement
+                do {
+                    measured = try await bench.run(in: runFolder)
+                } catch {
+                    note("\(label): run folder kept: \(runFolder)")
+                    throw environmentFailure(error)
+                }
+                finish(runFolder, label)
+                let sample = BenchSample(measured, gap: gap, changes: changes, floors: floors)
+                samples.append(sample)
+                progress("")
+                emitLine(sample.summary + (repeats > 1 ? " [\(round) of \(repeats)]" : ""))
             }
-            let runFolder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench", in: runFoldersBase)
-            var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
-            bench.progress = { progress("N=\(size): \($0)") }
-            let measured: FleetMeasurement
-            do {
-                measured = try await bench.run(in: runFolder)
-            } catch {
-                note("N=\(size): run folder kept: \(runFolder)")
-                throw environmentFailure(error)
-            }
-            if keep {
-                note("N=\(size): run folder kept: \(runFolder)")
-            } else {
-                try? FileManager.default.removeItem(atPath: runFolder)
-            }
-            let run = BenchRun(measured, gap: gap, changes: changes, baseline: floor)
-            runs.append(run)
-            progress("")
-            emitLine(run.summary)
+            runs.append(try BenchRun(samples: samples))
         }
         return BenchResults(runs: runs)
     }
 
-    private func preparedBaseline() async throws -> CBaseline? {
-        guard let baseline else { return nil }
+    /// Removes a run folder, or with --keep says where it is.
+    private func finish(_ folder: String, _ label: String) {
+        if keep {
+            note("\(label): run folder kept: \(folder)")
+        } else {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    /// The built floor beside sdlab, or with --baseline the external one, built into a folder
+    /// of the bench's own (returned to be removed at the end).
+    private func preparedFloor() async throws -> (any Floor, CBaseline?) {
+        guard let baseline else { return (try await environment { try PackageFloor.locate() }, nil) }
         let source = URL(fileURLWithPath: baseline).standardizedFileURL.path
         let build = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-c")
         let c = CBaseline(source: source, buildFolder: build)
         progress("building the C baseline")
-        try await environment { try await c.build() }
-        return c
+        do {
+            try await c.build()
+        } catch {
+            try? FileManager.default.removeItem(atPath: build)
+            throw environmentFailure(error)
+        }
+        return (c, c)
     }
 
     /// A failure to start or run something is exit 3, with what went wrong.
