@@ -2,6 +2,10 @@ import Crypto
 import Foundation
 import SharedDevice
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The device attacker of Docs/behaviour.md §8: reads every file of the containers it is given, and tries
 /// every key found there (any file of exactly 32 bytes, wherever it lies) on every file as
 /// AES-GCM. The runner scans every container; an app scans its own after each cleanup, to
@@ -40,22 +44,22 @@ public struct LeakScanner: Sendable {
 
     /// Everything readable.
     public func scan() -> [Finding] {
-        let files = allFiles()
-        let keys = files.compactMap { file -> SymmetricKey? in
-            guard let bytes = FileManager.default.contents(atPath: file.path), bytes.count == 32 else { return nil }
-            return SymmetricKey(data: bytes)
+        let files = containers.flatMap { app, root in
+            Self.files(under: root).map { (app: app, path: root + "/" + $0, place: $0) }
         }
+        let contents = files.map { Self.contents(of: $0.path) }
+        let keys = contents.compactMap { $0.count == 32 ? SymmetricKey(data: $0) : nil }
         var findings = Set<Finding>()
-        for file in files {
-            guard let bytes = FileManager.default.contents(atPath: file.path) else { continue }
-            for canary in Canary.all(in: String(decoding: bytes, as: UTF8.self)[...]) {
+        for (file, bytes) in zip(files, contents) {
+            for canary in Canary.all(inUTF8: bytes) {
                 findings.insert(
                     Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: false))
             }
-            guard let box = try? AES.GCM.SealedBox(combined: bytes) else { continue }
+            // A sealed box is at least its nonce and tag.
+            guard !keys.isEmpty, bytes.count >= 28, let box = try? AES.GCM.SealedBox(combined: bytes) else { continue }
             for key in keys {
                 guard let plain = try? AES.GCM.open(box, using: key) else { continue }
-                for canary in Canary.all(in: String(decoding: plain, as: UTF8.self)[...]) {
+                for canary in Canary.all(inUTF8: Array(plain)) {
                     findings.insert(
                         Finding(canary: canary, app: file.app, file: file.path, place: file.place, encrypted: true))
                 }
@@ -75,18 +79,39 @@ public struct LeakScanner: Sendable {
         return (others.filter { cleanup.leaks($0.canary.kind) }, others.filter { !cleanup.leaks($0.canary.kind) })
     }
 
-    private func allFiles() -> [(app: String, path: String, place: String)] {
-        containers.flatMap { app, root -> [(app: String, path: String, place: String)] in
-            let enumerator = FileManager.default.enumerator(atPath: root)
-            var files: [(app: String, path: String, place: String)] = []
-            while let relative = enumerator?.nextObject() as? String {
-                var isFolder: ObjCBool = false
-                let path = root + "/" + relative
-                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue {
-                    files.append((app, path, relative))
-                }
+    /// Every regular file under `root`, as paths relative to it (a folder walk with readdir:
+    /// an app scans its own container after each cleanup, so this is on a hot path).
+    static func files(under root: String, relative: String = "") -> [String] {
+        guard let folder = opendir(relative.isEmpty ? root : root + "/" + relative) else { return [] }
+        defer { closedir(folder) }
+        var found: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
-            return files
+            guard name != ".", name != ".." else { continue }
+            let path = relative.isEmpty ? name : relative + "/" + name
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_DIR): found += files(under: root, relative: path)
+            case Int32(DT_REG): found.append(path)
+            default: continue  // links and the rest are not the app's files
+            }
+        }
+        return found
+    }
+
+    /// A file's bytes; none if it cannot be read.
+    static func contents(of path: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return bytes }
+            bytes += buffer[..<count]
         }
     }
 }

@@ -165,20 +165,48 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "\(Self.prefix)\(user)/\(app)/\(kind.rawValue)/\(number)" }
 
     /// Every canary in a text (a decrypted value, a file read as text).
-    public static func all(in text: Substring) -> [Canary] {
+    public static func all(in text: Substring) -> [Canary] { all(inUTF8: Array(text.utf8)) }
+
+    /// Every canary in UTF-8 bytes: a byte search for the prefix, then the token after it, up
+    /// to a space, a quote, a comma or a brace.
+    public static func all(inUTF8 bytes: [UInt8]) -> [Canary] {
+        let marker = Array(prefix.utf8)
         var found: [Canary] = []
-        var rest = text[...]
-        while let start = rest.firstRange(of: prefix) {
-            let tail = rest[start.upperBound...]
-            let token = tail.prefix { !$0.isWhitespace && $0 != "\"" && $0 != "," && $0 != "}" }
-            let parts = token.split(separator: "/", omittingEmptySubsequences: false)
-            if parts.count == 4, let kind = RecordKind(rawValue: String(parts[2])), let number = Int(parts[3]),
-                !parts[0].isEmpty, !parts[1].isEmpty
-            {
-                found.append(Canary(user: String(parts[0]), app: String(parts[1]), kind: kind, number: number))
-            }
-            rest = tail
+        var index = 0
+        while let start = firstIndex(of: marker, in: bytes, from: index) {
+            var end = start + marker.count
+            while end < bytes.count, !Self.ends(bytes[end]) { end += 1 }
+            if let canary = Canary(token: bytes[(start + marker.count)..<end]) { found.append(canary) }
+            index = start + marker.count
         }
         return found
+    }
+
+    private static func ends(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
+            || byte == UInt8(ascii: "\r")
+            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")
+    }
+
+    /// `USER/APP/KIND/N`.
+    private init?(token: ArraySlice<UInt8>) {
+        let parts = token.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 4, !parts[0].isEmpty, !parts[1].isEmpty,
+            let kind = RecordKind(rawValue: String(decoding: parts[2], as: UTF8.self)),
+            let number = Int(String(decoding: parts[3], as: UTF8.self))
+        else { return nil }
+        self.init(
+            user: String(decoding: parts[0], as: UTF8.self), app: String(decoding: parts[1], as: UTF8.self),
+            kind: kind, number: number)
+    }
+
+    private static func firstIndex(of marker: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard let first = marker.first, bytes.count >= marker.count else { return nil }
+        var index = start
+        while index <= bytes.count - marker.count {
+            if bytes[index] == first, bytes[index..<(index + marker.count)].elementsEqual(marker) { return index }
+            index += 1
+        }
+        return nil
     }
 }
