@@ -71,8 +71,40 @@ extension EmbeddedSDK {
     var dataKeyName: String { "app-data" }
 }
 
-/// MSAL, iOS flavour (§2.4): `current-account(CURRENT,PREVIOUS)` at every check.
-private struct MSALiOS: EmbeddedSDK {
+/// What both MSAL flavours offer an app besides their account check: the broker's posts,
+/// the notify state, and global sign-in and sign-out.
+protocol MSALBroker: Sendable {
+    func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription
+    func accountChangeState() async -> UInt64?
+    func signIn(user: String, password: String) async throws -> BrokerAccount
+    func signOut() async throws
+}
+
+extension MSALPublicClient: MSALBroker {}
+extension AndroidMSALPublicClient: MSALBroker {}
+
+/// An MSAL flavour in an app: everything but the check is the broker's.
+protocol MSALFlavour: EmbeddedSDK {
+    associatedtype Client: MSALBroker
+    var client: Client { get }
+}
+
+extension MSALFlavour {
+    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
+        _ = try await client.observeAccountChanges(handler)
+    }
+
+    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
+
+    func signIn(user: String, password: String) async throws -> BrokerAccount {
+        try await client.signIn(user: user, password: password)
+    }
+
+    func signOut() async throws { try await client.signOut() }
+}
+
+/// MSAL, iOS flavour (Docs/behaviour.md §4): `current-account(CURRENT,PREVIOUS)` at every check.
+private struct MSALiOS: MSALFlavour {
     let client: MSALPublicClient
 
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
@@ -88,20 +120,11 @@ private struct MSALiOS: EmbeddedSDK {
         case nil: return .noOpportunity  // cancelled: nothing was asked
         }
     }
-
-    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
-        _ = try await client.observeAccountChanges(handler)
-    }
-
-    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
-    func signIn(user: String, password: String) async throws -> BrokerAccount {
-        try await client.signIn(user: user, password: password)
-    }
-    func signOut() async throws { try await client.signOut() }
 }
 
-/// MSAL, Android flavour (§2.5): `account-changed` when the account changed, then `account-loaded`.
-private struct MSALAndroid: EmbeddedSDK {
+/// MSAL, Android flavour (Docs/behaviour.md §5): `account-changed` when the account changed,
+/// then `account-loaded`.
+private struct MSALAndroid: MSALFlavour {
     let client: AndroidMSALPublicClient
 
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
@@ -117,16 +140,6 @@ private struct MSALAndroid: EmbeddedSDK {
         case nil: return .noOpportunity
         }
     }
-
-    func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
-        _ = try await client.observeAccountChanges(handler)
-    }
-
-    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
-    func signIn(user: String, password: String) async throws -> BrokerAccount {
-        try await client.signIn(user: user, password: password)
-    }
-    func signOut() async throws { try await client.signOut() }
 }
 
 /// Workspace ONE (§2.6): looks only at a cold start and at a return to the foreground; never
