@@ -4,7 +4,7 @@ import DeviceProcesses
 import Foundation
 
 /// DBusKit against the plain-C libdbus floor, in the same run: a method-call round trip and
-/// a one-receiver signal, each timed the way `../shared/bench/dbus-baseline` times its own,
+/// a one-receiver signal, each timed the way an external C floor (`--baseline`) times its own,
 /// with the same bus config, interleaved round by round so both see the same machine.
 @main
 struct DBusKitBenchmark: AsyncParsableCommand {
@@ -51,7 +51,8 @@ struct Compare: AsyncParsableCommand {
         commandName: "compare",
         abstract: "Run both sides, interleaved, and print the ratios (the default).")
 
-    @Option(help: "The C baseline folder.") var baseline = "../shared/bench/dbus-baseline"
+    @Option(help: "A C floor folder whose run.sh times `call CALLS` and `fanout 1 M GAP_US` (not part of the package).")
+    var baseline: String
     @Option(help: "Interleaved rounds.") var rounds = 3
     @Option(help: "Measured method calls per round (after 200 warm-up calls).") var calls = 2000
     @Option(help: "Measured signals per round (after 10 warm-up signals).") var signals = 1000
