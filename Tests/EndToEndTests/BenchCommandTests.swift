@@ -72,7 +72,10 @@ import Testing
     @Test func aFloorThatIsNotBuiltIsAnEnvironmentFailure() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.copyItem(atPath: sdlabPath, toPath: folder + "/sdlab")
+        // Copied by another process: a copy's descriptor held open here could leak into a child
+        // some other test spawns meanwhile, and the copy would not start ("Text file busy").
+        let copy = try await run("/bin/cp", [sdlabPath, folder + "/sdlab"])
+        try #require(copy.status == 0, "\(copy.stderr)")
         let output = try await run(folder + "/sdlab", ["bench", "--apps", "1"])
         #expect(output.status == 3, "\(output.stderr)")
         #expect(
