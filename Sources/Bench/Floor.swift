@@ -135,11 +135,28 @@ public struct PackageFloor: Floor {
     {
         let bus = try await offPool { Result { () throws(LaunchError) in try BusDaemon.start(in: directory) } }.get()
         var started: [ChildProcess] = []
-        defer {
+        let outcome: Result<FloorMeasurement, any Error>
+        do {
+            outcome = .success(
+                try await measure(
+                    receivers: receivers, signals: signals, gap: gap, recheck: recheck, in: directory, bus: bus,
+                    started: &started))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Waiting for processes blocks: off the cooperative pool, which others need meanwhile.
+        await offPool { [started] in
             for process in started { process.signal(SIGTERM) }
             for process in started where !process.waitForExit(timeout: .seconds(5)) { process.stop(grace: .zero) }
             bus.stop()
         }
+        return try outcome.get()
+    }
+
+    private func measure(
+        receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String, bus: BusDaemon,
+        started: inout [ChildProcess]
+    ) async throws -> FloorMeasurement {
         var broker: ChildProcess?
         if recheck {
             let (process, stdout) = try ChildProcess.spawn(

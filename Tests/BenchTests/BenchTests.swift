@@ -221,9 +221,8 @@ import Testing
             try FileManager.default.createSymbolicLink(
                 atPath: tools + "/" + tool, withDestinationPath: built.folder + "/" + tool)
         }
-        try "#!/bin/sh\necho 'FloorReceiver: cannot connect to the bus' >&2\nexit 2\n".write(
-            toFile: tools + "/FloorReceiver", atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools + "/FloorReceiver")
+        try writeProgram(
+            "#!/bin/sh\necho 'FloorReceiver: cannot connect to the bus' >&2\nexit 2\n", to: tools + "/FloorReceiver")
         let run = folder + "/run"
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
         await #expect {
@@ -245,4 +244,15 @@ import Testing
             "\(error)".contains("no FloorEmitter, FloorReceiver, FloorBroker in /nonexistent")
         }
     }
+}
+
+/// Writes an executable script through a descriptor closed on exec: a child another test
+/// spawns meanwhile must not inherit it open for writing, or the script could not run
+/// ("Text file busy").
+func writeProgram(_ text: String, to path: String) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else { throw POSIXError(.EIO) }
 }
