@@ -148,7 +148,7 @@ extension RunCommandTests {
         defer { runner.stop(grace: .seconds(2)) }
         runner.signal(SIGKILL)
         #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
-        try await eventually(within: .seconds(15), "everything the run started is gone") {
+        try await eventually(within: .seconds(30), "everything the run started is gone") {
             Self.processes(mentioning: folder).isEmpty
         }
     }
@@ -162,7 +162,7 @@ extension RunCommandTests {
         kill(bus, SIGKILL)
         // The run waits 60 s; it must notice at once (a suspended app cannot notice at all).
         #expect(runner.exitStatus(timeout: .seconds(15)) == .exited(3))
-        try await eventually(within: .seconds(15), "everything the run started is gone") {
+        try await eventually(within: .seconds(30), "everything the run started is gone") {
             Self.processes(mentioning: folder).isEmpty
         }
     }
