@@ -9,8 +9,9 @@ struct GuardCommand: ParsableCommand {
         discussion: """
             Waits until its stdin reaches end of file — the pipe's other end belongs to the \
             process that started the device, so this happens when that process exits, even by \
-            SIGKILL — then stops the process --pid if its command line still contains --match. \
-            Without their bus the hub and the apps end by themselves, so nothing is left behind.
+            SIGKILL — then stops the process --pid if its command line still contains --match, and \
+            continues every process of the run folder (a suspended app). Without their bus the hub \
+            and the apps end by themselves, so nothing is left behind.
             """,
         shouldDisplay: false
     )
@@ -29,9 +30,12 @@ struct GuardCommand: ParsableCommand {
             if count < 0, errno == EINTR { continue }
             if count <= 0 { break }
         }
-        guard let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+        if let line = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
             String(decoding: line, as: UTF8.self).contains(match)
-        else { return }
-        ChildProcess(pid: pid).stop(grace: .seconds(2))
+        {
+            ChildProcess(pid: pid).stop(grace: .seconds(2))
+        }
+        // A suspended app (SIGSTOP) cannot notice its bus is gone: continued, it does, and ends.
+        for process in LiveProcesses.mentioning(match) where process.pid != getpid() { kill(process.pid, SIGCONT) }
     }
 }

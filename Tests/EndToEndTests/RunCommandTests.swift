@@ -148,8 +148,13 @@ extension RunCommandTests {
         defer { runner.stop(grace: .seconds(2)) }
         runner.signal(SIGKILL)
         #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
-        try await eventually(within: .seconds(30), "everything the run started is gone") {
-            Self.processes(mentioning: folder).isEmpty
+        do {
+            try await eventually(within: .seconds(30), "everything the run started is gone") {
+                Self.processes(mentioning: folder).isEmpty
+            }
+        } catch {
+            Issue.record("still running: \(Self.processes(mentioning: folder))")
+            throw error
         }
     }
 
