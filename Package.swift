@@ -36,7 +36,7 @@ let package = Package(
             dependencies: [
                 "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // The device attacker: reads containers and tries every key found in them (SPEC §2.8).
+        // The device attacker: reads containers and tries every key found in them (Docs/behaviour.md §8).
         .target(
             name: "LeakScan",
             dependencies: [
@@ -114,7 +114,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Not a test: DBusKit timed against the C floor in ../shared/bench/dbus-baseline.
+        // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",
             dependencies: [
