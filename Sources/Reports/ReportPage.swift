@@ -60,23 +60,18 @@ extension ReportPage {
     /// Each app and the cleanup it ran, as its trace says (`launched`): apps alike are one row.
     static func apps(_ result: ScenarioResult) -> String {
         var ran: [String: String] = [:]
-        for event in result.events where event.is(.launched) {
-            let policy = event[.hook].map { "hook \($0)" } ?? event[.policy] ?? "?"
-            ran[event.proc] = policy + (event[.keeps].map { " (keeps \($0))" } ?? "")
-        }
-        var order: [String] = []
-        var names: [String: [String]] = [:]
+        for event in result.events where event.is(.launched) { ran[event.proc] = event.cleanupThatRan }
+        var rows = AppGroups<String>()
         for app in result.scenario.apps {
-            let row =
-                "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
-                + "<td>\(Reports.xml(ran[app.name] ?? "not launched"))</td>"
-            if names[row] == nil { order.append(row) }
-            names[row, default: []].append(app.name)
+            rows.add(
+                app.name,
+                under: "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
+                    + "<td>\(Reports.xml(ran[app.name] ?? "not launched"))</td>")
         }
-        guard !order.isEmpty else { return "" }
+        guard !rows.groups.isEmpty else { return "" }
         return "<table><tr><th>app</th><th>sdk</th><th>cleanup that ran</th></tr>\n"
-            + order.map { "<tr><td>\(Reports.xml(AppNames.listed(names[$0]!)))</td>\($0)</tr>" }.joined(separator: "\n")
-            + "</table>"
+            + rows.groups.map { "<tr><td>\(Reports.xml(AppNames.listed($0.apps)))</td>\($0.key)</tr>" }
+            .joined(separator: "\n") + "</table>"
     }
 
     /// The pairs still open: another user's data the app still held readable, and why.

@@ -20,7 +20,7 @@ struct ExpectationCheck {
         let events = TraceEvent.merged(from: driver.device.directory + "/trace")
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [String] = []
-        var appFailures = FailuresByApp()
+        var appFailures = AppGroups<AppFailure>()
         for expectation in expectations {
             if expectation.target == Expectation.hub {
                 failures += try await hubFailures(expectation, session: session)
@@ -38,12 +38,13 @@ struct ExpectationCheck {
                         .compactMap { $0[.name] })
                 for field in expectation.fields {
                     for mismatch in context.mismatches(field.check) {
-                        appFailures.add(mismatch, of: app, at: field.location)
+                        appFailures.add(app, under: AppFailure(location: field.location, failure: mismatch))
                     }
                 }
             }
         }
-        return failures + appFailures.lines
+        return failures
+            + appFailures.groups.map { "\($0.key.location): \(AppNames.who($0.apps)).\($0.key.failure)" }
     }
 
     private func apps(of target: String) -> [String] {
@@ -185,28 +186,35 @@ private struct AppContext {
 
 /// App failures of one `expect` step: the same failure of several apps (a fleet's members,
 /// `all`) is one line that lists them, `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`.
-struct FailuresByApp {
-    private struct Key: Hashable { let location: Location, failure: String }
-    private var order: [Key] = []
+/// Apps gathered under keys (a failure, an open pair, a row of a table): keys in the order
+/// first seen, each key's apps in the order added, so that apps alike are said once.
+public struct AppGroups<Key: Hashable> {
+    private var keys: [Key] = []
     private var apps: [Key: [String]] = [:]
 
-    mutating func add(_ failure: String, of app: String, at location: Location) {
-        let key = Key(location: location, failure: failure)
-        if apps[key] == nil { order.append(key) }
+    public init() {}
+
+    public mutating func add(_ app: String, under key: Key) {
+        if apps[key] == nil { keys.append(key) }
         apps[key, default: []].append(app)
     }
 
-    var lines: [String] {
-        order.map { key in
-            let names = apps[key]!
-            let who = names.count == 1 ? names[0] : "\(AppNames.listed(names)) (\(names.count) apps)"
-            return "\(key.location): \(who).\(key.failure)"
-        }
-    }
+    public var groups: [(key: Key, apps: [String])] { keys.map { ($0, apps[$0]!) } }
+}
+
+/// One failed check of an expectation, whichever app failed it.
+private struct AppFailure: Hashable {
+    let location: Location
+    let failure: String
 }
 
 /// App names as a person reads a list of them.
 public enum AppNames {
+    /// `mail`, or `fleet1–fleet20 (20 apps)`.
+    public static func who(_ names: [String]) -> String {
+        names.count == 1 ? names[0] : "\(listed(names)) (\(names.count) apps)"
+    }
+
     /// `fleet1–fleet5, fleet7, mail`: runs of a name with consecutive numbers written as one range.
     public static func listed(_ names: [String]) -> String {
         var parts: [String] = []

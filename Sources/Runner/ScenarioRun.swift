@@ -59,8 +59,12 @@ extension TraceEvent {
     /// What a person must hear of at once: an app's cleanup that failed or left data behind.
     var surfacedProblem: String? {
         guard self.is(.cleanupFailed) else { return nil }
-        let ran = self[.hook].map { "hook \($0)" } ?? self[.policy] ?? "cleanup"
-        return "\(proc): cleanup (\(ran)) for \(self[.previous] ?? "?") failed: \(self[.error] ?? "")"
+        return "\(proc): cleanup (\(cleanupThatRan)) for \(self[.previous] ?? "?") failed: \(self[.error] ?? "")"
+    }
+
+    /// The cleanup a `launched` or cleanup event names: `wipe-all`, `hook ./clean.sh (keeps common)`.
+    public var cleanupThatRan: String {
+        (self[.hook].map { "hook \($0)" } ?? self[.policy] ?? "?") + (self[.keeps].map { " (keeps \($0))" } ?? "")
     }
 }
 

@@ -69,18 +69,15 @@ extension SessionChangeTiming {
     /// alike but for the app (a fleet's members) are one line that lists the apps.
     public static func openLines(_ timings: [SessionChangeTiming]) -> [String] {
         struct Key: Hashable { let generation: UInt64, held: String, reason: String }
-        var order: [Key] = []
-        var apps: [Key: [String]] = [:]
+        var open = AppGroups<Key>()
         for timing in timings where timing.isOpen {
-            let key = Key(
-                generation: timing.generation, held: timing.held.description, reason: timing.openReason ?? "open")
-            if apps[key] == nil { order.append(key) }
-            apps[key, default: []].append(timing.app)
+            open.add(
+                timing.app,
+                under: Key(
+                    generation: timing.generation, held: timing.held.description, reason: timing.openReason ?? "open"))
         }
-        return order.map { key in
-            let names = apps[key]!
-            let who = names.count == 1 ? names[0] : "\(AppNames.listed(names)) (\(names.count) apps)"
-            return "generation \(key.generation), \(who) (held \(key.held)): \(key.reason)"
+        return open.groups.map { key, apps in
+            "generation \(key.generation), \(AppNames.who(apps)) (held \(key.held)): \(key.reason)"
         }
     }
 }
