@@ -13,9 +13,31 @@ import Testing
 struct SilentHubTests {
     /// Released at the end of a test, so the unanswered calls end too.
     final class Gate: Sendable {
-        private let released = Mutex(false)
-        func release() { released.withLock { $0 = true } }
-        var isReleased: Bool { released.withLock { $0 } }
+        private struct State {
+            var released = false
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = Mutex(State())
+
+        func release() {
+            let waiters = state.withLock { state in
+                state.released = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        /// Returns once released.
+        func passed() async {
+            await withCheckedContinuation { continuation in
+                let open = state.withLock { state in
+                    if !state.released { state.waiters.append(continuation) }
+                    return state.released
+                }
+                if open { continuation.resume() }
+            }
+        }
     }
 
     static let timeout = Duration.milliseconds(300)
@@ -27,7 +49,7 @@ struct SilentHubTests {
         let gate = Gate()
         let silent = try await device.appConnection()
         let hang: @Sendable (DBusInterface.Call) async throws -> [DBusValue] = { _ in
-            while !gate.isReleased { try await Task.sleep(for: .milliseconds(20)) }
+            await gate.passed()
             throw DBusError.failed("released")
         }
         try silent.export(
