@@ -5,6 +5,7 @@ let package = Package(
     name: "SharedDeviceLab",
     products: [
         .executable(name: "sdlab", targets: ["sdlab"]),
+        .executable(name: "sdlab-app", targets: ["sdlab-app"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         // The simulated SDKs as an app calls them, and the host that runs an app as a fleet member.
         .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract"]),
@@ -90,6 +91,13 @@ let package = Package(
                 "Bench", "DBusKit", "DeviceContract", "Faults", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
                 "Runner", "Scenario", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The app process the runner starts (`sdlab app` without the rest of sdlab), beside sdlab.
+        .executableTarget(
+            name: "sdlab-app",
+            dependencies: [
+                "DeviceContract", "ManagedApp", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts

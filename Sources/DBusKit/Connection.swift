@@ -277,23 +277,23 @@ public final class Connection: Sendable {
     /// bytes of memory), and leaves none of its unix fds open here.
     private func route(_ raw: OpaquePointer) -> Bool {
         defer { dbus_message_unref(raw) }
+        let type = dbus_message_get_type(raw)
+        if type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR {
+            // A reply needs nothing of its header but the serial it answers.
+            let serial = dbus_message_get_reply_serial(raw)
+            guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: serial) }) else { return false }
+            call.continuation.resume(with: Message.outcome(ofReply: raw))
+            return false
+        }
         guard let header = Message(decodingHeaderOf: raw) else { return false }
         switch header.kind {
-        case .methodReturn, .error:
-            guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: header.replySerial) }) else {
-                return false
-            }
-            let message = header.withBody(of: raw)
-            if let error = message.error {
-                call.continuation.resume(throwing: error)
-            } else {
-                call.continuation.resume(returning: message.body)
-            }
         case .signal:
             if header.isLocalDisconnect { return true }
             deliverSignal(header.withBody(of: raw))
         case .methodCall:
             handleMethodCall(header) { header.withBody(of: raw) }
+        case .methodReturn, .error:
+            break
         }
         return false
     }

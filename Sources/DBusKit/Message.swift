@@ -24,12 +24,6 @@ public struct Message: Sendable {
     public let signature: Signature
     public private(set) var body: [DBusValue] = []
 
-    /// For an error reply: the error it carries (the message is its first string argument).
-    public var error: DBusError? {
-        guard kind == .error else { return nil }
-        return DBusError(name: errorName ?? DBusError.prefix + "Failed", message: body.first?.string ?? "")
-    }
-
     /// The header only: the body is decoded by `withBody(of:)`, once someone takes the message.
     init?(decodingHeaderOf raw: OpaquePointer) {
         guard let kind = Kind(rawValue: dbus_message_get_type(raw)) else { return nil }
@@ -44,6 +38,15 @@ public struct Message: Sendable {
         errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
         noReplyExpected = dbus_message_get_no_reply(raw) != 0
         signature = Signature(unchecked: dbus_message_get_signature(raw).map { String(cString: $0) } ?? "")
+    }
+
+    /// A method return's values, or the error an error reply carries (its message is the
+    /// reply's first string argument).
+    static func outcome(ofReply raw: OpaquePointer) -> Result<[DBusValue], any Error> {
+        let body = Marshal.readBody(of: raw)
+        guard dbus_message_get_type(raw) == DBUS_MESSAGE_TYPE_ERROR else { return .success(body) }
+        let name = dbus_message_get_error_name(raw).map { String(cString: $0) } ?? DBusError.prefix + "Failed"
+        return .failure(DBusError(name: name, message: body.first?.string ?? ""))
     }
 
     /// This message with its body decoded from `raw`, the message its header came from. Each

@@ -1,28 +1,26 @@
 /// Validation of the names the D-Bus specification constrains. libdbus aborts or prints a
 /// warning on invalid names, so every name is checked here before it reaches libdbus.
 public enum DBusNames {
+    // Each check is one pass over the UTF-8 bytes, without copying: names are checked on every
+    // message sent.
+
     /// `/` or `/` followed by `/`-separated non-empty elements of `[A-Za-z0-9_]`.
     public static func isValidObjectPath(_ path: String) -> Bool {
-        let bytes = Array(path.utf8)
-        guard bytes.first == UInt8(ascii: "/") else { return false }
-        if bytes.count == 1 { return true }
-        guard bytes.last != UInt8(ascii: "/") else { return false }
-        var previousSlash = false
-        for byte in bytes {
+        var previous: UInt8 = 0
+        for byte in path.utf8 {
             if byte == UInt8(ascii: "/") {
-                if previousSlash { return false }
-                previousSlash = true
-            } else {
-                guard isElementByte(byte, allowHyphen: false) else { return false }
-                previousSlash = false
+                if previous == UInt8(ascii: "/") { return false }
+            } else if previous == 0 || !isElementByte(byte, allowHyphen: false) {
+                return false
             }
+            previous = byte
         }
-        return true
+        return previous != 0 && (previous != UInt8(ascii: "/") || path.utf8.count == 1)
     }
 
     /// Two or more `.`-separated elements of `[A-Za-z0-9_]`, none starting with a digit.
     public static func isValidInterfaceName(_ name: String) -> Bool {
-        dottedName(name, allowHyphen: false, allowLeadingDigit: false)
+        dottedName(name.utf8, allowHyphen: false, allowLeadingDigit: false)
     }
 
     /// Error names follow the interface-name rules.
@@ -30,30 +28,37 @@ public enum DBusNames {
 
     /// One element of `[A-Za-z0-9_]`, not starting with a digit.
     public static func isValidMemberName(_ name: String) -> Bool {
-        let bytes = Array(name.utf8)
-        guard !bytes.isEmpty, bytes.count <= 255, !isDigit(bytes[0]) else { return false }
-        return bytes.allSatisfy { isElementByte($0, allowHyphen: false) }
+        guard let first = name.utf8.first, !isDigit(first), name.utf8.count <= 255 else { return false }
+        return name.utf8.allSatisfy { isElementByte($0, allowHyphen: false) }
     }
 
     /// A unique name (`:1.42`) or a well-known name (`dev.sdlab.Hub`).
     public static func isValidBusName(_ name: String) -> Bool {
-        if name.hasPrefix(":") {
-            return dottedName(String(name.dropFirst()), allowHyphen: true, allowLeadingDigit: true)
-                && name.utf8.count <= 255
+        guard name.utf8.count <= 255 else { return false }
+        if name.utf8.first == UInt8(ascii: ":") {
+            return dottedName(name.utf8.dropFirst(), allowHyphen: true, allowLeadingDigit: true)
         }
-        return dottedName(name, allowHyphen: true, allowLeadingDigit: false)
+        return dottedName(name.utf8, allowHyphen: true, allowLeadingDigit: false)
     }
 
-    private static func dottedName(_ name: String, allowHyphen: Bool, allowLeadingDigit: Bool) -> Bool {
-        guard name.utf8.count <= 255 else { return false }
-        let elements = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard elements.count >= 2 else { return false }
-        return elements.allSatisfy { element in
-            let bytes = Array(element.utf8)
-            guard let first = bytes.first else { return false }
-            if !allowLeadingDigit, isDigit(first) { return false }
-            return bytes.allSatisfy { isElementByte($0, allowHyphen: allowHyphen) }
+    private static func dottedName(
+        _ bytes: some Collection<UInt8>, allowHyphen: Bool, allowLeadingDigit: Bool
+    ) -> Bool {
+        guard bytes.count <= 255 else { return false }
+        var elements = 1
+        var elementLength = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: ".") {
+                guard elementLength > 0 else { return false }
+                elements += 1
+                elementLength = 0
+            } else {
+                guard isElementByte(byte, allowHyphen: allowHyphen) else { return false }
+                if elementLength == 0, !allowLeadingDigit, isDigit(byte) { return false }
+                elementLength += 1
+            }
         }
+        return elements >= 2 && elementLength > 0
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

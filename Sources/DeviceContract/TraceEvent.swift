@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One line of a process's trace (`{"t", "proc", "event", …}`), its other fields as text.
 public struct TraceEvent: Equatable, Sendable {
@@ -23,24 +24,11 @@ public struct TraceEvent: Equatable, Sendable {
     /// A trace line; nil for a line that is not a whole event (a process killed mid-write
     /// leaves none, but a foreign file might).
     public init?(line: Substring) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-            let t = (object["t"] as? NSNumber)?.uint64Value, let proc = object["proc"] as? String,
-            let event = object["event"] as? String
+        guard var object = try? JSONDecoder().decode([String: FieldText].self, from: Data(line.utf8)),
+            let t = object.removeValue(forKey: "t").flatMap({ UInt64($0.text) }),
+            let proc = object.removeValue(forKey: "proc")?.text, let event = object.removeValue(forKey: "event")?.text
         else { return nil }
-        var fields: [String: String] = [:]
-        for (key, value) in object where !["t", "proc", "event"].contains(key) {
-            fields[key] = (value as? String) ?? Self.text(of: value)
-        }
-        self.init(t: t, proc: proc, event: event, fields: fields)
-    }
-
-    /// A JSON number or boolean as text: `true` and `false` for booleans, which Foundation
-    /// reads as numbers.
-    private static func text(of value: Any) -> String {
-        if let number = value as? NSNumber, String(cString: number.objCType) == "c" {
-            return number.boolValue ? "true" : "false"
-        }
-        return "\(value)"
+        self.init(t: t, proc: proc, event: event, fields: object.mapValues(\.text))
     }
 
     /// Every event of one trace file, in its order (none if it cannot be read).
@@ -76,5 +64,28 @@ extension TraceEvent {
     /// A user field: nil for `none` (or no field).
     public func user(_ field: TraceField = .user) -> String? {
         self[field].flatMap { $0 == TraceValue.noUser || $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// A field's value as text, whatever JSON scalar it was written as: `true` and `false` for
+/// booleans, numbers as written, a list of strings joined with commas.
+private struct FieldText: Decodable {
+    let text: String
+
+    init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer()
+        if let flag = try? value.decode(Bool.self) {
+            text = flag ? "true" : "false"
+        } else if let number = try? value.decode(UInt64.self) {
+            text = String(number)
+        } else if let number = try? value.decode(Int64.self) {
+            text = String(number)
+        } else if let number = try? value.decode(Double.self) {
+            text = String(number)
+        } else if let list = try? value.decode([String].self) {
+            text = list.joined(separator: ",")
+        } else {
+            text = try value.decode(String.self)
+        }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -73,7 +73,7 @@ public final class TraceLog: Sendable {
         var line: [UInt8] = []
         line.reserveCapacity(160)
         line += #"{"t":"#.utf8
-        line += String(time).utf8
+        Self.appendDecimal(time, to: &line)
         line += #","proc":"#.utf8
         Self.appendQuoted(process, to: &line)
         line += #","event":"#.utf8
@@ -93,8 +93,10 @@ public final class TraceLog: Sendable {
     private static func appendJSON(_ value: TraceValue, to line: inout [UInt8]) {
         switch value {
         case .string(let text): appendQuoted(text, to: &line)
-        case .int(let number): line += String(number).utf8
-        case .uint(let number): line += String(number).utf8
+        case .int(let number):
+            if number < 0 { line.append(UInt8(ascii: "-")) }
+            appendDecimal(number.magnitude, to: &line)
+        case .uint(let number): appendDecimal(number, to: &line)
         case .bool(let flag): line += (flag ? "true" : "false").utf8
         case .strings(let texts):
             line.append(UInt8(ascii: "["))
@@ -103,6 +105,21 @@ public final class TraceLog: Sendable {
                 appendQuoted(text, to: &line)
             }
             line.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// Appends the digits of `number` without making a String of them.
+    static func appendDecimal(_ number: UInt64, to line: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = number
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            line += buffer[index...]
         }
     }
 

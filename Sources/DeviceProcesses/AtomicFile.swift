@@ -1,5 +1,5 @@
 import CSystem
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc

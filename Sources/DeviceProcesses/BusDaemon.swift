@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -38,8 +38,9 @@ public struct BusDaemon: Sendable {
         guard let address = reader.readLine(timeout: timeout), address.hasPrefix("unix:") else {
             process.stop(grace: .seconds(1))
             let said =
-                (try? String(contentsOfFile: log, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+                (try? String(contentsOfFile: log, encoding: .utf8)).map {
+                    String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+                } ?? ""
             throw LaunchError(
                 "dbus-daemon did not start with \(configFile)"
                     + (said.isEmpty ? " within \(timeout)" : ": \(said)"))
@@ -100,7 +101,7 @@ public enum DevicePaths {
                 atPath: path, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            throw LaunchError("cannot create \(path): \(error.localizedDescription)")
+            throw LaunchError("cannot create \(path): \(error)")
         }
     }
 }

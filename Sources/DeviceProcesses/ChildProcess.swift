@@ -1,5 +1,5 @@
 import CSystem
-import Foundation
+import FoundationEssentials
 
 #if canImport(Glibc)
     import Glibc
@@ -225,8 +225,26 @@ public final class LineReader: @unchecked Sendable {
 /// Swift cooperative pool never blocks.
 public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: body()) }
+        detachThread { continuation.resume(returning: body()) }
     }
+}
+
+/// Runs `body` on a new thread that nobody joins.
+public func detachThread(_ body: @escaping @Sendable () -> Void) {
+    final class Body: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(
+        &thread, nil,
+        { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, context)
+    precondition(result == 0, "pthread_create failed: \(result)")
+    pthread_detach(thread)
 }
 
 /// The result of whichever of `racers` finishes first. The others are cancelled and not

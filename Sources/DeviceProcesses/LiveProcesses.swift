@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The live processes (not zombies) that belong to a run folder: their command line names it,
 /// or their environment puts an app's container in it (a cleanup hook names it there only).

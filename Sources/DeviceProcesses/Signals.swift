@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 #if canImport(Glibc)
@@ -61,7 +61,7 @@ private final class SignalWatcher: Sendable {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
-        Thread.detachNewThread { [self] in watch() }
+        detachThread { [self] in watch() }
     }
 
     private func watch() {

@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
-import Foundation
+import FoundationEssentials
+import Glibc
 import SharedDevice
 
 /// `dev.sdlab.App1` at `/dev/sdlab/App`: how the runner (or anyone) drives an app and reads

@@ -2,7 +2,8 @@ import Crypto
 import DBusKit
 import DeviceContract
 import DeviceProcesses
-import Foundation
+import FoundationEssentials
+import Glibc
 import LeakScan
 import SharedDevice
 import SharedDeviceSDK

@@ -2,7 +2,8 @@ import ArgumentParser
 import DBusKit
 import DeviceContract
 import DeviceProcesses
-import Foundation
+import FoundationEssentials
+import Glibc
 import SharedDevice
 
 /// Runs an app process to its end: connect, start, say `ready`, serve until SIGTERM (the work
@@ -40,7 +41,7 @@ public enum AppMain {
             await connection.close()
             throw cannotStart(configuration.name, "\(error)")
         }
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        write(STDOUT_FILENO, "ready\n")
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()
@@ -56,7 +57,18 @@ public enum AppMain {
     }
 
     private static func cannotStart(_ name: String, _ why: String) -> ExitCode {
-        FileHandle.standardError.write(Data("the app \(name) cannot start: \(why)\n".utf8))
+        write(STDERR_FILENO, "the app \(name) cannot start: \(why)\n")
         return ExitCode(3)
+    }
+}
+
+/// Writes all of `text` to `fd` (a pipe may take it in parts).
+private func write(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
     }
 }

@@ -1,5 +1,6 @@
 import DeviceProcesses
-import Foundation
+import FoundationEssentials
+import Glibc
 import SharedDevice
 
 /// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, journaled: the job is

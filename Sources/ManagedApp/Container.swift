@@ -1,6 +1,7 @@
 import Crypto
 import DeviceProcesses
-import Foundation
+import FoundationEssentials
+import Glibc
 import SharedDevice
 import SharedDeviceSDK
 
@@ -62,10 +63,10 @@ public struct Container: Sendable {
         case .preferences:
             var values = preferenceValues(of: user)
             values += canaries.map { "\($0) preference of \(user)" }
-            let document = ["user": user, "values": values] as [String: Any]
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try store(
-                JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]),
-                at: path(.preferences) + "/\(user).json")
+                encoder.encode(PreferencesFile(user: user, values: values)), at: path(.preferences) + "/\(user).json")
         case .common, .plain:
             try store(Self.values(canaries), at: recordsPath(canaries, "txt"))
         case .sensitive, .external:
@@ -186,7 +187,7 @@ public struct Container: Sendable {
             return Canary.all(in: preferenceValues(of: user).joined(separator: " ")[...]).map(\.number)
         }
         return files(in: path(folder(of: kind)) + "/" + user).compactMap { file in
-            let name = (file as NSString).lastPathComponent
+            let name = file.split(separator: "/").last ?? ""
             guard name.hasPrefix(kind.rawValue + "-") else { return nil }
             // KIND-FIRST-LAST.SUFFIX: the last number of the file's records.
             return Int(name.dropFirst(kind.rawValue.count + 1).drop { $0.isNumber }.dropFirst().prefix { $0.isNumber })
@@ -194,10 +195,8 @@ public struct Container: Sendable {
     }
 
     private func preferenceValues(of user: String) -> [String] {
-        guard let bytes = FileManager.default.contents(atPath: path(.preferences) + "/\(user).json"),
-            let document = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any]
-        else { return [] }
-        return document["values"] as? [String] ?? []
+        guard let bytes = FileManager.default.contents(atPath: path(.preferences) + "/\(user).json") else { return [] }
+        return (try? JSONDecoder().decode(PreferencesFile.self, from: bytes))?.values ?? []
     }
 
     private func files(in folder: String) -> [String] {
@@ -210,4 +209,10 @@ public struct Container: Sendable {
             throw WriteFailure(file: file)
         }
     }
+}
+
+/// A user's preferences file: `{"user": NAME, "values": [...]}`.
+private struct PreferencesFile: Codable {
+    let user: String
+    let values: [String]
 }

@@ -65,9 +65,9 @@ public struct LaunchedApp: Sendable {
     ) async throws(LaunchError) -> LaunchedApp {
         try RunFolder.prepare(directory)
         let log = RunFolder.log(of: spec.name, in: directory)
-        let (executable, arguments) =
-            spec.executable.map { ($0, spec.arguments(bus: bus, directory: directory)) }
-            ?? (sdlab, ["app"] + spec.arguments(bus: bus, directory: directory))
+        let arguments = spec.arguments(bus: bus, directory: directory)
+        let executable: String
+        if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
         let (process, stdout) = try ChildProcess.spawn(
             executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
         let reader = LineReader(fd: stdout!)
@@ -97,6 +97,18 @@ public struct LaunchedApp: Sendable {
         process.signal(SIGCONT)
         process.stop(grace: grace)
         HookRecord.stopLeftover(in: container)
+    }
+}
+
+extension LaunchedApp {
+    /// `sdlab-app`, which the package builds beside sdlab: what `sdlab app` runs, in a smaller process.
+    static func appExecutable(beside sdlab: String) throws(LaunchError) -> String {
+        let folder = sdlab.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let path = (folder.isEmpty ? "." : folder) + "/sdlab-app"
+        guard access(path, X_OK) == 0 else {
+            throw LaunchError("no app executable at \(path): build the whole package (`swift build`), not sdlab alone")
+        }
+        return path
     }
 }
 

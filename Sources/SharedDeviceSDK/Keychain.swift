@@ -1,6 +1,7 @@
 import Crypto
 import DeviceProcesses
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An app's keychain: a private folder of 256-bit keys (`NAME.key`) and small saved items
 /// (`NAME.json`), each written atomically (0600). It lives in the app's container, so it

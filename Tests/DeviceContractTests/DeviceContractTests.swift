@@ -102,4 +102,20 @@ import Testing
             })
         #expect(events.first?[.holds] == "cou1/plain,cou2/common")
     }
+
+    @Test func everyKindOfValueReadsBackAsTheTextItWasWrittenAs() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let trace = try TraceLog(path: file, process: "quote\"d\nname")
+        trace.record(.postReceived, at: 0, [.serial: .uint(.max), .count: .int(.min), .pid: .int(-42)])
+        trace.record(.callback, at: 1_234_567_890, [.name: "tab\tand \\ and \u{1}", .error: .string("")])
+        let events = TraceEvent.events(in: file)
+        #expect(events.map(\.t) == [0, 1_234_567_890])
+        #expect(events.allSatisfy { $0.proc == "quote\"d\nname" })
+        #expect(events.first?[.serial] == "18446744073709551615")
+        #expect(events.first?[.count] == "-9223372036854775808")
+        #expect(events.first?[.pid] == "-42")
+        #expect(events.last?[.name] == "tab\tand \\ and \u{1}")
+        #expect(events.last?[.error] == "")
+    }
 }
