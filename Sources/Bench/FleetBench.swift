@@ -54,7 +54,8 @@ public struct CPUShare: Sendable, Codable, Equatable {
 /// 1. the fleet is launched at once and timed until every app is ready;
 /// 2. the bench posts `signals` account-change notifications `gap` apart on an absolute
 ///    schedule, each a hint that every app answers with a check, and times each delivery
-///    from the apps' traces (each post is named there by its sender and serial);
+///    from the apps' traces (each post is named there by its sender and serial); nobody is
+///    signed in yet, so every check gets the empty answer the C broker gives;
 /// 3. `changes` check-ins end a session while every app holds `records` records of its
 ///    user, and each app's exposure runs from the hub's commit to its cleanup's end (after one
 ///    untimed change: an app's first cleanup pays for its first file writes and code paths);
@@ -92,16 +93,19 @@ public struct FleetBench: Sendable {
         defer { Task { await connection.close() } }
         let users = ["cou1", "cou2"]
         try await connection.callHub(HubMethod.enroll, [.string("stage"), .string("stage")])
-        try await connection.callHub(HubMethod.checkOut, [.string(users[0]), .string(users[0])])
 
         let specs = (1...apps).map { AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll) }
         let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
         launched = launch.apps
         let clients = specs.map { AppClient(connection, app: $0.name, timeout: .seconds(60)) }
 
-        try await eachApp(clients) { try await $0.write(.plain, count: records) }
+        // Posted while nobody is signed in: the hub then answers each check as the C broker
+        // does, with no account, so both sides do the same work per post.
         let processes = (bus: device.bus.process.pid, hub: device.hub.pid, apps: launched.map(\.process.pid))
         let (sent, cpu) = try await post(on: connection, clients: clients, measuring: processes)
+        try await connection.callHub(HubMethod.checkOut, [.string(users[0]), .string(users[0])])
+        try await eachApp(clients) { try await $0.settle() }
+        try await eachApp(clients) { try await $0.write(.plain, count: records) }
         var exposureStarts: [UInt64] = []
         for change in 0..<(warmupChanges + changes) {
             let timed = change >= warmupChanges

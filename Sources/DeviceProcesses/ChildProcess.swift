@@ -229,6 +229,18 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T
     }
 }
 
+/// Raises this process's limit of open files to the most it is allowed. A fleet needs a few
+/// descriptors per app in the runner (its pipe, its pidfd) and one connection per app in the
+/// bus, which inherits this limit: the usual soft limit, 1,024, stops a fleet near 1,000 apps.
+public func raiseOpenFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else {
+        return
+    }
+    limit.rlim_cur = limit.rlim_max
+    _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+}
+
 /// Runs `body` on a new thread that nobody joins.
 public func detachThread(_ body: @escaping @Sendable () -> Void) {
     final class Body: Sendable {

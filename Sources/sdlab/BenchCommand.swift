@@ -12,7 +12,8 @@ struct BenchCommand: AsyncParsableCommand {
             For each fleet size N a device of its own gets N background-mode MSAL apps (wipe-all). \
             The bench times the launch (spawn → every app ready), posts --signals account-change \
             notifications --gap apart and times each delivery (post → the app's SDK saw it) and, \
-            per post, the slowest app; then checks the device in --changes times while every app \
+            per post, the slowest app (nobody is signed in yet, so each app's check gets the same \
+            empty answer as a C receiver's); then checks the device in --changes times while every app \
             holds --records records, and times each app's exposure (the hub's commit → its cleanup \
             done). It counts lost deliveries, reads each app's PSS and the CPU time per post of the \
             bus, the hub and the apps. Right before each fleet, two plain-C floors run on the same \

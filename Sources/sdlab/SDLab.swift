@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceProcesses
 import Foundation
 
 @main
@@ -18,6 +19,7 @@ struct SDLab: AsyncParsableCommand {
 
     /// As ArgumentParser's, but a usage error exits 2 (Docs/outputs.md) instead of 64.
     static func main() async {
+        raiseOpenFileLimit()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
