@@ -31,6 +31,8 @@ public final class Connection: Sendable {
         /// Unreferenced by `shutDown`: every use checks `isOpen` or `closeRequested` first.
         fileprivate let raw: RawConnection
         fileprivate let socketFD: Int32
+        /// libdbus's watches on the socket, which the owner's poll serves.
+        fileprivate let watches: SocketWatches
         /// Written only with the lock held and while open (`wake()`), so never after
         /// `shutDown` closed it: by then its number may belong to another file.
         fileprivate let wakeFD: Int32
@@ -87,7 +89,8 @@ public final class Connection: Sendable {
         dbus_connection_get_unix_fd(raw, &fd)
         self.uniqueName = String(cString: name)
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, wakeFD: wakeFD))
+        let watches = SocketWatches(on: raw)
+        self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, watches: watches, wakeFD: wakeFD))
     }
 
     // MARK: - Sending
@@ -213,7 +216,8 @@ public final class Connection: Sendable {
     private struct Pump {
         var incoming: [OpaquePointer] = []
         var expired: [PendingCall] = []
-        var wantsWrite = false
+        /// What libdbus waits for on the socket (POLLIN, POLLOUT).
+        var socketEvents: Int16 = 0
         var timeoutMilliseconds: Int32 = -1
     }
 
@@ -239,10 +243,12 @@ public final class Connection: Sendable {
             }
             if disconnected { break }
             runJobs()
-            fds[0].events = Int16(POLLIN) | (pump.wantsWrite ? Int16(POLLOUT) : 0)
+            fds[0].events = pump.socketEvents
             fds[0].revents = 0
             fds[1].revents = 0
             _ = poll(&fds, 2, pump.timeoutMilliseconds)
+            let socketReady = fds[0].revents
+            if socketReady != 0 { state.withLock { $0.watches.handle(socketReady) } }
             if fds[1].revents != 0 {
                 var counter: UInt64 = 0
                 _ = read(wakeFD, &counter, 8)
@@ -251,17 +257,17 @@ public final class Connection: Sendable {
         shutDown()
     }
 
-    /// One round of I/O under the lock: read and write what the socket allows, take every
-    /// complete message, expire calls past their deadline. nil once a close was requested.
+    /// One round under the lock: take every complete message (the socket was read by the
+    /// watches after the last poll), expire calls past their deadline, and say what to poll
+    /// for. nil once a close was requested.
     private func pumpOnce() -> Pump? {
         state.withLock { state in
             guard !state.closeRequested else { return nil }
             var pump = Pump()
-            _ = dbus_connection_read_write(state.raw.pointer, 0)
             while let message = dbus_connection_pop_message(state.raw.pointer) { pump.incoming.append(message) }
             let now = monotonicNanoseconds()
             if now >= state.earliestDeadline { pump.expired = state.removeExpiredCalls(now: now) }
-            pump.wantsWrite = dbus_connection_has_messages_to_send(state.raw.pointer) != 0
+            pump.socketEvents = state.watches.events()
             if state.earliestDeadline != .max {
                 let remaining = (state.earliestDeadline - min(now, state.earliestDeadline) + 999_999) / 1_000_000
                 pump.timeoutMilliseconds = Int32(min(remaining, UInt64(Int32.max)))
@@ -380,6 +386,57 @@ extension Connection: TaskExecutor {
 /// Unchecked: the pointer is only used with that state locked.
 fileprivate struct RawConnection: @unchecked Sendable {
     let pointer: OpaquePointer
+}
+
+/// libdbus's watches on the connection's socket (one for reading, one for writing while
+/// something is queued), so that the owner thread's own poll() tells libdbus what the socket
+/// is ready for: libdbus then reads or writes without polling again (as
+/// `dbus_connection_read_write` would, one more system call per wake-up).
+/// Unchecked: libdbus calls the callbacks from within calls made with the connection's state
+/// locked, and the owner uses it only with that lock held.
+fileprivate final class SocketWatches: @unchecked Sendable {
+    private var watches: [OpaquePointer] = []
+
+    init(on connection: OpaquePointer) {
+        let added = dbus_connection_set_watch_functions(
+            connection,
+            { watch, context in
+                Unmanaged<SocketWatches>.fromOpaque(context!).takeUnretainedValue().watches.append(watch!)
+                return 1
+            },
+            { watch, context in
+                Unmanaged<SocketWatches>.fromOpaque(context!).takeUnretainedValue().watches.removeAll { $0 == watch }
+            },
+            nil, Unmanaged.passUnretained(self).toOpaque(), nil)
+        precondition(added != 0, "out of memory adding the socket's watches")
+    }
+
+    /// The poll() events the enabled watches wait for.
+    func events() -> Int16 {
+        watches.reduce(0) { events, watch in
+            guard dbus_watch_get_enabled(watch) != 0 else { return events }
+            let flags = dbus_watch_get_flags(watch)
+            return events | (flags & DBUS_WATCH_READABLE.rawValue != 0 ? Int16(POLLIN) : 0)
+                | (flags & DBUS_WATCH_WRITABLE.rawValue != 0 ? Int16(POLLOUT) : 0)
+        }
+    }
+
+    /// Tells each enabled watch what poll() found (reading or writing as much as it can).
+    func handle(_ revents: Int16) {
+        for watch in watches where dbus_watch_get_enabled(watch) != 0 {
+            let flags = dbus_watch_get_flags(watch)
+            var condition: UInt32 = 0
+            if revents & Int16(POLLIN) != 0, flags & DBUS_WATCH_READABLE.rawValue != 0 {
+                condition |= DBUS_WATCH_READABLE.rawValue
+            }
+            if revents & Int16(POLLOUT) != 0, flags & DBUS_WATCH_WRITABLE.rawValue != 0 {
+                condition |= DBUS_WATCH_WRITABLE.rawValue
+            }
+            if revents & Int16(POLLERR) != 0 { condition |= DBUS_WATCH_ERROR.rawValue }
+            if revents & Int16(POLLHUP) != 0 { condition |= DBUS_WATCH_HANGUP.rawValue }
+            if condition != 0 { _ = dbus_watch_handle(watch, condition) }
+        }
+    }
 }
 
 /// Lets a cancelled call find its pending entry.
