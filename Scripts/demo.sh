@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
-swift build --product sdlab
+swift build --product sdlab && swift build --product sdlab-app   # sdlab runs each app as sdlab-app
 sdlab=.build/debug/sdlab
 
 eval "$($sdlab device up --detach)"
