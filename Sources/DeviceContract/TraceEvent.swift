@@ -73,8 +73,11 @@ private struct FieldText: Decodable {
     let text: String
 
     init(from decoder: any Decoder) throws {
+        // Most fields are strings: tried first, since each failed attempt throws.
         let value = try decoder.singleValueContainer()
-        if let flag = try? value.decode(Bool.self) {
+        if let string = try? value.decode(String.self) {
+            text = string
+        } else if let flag = try? value.decode(Bool.self) {
             text = flag ? "true" : "false"
         } else if let number = try? value.decode(UInt64.self) {
             text = String(number)
@@ -82,10 +85,8 @@ private struct FieldText: Decodable {
             text = String(number)
         } else if let number = try? value.decode(Double.self) {
             text = String(number)
-        } else if let list = try? value.decode([String].self) {
-            text = list.joined(separator: ",")
         } else {
-            text = try value.decode(String.self)
+            text = try value.decode([String].self).joined(separator: ",")
         }
     }
 }
