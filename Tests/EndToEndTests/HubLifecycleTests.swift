@@ -119,23 +119,20 @@ import Testing
         }
     }
 
-    /// The broker's first post reaches a subscriber quickly, with the notify state already set.
+    /// The broker's first post reaches a subscriber with the notify state already set (how
+    /// quickly is `sdlab bench`'s to say, not a test's).
     @Test(.timeLimit(.minutes(1)))
-    func theFirstPostReachesASubscriberWithinABound() async throws {
+    func theFirstPostReachesASubscriberWithTheStateSet() async throws {
         try await DetachedDevice.with { device in
             try await withBus(device.address) { bus in
                 try await bus.checkOut("cou1")
                 let posts = try await bus.signals(matching: DeviceBus.posts(of: Self.changed))
-                let start = ContinuousClock.now
                 async let checkIn: Void = { _ = try await bus.hub(Self.hub1, "CheckIn") }()
-                let post = try await next(posts, within: .seconds(1))
-                let latency = ContinuousClock.now - start
+                let post = try await next(posts, within: .seconds(10))
                 try await checkIn
                 #expect(post.body == [.string(Self.changed)] && post.path == DeviceBus.notifyPath)
                 let state = try await bus.hub(NotifyMethod.interface, "GetState", [.string(Self.changed)])
                 #expect(state == [.uint64(2)])
-                // Generous for shared CI machines; a quiet machine takes a few milliseconds.
-                #expect(latency < .milliseconds(500), "first post after \(latency)")
             }
         }
     }
