@@ -65,7 +65,7 @@ struct RunCommandTests {
             stderr: .null, environment: environment(with: ["TMPDIR": folder]))
         do {
             try await eventually(within: .seconds(30), "both apps are up") {
-                processes(mentioning: folder).filter { $0.contains(" app ") }.count == 2
+                processes(mentioning: folder).filter { $0.contains("/sdlab-app ") }.count == 2
             }
         } catch {
             runner.stop(grace: .seconds(2))
