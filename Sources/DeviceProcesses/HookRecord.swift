@@ -12,7 +12,7 @@ public enum HookRecord {
     static func path(in container: String) -> String { container + "/running-hook.pid" }
 
     public static func note(_ pid: Int32, in container: String) {
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: path(in: container), contents: Data("\(pid)".utf8),
             attributes: [.posixPermissions: 0o600])
     }
