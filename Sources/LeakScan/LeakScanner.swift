@@ -82,22 +82,11 @@ public struct LeakScanner: Sendable {
     /// Every regular file under `root`, as paths relative to it (a folder walk with readdir:
     /// an app scans its own container after each cleanup, so this is on a hot path).
     static func files(under root: String, relative: String = "") -> [String] {
-        guard let folder = opendir(relative.isEmpty ? root : root + "/" + relative) else { return [] }
-        defer { closedir(folder) }
-        var found: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name != ".", name != ".." else { continue }
-            let path = relative.isEmpty ? name : relative + "/" + name
-            switch Int32(entry.pointee.d_type) {
-            case Int32(DT_DIR): found += files(under: root, relative: path)
-            case Int32(DT_REG): found.append(path)
-            default: continue  // links and the rest are not the app's files
-            }
+        FolderListing.entries(of: relative.isEmpty ? root : root + "/" + relative).flatMap { entry in
+            let path = relative.isEmpty ? entry.name : relative + "/" + entry.name
+            // Links and the rest are not the app's files.
+            return entry.isFolder ? files(under: root, relative: path) : entry.isFile ? [path] : []
         }
-        return found
     }
 
     /// A file's bytes; none if it cannot be read.

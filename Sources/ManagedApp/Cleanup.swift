@@ -32,6 +32,9 @@ public struct Cleaner: Sendable {
 
     var journalPath: String { container.root + "/cleanup-journal.json" }
 
+    /// The journal with no job in it (`Job?.none` as JSON).
+    static let noJob = Data("null".utf8)
+
     /// A cleanup that was started and not finished (the app died in the middle).
     public func unfinished() -> Job? {
         FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job?.self, from: $0) }
@@ -50,7 +53,7 @@ public struct Cleaner: Sendable {
             failure = try carryOut(job.policy.plan, for: job)
         }
         // `null` rather than removed: the next cleanup reuses the file (see `AtomicFile`).
-        try AtomicFile.write(JSONEncoder().encode(Job?.none), to: journalPath)
+        try AtomicFile.write(Self.noJob, to: journalPath)
         if let failure { throw failure }
     }
 

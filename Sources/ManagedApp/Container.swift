@@ -2,6 +2,7 @@ import Crypto
 import DeviceProcesses
 import FoundationEssentials
 import Glibc
+import LeakScan
 import SharedDevice
 import SharedDeviceSDK
 
@@ -200,7 +201,7 @@ public struct Container: Sendable {
     }
 
     private func files(in folder: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { folder + "/" + $0 }
+        FolderListing.entries(of: folder).map(\.name).sorted().map { folder + "/" + $0 }
     }
 
     private func store(_ data: Data, at file: String) throws {
