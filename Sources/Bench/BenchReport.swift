@@ -17,6 +17,8 @@ public struct BenchSample: Codable, Sendable {
     public var pssKBPerApp: Int
     public var lost: Int
     public var cpuPerPost: CPUShare
+    /// Per timed session change (check-in until every app settled); nil without changes.
+    public var cpuPerChange: CPUShare?
     public var floors: Floors
     public var ratio: Ratios
 
@@ -53,7 +55,7 @@ public struct BenchSample: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case apps, signals, gapMs = "gap_ms", delivery = "delivery_ms", lastDelivery = "last_delivery_ms",
             exposure = "exposure_ms", changes, uncleaned, launchSeconds = "launch_s", pssKBPerApp = "pss_kb_per_app",
-            lost, cpuPerPost = "cpu_us_per_post", floors, ratio
+            lost, cpuPerPost = "cpu_us_per_post", cpuPerChange = "cpu_us_per_change", floors, ratio
     }
 
     /// The keys that describe the configuration rather than measure it: no range.
@@ -72,6 +74,7 @@ public struct BenchSample: Codable, Sendable {
         pssKBPerApp = measured.pssKB.isEmpty ? 0 : measured.pssKB.reduce(0, +) / measured.pssKB.count
         lost = measured.lost
         cpuPerPost = measured.cpuPerPost
+        cpuPerChange = measured.cpuPerChange
         self.floors = floors
         let ratio = { [delivery, lastDelivery, cpuPerPost] (floor: FloorMeasurement?) -> Ratio? in
             guard let floor, let delivery, let lastDelivery else { return nil }
@@ -105,6 +108,7 @@ public struct BenchSample: Codable, Sendable {
                     floor?.cpuPerPost.perReceiver.map { "\(name) \(BenchResults.micro($0)) µs" }
                 }.joined(separator: ", ").wrapped,
         ].joined(separator: ", ")
+            + (cpuPerChange.map { ", CPU per (app, change) \(BenchResults.micro($0.perApp)) µs" } ?? "")
     }
 
     private static func ratio(_ ours: Double, _ floor: Double) -> Double {
@@ -230,6 +234,11 @@ public struct BenchResults: Encodable, Sendable {
             (
                 "  C recheck / plain receivers",
                 [{ $0.floors.recheck?.cpuPerPost.receivers }, { $0.floors.plain?.cpuPerPost.receivers }], Self.micro
+            ),
+            ("CPU µs per (app, change)", [{ $0.cpuPerChange?.perApp }], Self.micro),
+            (
+                "CPU µs per change: bus / hub / all apps",
+                [{ $0.cpuPerChange?.bus }, { $0.cpuPerChange?.hub }, { $0.cpuPerChange?.apps }], Self.micro
             ),
         ]
         let repeats = runs.map(\.repeats).max() ?? 1

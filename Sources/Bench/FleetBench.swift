@@ -27,15 +27,29 @@ public struct FleetMeasurement: Sendable {
     /// CPU time per measured post from just before the first is sent until every app has
     /// settled, in µs: the bus, the hub, every app together and one app.
     public var cpuPerPost: CPUShare
+    /// CPU time per timed session change, from the check-in until every app has settled
+    /// (cleanups and their confirming scans): what exposure at fleet scale is made of. nil
+    /// without timed changes.
+    public var cpuPerChange: CPUShare?
 }
 
-/// Where the CPU went, in µs per measured post (CPUTime: user + system, thread by thread).
+/// The processes of a fleet whose CPU time the bench reads.
+struct FleetProcesses {
+    let bus: Int32
+    let hub: Int32
+    let apps: [Int32]
+
+    var all: [Int32] { [bus, hub] + apps }
+}
+
+/// Where the CPU went, in µs per measured post or session change (CPUTime: user + system,
+/// thread by thread).
 public struct CPUShare: Sendable, Codable, Equatable {
     public var bus: Double
     public var hub: Double
     /// Every app together.
     public var apps: Double
-    /// One app: CPU per (app, post).
+    /// One app: CPU per (app, post) or (app, change).
     public var perApp: Double
 
     public init(bus: Double, hub: Double, apps: Double, perApp: Double) {
@@ -47,6 +61,26 @@ public struct CPUShare: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case bus, hub, apps, perApp = "per_app"
+    }
+
+    /// What the processes used between two samples, per one of `count` events.
+    init(
+        from before: CPUTime, to after: CPUTime, of processes: FleetProcesses, per count: Int
+    ) {
+        let per = { (pids: [Int32]) in (after.microseconds(since: before, of: pids) / Double(count) * 10).rounded() / 10
+        }
+        self.init(
+            bus: per([processes.bus]), hub: per([processes.hub]), apps: per(processes.apps),
+            perApp: (per(processes.apps) / Double(max(processes.apps.count, 1)) * 10).rounded() / 10)
+    }
+
+    /// The mean of several shares; nil for none.
+    static func mean(_ shares: [CPUShare]) -> CPUShare? {
+        guard !shares.isEmpty else { return nil }
+        let mean = { (part: (CPUShare) -> Double) in
+            (shares.map(part).reduce(0, +) / Double(shares.count) * 10).rounded() / 10
+        }
+        return CPUShare(bus: mean(\.bus), hub: mean(\.hub), apps: mean(\.apps), perApp: mean(\.perApp))
     }
 }
 
@@ -101,18 +135,24 @@ public struct FleetBench: Sendable {
 
         // Posted while nobody is signed in: the hub then answers each check as the C broker
         // does, with no account, so both sides do the same work per post.
-        let processes = (bus: device.bus.process.pid, hub: device.hub.pid, apps: launched.map(\.process.pid))
+        let processes = FleetProcesses(
+            bus: device.bus.process.pid, hub: device.hub.pid, apps: launched.map(\.process.pid))
         let (sent, cpu) = try await post(on: connection, clients: clients, measuring: processes)
         try await connection.callHub(HubMethod.checkOut, [.string(users[0]), .string(users[0])])
         try await eachApp(clients) { try await $0.settle() }
         try await eachApp(clients) { try await $0.write(.plain, count: records) }
         var exposureStarts: [UInt64] = []
+        var changeCPU: [CPUShare] = []
         for change in 0..<(warmupChanges + changes) {
             let timed = change >= warmupChanges
             progress(
                 timed ? "session change \(change - warmupChanges + 1) of \(changes)" : "warming up a session change")
+            let before = CPUTime.sample(processes.all)
             let start = try await endSession(on: connection, clients: clients)
-            if timed { exposureStarts.append(start) }
+            if timed {
+                exposureStarts.append(start)
+                changeCPU.append(CPUShare(from: before, to: CPUTime.sample(processes.all), of: processes, per: 1))
+            }
             let next = users[(change + 1) % users.count]
             try await connection.callHub(HubMethod.checkOut, [.string(next), .string(next)])
             try await eachApp(clients) { try await $0.settle() }
@@ -129,7 +169,8 @@ public struct FleetBench: Sendable {
         return FleetMeasurement(
             apps: apps, signals: signals, deliveries: deliveries.all, slowestDeliveries: deliveries.slowest,
             exposures: exposure.all, uncleaned: exposure.uncleaned,
-            launchSeconds: launch.seconds, pssKB: pss, lost: deliveries.lost, cpuPerPost: cpu)
+            launchSeconds: launch.seconds, pssKB: pss, lost: deliveries.lost, cpuPerPost: cpu,
+            cpuPerChange: CPUShare.mean(changeCPU))
     }
 
     /// Spawns every app at once; returns once each has said `ready`.
@@ -161,7 +202,7 @@ public struct FleetBench: Sendable {
     /// Posts `warmup` unmeasured notifications, lets every app settle, then the measured ones
     /// on an absolute schedule, and lets every app settle again. Returns (serial, send time).
     private func post(
-        on connection: Connection, clients: [AppClient], measuring processes: (bus: Int32, hub: Int32, apps: [Int32])
+        on connection: Connection, clients: [AppClient], measuring processes: FleetProcesses
     )
         async throws -> (sent: [UInt32: UInt64], cpu: CPUShare)
     {
@@ -169,21 +210,10 @@ public struct FleetBench: Sendable {
         _ = try await offPool { [self] in Self.schedule(warmup, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
         progress("posting \(signals) notifications \(gap) apart")
-        let pids = [processes.bus, processes.hub] + processes.apps
-        let before = CPUTime.sample(pids)
+        let before = CPUTime.sample(processes.all)
         let sent = try await offPool { [self] in Self.schedule(signals, gap: gap, on: connection) }.get()
         try await eachApp(clients) { try await $0.settle() }
-        let after = CPUTime.sample(pids)
-        let perPost = { (pids: [Int32]) in
-            (after.microseconds(since: before, of: pids) / Double(signals) * 10).rounded() / 10
-        }
-        let apps = perPost(processes.apps)
-        return (
-            sent,
-            CPUShare(
-                bus: perPost([processes.bus]), hub: perPost([processes.hub]), apps: apps,
-                perApp: (apps / Double(max(processes.apps.count, 1)) * 10).rounded() / 10)
-        )
+        return (sent, CPUShare(from: before, to: CPUTime.sample(processes.all), of: processes, per: signals))
     }
 
     /// Sends `count` posts `gap` apart, each at its planned time (a late one does not delay

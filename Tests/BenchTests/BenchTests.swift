@@ -98,7 +98,8 @@ import Testing
         let measured = FleetMeasurement(
             apps: 2, signals: 3, deliveries: [delivery, 2 * delivery], slowestDeliveries: [2 * delivery],
             exposures: [5_000_000], uncleaned: 0, launchSeconds: 0.25, pssKB: [3000, 3100],
-            lost: 0, cpuPerPost: CPUShare(bus: 10, hub: 5, apps: 2 * appCPU, perApp: appCPU))
+            lost: 0, cpuPerPost: CPUShare(bus: 10, hub: 5, apps: 2 * appCPU, perApp: appCPU),
+            cpuPerChange: CPUShare(bus: 300, hub: 100, apps: 8 * appCPU, perApp: 4 * appCPU))
         var plain = try #require(CBaseline.parse(fanoutOutput, recheck: false))
         var recheck = try #require(CBaseline.parse(recheckOutput, recheck: true))
         plain.perReceiver.p50 *= floorScale
@@ -119,7 +120,8 @@ import Testing
         let run = try #require((object["runs"] as? [[String: Any]])?.first)
         for key in [
             "apps", "signals", "gap_ms", "changes", "delivery_ms", "last_delivery_ms", "exposure_ms", "launch_s",
-            "pss_kb_per_app", "lost", "uncleaned", "cpu_us_per_post", "floors", "ratio", "repeats", "range",
+            "pss_kb_per_app", "lost", "uncleaned", "cpu_us_per_post", "cpu_us_per_change", "floors", "ratio", "repeats",
+            "range",
         ] {
             #expect(run[key] != nil, "\(key)")
         }
@@ -127,6 +129,8 @@ import Testing
         #expect((run["delivery_ms"] as? [String: Double])?["p50"] == 0.2)
         #expect(
             (run["cpu_us_per_post"] as? [String: Double]) == ["bus": 10, "hub": 5, "apps": 100, "per_app": 50])
+        #expect(
+            (run["cpu_us_per_change"] as? [String: Double]) == ["bus": 300, "hub": 100, "apps": 400, "per_app": 200])
         let floors = try #require(run["floors"] as? [String: [String: Any]])
         #expect(floors.keys.sorted() == ["plain", "recheck"])
         #expect(
@@ -156,6 +160,7 @@ import Testing
         #expect(table.contains("p50 ratio to C recheck / plain"), "\(table)")
         #expect(table.contains("1.21× (1.21–3.63×)"), "\(table)")
         #expect(table.contains("CPU µs per (app, post)") && table.contains("50 (40–60)"), "\(table)")
+        #expect(table.contains("CPU µs per (app, change)") && table.contains("200 (160–240)"), "\(table)")
         let svg = BenchPlot.svg(results)
         #expect(
             svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n") && svg.contains("C recheck floor, slowest receiver p50"))
