@@ -299,7 +299,7 @@ public final class Connection: Sendable {
         case .methodCall:
             handleMethodCall(header) { header.withBody(of: raw) }
         case .methodReturn, .error:
-            break
+            break  // routed above, by serial
         }
         return false
     }

@@ -68,7 +68,7 @@ extension TraceEvent {
 }
 
 /// A field's value as text, whatever JSON scalar it was written as: `true` and `false` for
-/// booleans, numbers as written, a list of strings joined with commas.
+/// booleans, numbers as written, `null`, a list of strings joined with commas.
 private struct FieldText: Decodable {
     let text: String
 
@@ -77,6 +77,8 @@ private struct FieldText: Decodable {
         let value = try decoder.singleValueContainer()
         if let string = try? value.decode(String.self) {
             text = string
+        } else if value.decodeNil() {
+            text = "null"
         } else if let flag = try? value.decode(Bool.self) {
             text = flag ? "true" : "false"
         } else if let number = try? value.decode(UInt64.self) {

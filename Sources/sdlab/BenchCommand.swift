@@ -15,8 +15,8 @@ struct BenchCommand: AsyncParsableCommand {
             per post, the slowest app (nobody is signed in yet, so each app's check gets the same \
             empty answer as a C receiver's); then checks the device in --changes times while every app \
             holds --records records, and times each app's exposure (the hub's commit → its cleanup \
-            done). It counts lost deliveries, reads each app's PSS and the CPU time per post of the \
-            bus, the hub and the apps. Right before each fleet, two plain-C floors run on the same \
+            done). It counts lost deliveries, reads each app's PSS and the CPU time of the bus, the \
+            hub and the apps per post and per session change. Right before each fleet, two plain-C floors run on the same \
             bus with N receivers and the same posts: the recheck floor (each receiver asks a C \
             broker after posts, as an MSAL app must: the like-for-like one) and the plain floor \
             (receivers only take the post); the table shows sdlab over each. The floor is built \

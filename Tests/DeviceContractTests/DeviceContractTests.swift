@@ -117,5 +117,8 @@ import Testing
         #expect(events.first?[.pid] == "-42")
         #expect(events.last?[.name] == "tab\tand \\ and \u{1}")
         #expect(events.last?[.error] == "")
+        // A line another writer made: null and a list are read as text too.
+        let foreign = TraceEvent(line: #"{"t":5,"proc":"x","event":"e","user":null,"keeps":["a","b"],"ok":true}"#)
+        #expect(foreign?.fields == ["user": "null", "keeps": "a,b", "ok": "true"])
     }
 }
