@@ -19,6 +19,8 @@ public struct BenchSample: Codable, Sendable {
     public var cpuPerPost: CPUShare
     /// Per timed session change (check-in until every app settled); nil without changes.
     public var cpuPerChange: CPUShare?
+    /// The machine's cores, for the load below.
+    public var cores: Int
     public var floors: Floors
     public var ratio: Ratios
 
@@ -55,11 +57,11 @@ public struct BenchSample: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case apps, signals, gapMs = "gap_ms", delivery = "delivery_ms", lastDelivery = "last_delivery_ms",
             exposure = "exposure_ms", changes, uncleaned, launchSeconds = "launch_s", pssKBPerApp = "pss_kb_per_app",
-            lost, cpuPerPost = "cpu_us_per_post", cpuPerChange = "cpu_us_per_change", floors, ratio
+            lost, cpuPerPost = "cpu_us_per_post", cpuPerChange = "cpu_us_per_change", cores, floors, ratio
     }
 
     /// The keys that describe the configuration rather than measure it: no range.
-    static let configurationKeys: Set<String> = ["apps", "signals", "gap_ms", "changes"]
+    static let configurationKeys: Set<String> = ["apps", "signals", "gap_ms", "changes", "cores"]
 
     public init(_ measured: FleetMeasurement, gap: Duration, changes: Int, floors: Floors) {
         apps = measured.apps
@@ -75,6 +77,7 @@ public struct BenchSample: Codable, Sendable {
         lost = measured.lost
         cpuPerPost = measured.cpuPerPost
         cpuPerChange = measured.cpuPerChange
+        cores = ProcessInfo.processInfo.activeProcessorCount
         self.floors = floors
         let ratio = { [delivery, lastDelivery, cpuPerPost] (floor: FloorMeasurement?) -> Ratio? in
             guard let floor, let delivery, let lastDelivery else { return nil }
@@ -84,6 +87,24 @@ public struct BenchSample: Codable, Sendable {
                 cpuPerDelivery: floor.cpuPerPost.perReceiver.map { Self.ratio(cpuPerPost.perApp, $0) })
         }
         self.ratio = Ratios(recheck: ratio(floors.recheck), plain: ratio(floors.plain))
+    }
+
+    /// The share of the machine the bus, the hub and the apps need per post: CPU per post over
+    /// the gap times the cores. Near or past 1 the fleet is saturated: posts queue behind one
+    /// another, and latencies and their ratios swing from run to run.
+    public var load: Double { share(cpuPerPost.bus + cpuPerPost.hub + cpuPerPost.apps) }
+
+    /// The same for the recheck floor: its bus, broker and receivers.
+    public var recheckFloorLoad: Double? {
+        floors.recheck.map { floor in
+            share(
+                [floor.cpuPerPost.bus, floor.cpuPerPost.broker, floor.cpuPerPost.receivers].compactMap { $0 }.reduce(
+                    0, +))
+        }
+    }
+
+    private func share(_ microseconds: Double) -> Double {
+        gapMs > 0 && cores > 0 ? (microseconds / (gapMs * 1000 * Double(cores)) * 100).rounded() / 100 : 0
     }
 
     /// One line for a person, as each repeat of a fleet size finishes.
@@ -109,6 +130,8 @@ public struct BenchSample: Codable, Sendable {
                 }.joined(separator: ", ").wrapped,
         ].joined(separator: ", ")
             + (cpuPerChange.map { ", CPU per (app, change) \(BenchResults.micro($0.perApp)) µs" } ?? "")
+            + (load >= 0.9
+                ? ", saturated: the posts need \(BenchResults.percent(load)) of \(cores) cores, so ratios swing" : "")
     }
 
     private static func ratio(_ ours: Double, _ floor: Double) -> Double {
@@ -235,6 +258,7 @@ public struct BenchResults: Encodable, Sendable {
                 "  C recheck / plain receivers",
                 [{ $0.floors.recheck?.cpuPerPost.receivers }, { $0.floors.plain?.cpuPerPost.receivers }], Self.micro
             ),
+            ("CPU load of the posts: sdlab / C recheck", [{ $0.load }, { $0.recheckFloorLoad }], Self.percent),
             ("CPU µs per (app, change)", [{ $0.cpuPerChange?.perApp }], Self.micro),
             (
                 "CPU µs per change: bus / hub / all apps",
@@ -273,6 +297,7 @@ public struct BenchResults: Encodable, Sendable {
     static func number(_ value: Double) -> String { String(format2: value) }
     static func times(_ value: Double) -> String { String(format2: value) + "×" }
     static func integer(_ value: Double) -> String { String(Int(value.rounded())) }
+    static func percent(_ value: Double) -> String { String(Int((value * 100).rounded())) + "%" }
     /// µs: one decimal below 10, whole above.
     static func micro(_ value: Double) -> String {
         value < 10 ? String(Double(Int((value * 10).rounded())) / 10) : String(Int(value.rounded()))

@@ -120,8 +120,8 @@ import Testing
         let run = try #require((object["runs"] as? [[String: Any]])?.first)
         for key in [
             "apps", "signals", "gap_ms", "changes", "delivery_ms", "last_delivery_ms", "exposure_ms", "launch_s",
-            "pss_kb_per_app", "lost", "uncleaned", "cpu_us_per_post", "cpu_us_per_change", "floors", "ratio", "repeats",
-            "range",
+            "pss_kb_per_app", "lost", "uncleaned", "cpu_us_per_post", "cpu_us_per_change", "cores", "floors", "ratio",
+            "repeats", "range",
         ] {
             #expect(run[key] != nil, "\(key)")
         }
@@ -161,9 +161,22 @@ import Testing
         #expect(table.contains("1.21× (1.21–3.63×)"), "\(table)")
         #expect(table.contains("CPU µs per (app, post)") && table.contains("50 (40–60)"), "\(table)")
         #expect(table.contains("CPU µs per (app, change)") && table.contains("200 (160–240)"), "\(table)")
+        #expect(table.contains("CPU load of the posts: sdlab / C recheck"), "\(table)")
         let svg = BenchPlot.svg(results)
         #expect(
             svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n") && svg.contains("C recheck floor, slowest receiver p50"))
+    }
+
+    /// The share of the machine a fleet's posts need, and the warning when that is all of it.
+    @Test func aSaturatedFleetIsSaidToBeSo() throws {
+        var quiet = try Self.sample(delivery: 100_000, appCPU: 40, floorScale: 1)
+        quiet.cores = 2
+        // (10 bus + 5 hub + 80 apps) µs per 5 ms post on 2 cores.
+        #expect(quiet.load == 0.01 && !quiet.summary.contains("saturated"), "\(quiet.summary)")
+        var busy = try Self.sample(delivery: 100_000, appCPU: 4_800, floorScale: 1)
+        busy.cores = 2
+        #expect(busy.load == 0.96, "\(busy.load)")
+        #expect(busy.summary.hasSuffix("saturated: the posts need 96% of 2 cores, so ratios swing"), "\(busy.summary)")
     }
 
     @Test func anEvenNumberOfRepeatsTakesTheLowerMiddleAsItsMedian() {
