@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "LeakScan",
             dependencies: [
-                "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
+                "SharedDevice", "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.

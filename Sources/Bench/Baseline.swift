@@ -91,7 +91,7 @@ public struct CBaseline: Floor {
         var bus: Double?
         if let cpu = values["daemon:"]?["cpu_ms"].flatMap(Double.init), let signals = run["M"].flatMap(Double.init) {
             let sent = signals + (run["warmup"].flatMap(Double.init) ?? 0) + 1
-            bus = (cpu * 1000 / sent * 10).rounded() / 10
+            bus = CPUTime.tenths(cpu * 1000 / sent)
         }
         return FloorMeasurement(
             perReceiver: perReceiver, slowest: slowest, check: check, slowestCheck: slowestCheck,

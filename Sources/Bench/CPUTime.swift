@@ -1,3 +1,4 @@
+import DeviceProcesses
 import Foundation
 
 #if canImport(Glibc)
@@ -21,6 +22,15 @@ struct CPUTime: Sendable {
         return sample
     }
 
+    /// CPU time `pids` used from `earlier` to this sample per one of `count` events, in µs to
+    /// the tenth, as the bench reports CPU.
+    func microseconds(since earlier: CPUTime, of pids: [Int32], per count: Int) -> Double {
+        Self.tenths(microseconds(since: earlier, of: pids) / Double(max(count, 1)))
+    }
+
+    /// Rounded to 0.1 µs.
+    static func tenths(_ microseconds: Double) -> Double { (microseconds * 10).rounded() / 10 }
+
     /// CPU time `pids` used from `earlier` to this sample, in µs.
     func microseconds(since earlier: CPUTime, of pids: [Int32]) -> Double {
         var nanoseconds: UInt64 = 0
@@ -33,17 +43,11 @@ struct CPUTime: Sendable {
 
     private static func threads(of pid: Int32) -> [Int32: UInt64] {
         var threads: [Int32: UInt64] = [:]
-        if let folder = opendir("/proc/\(pid)/task") {
-            defer { closedir(folder) }
-            while let entry = readdir(folder) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                guard let thread = Int32(name), let text = read("/proc/\(pid)/task/\(thread)/schedstat"),
-                    let running = text.split(separator: " ").first.flatMap({ UInt64($0) })
-                else { continue }
-                threads[thread] = running
-            }
+        for entry in FolderListing.entries(of: "/proc/\(pid)/task") {
+            guard let thread = Int32(entry.name), let text = read("/proc/\(pid)/task/\(thread)/schedstat"),
+                let running = text.split(separator: " ").first.flatMap({ UInt64($0) })
+            else { continue }
+            threads[thread] = running
         }
         if threads.isEmpty, let whole = statNanoseconds(of: pid) { threads[-1] = whole }
         return threads

@@ -67,18 +67,17 @@ public struct CPUShare: Sendable, Codable, Equatable {
     init(
         from before: CPUTime, to after: CPUTime, of processes: FleetProcesses, per count: Int
     ) {
-        let per = { (pids: [Int32]) in (after.microseconds(since: before, of: pids) / Double(count) * 10).rounded() / 10
-        }
+        let per = { (pids: [Int32]) in after.microseconds(since: before, of: pids, per: count) }
         self.init(
             bus: per([processes.bus]), hub: per([processes.hub]), apps: per(processes.apps),
-            perApp: (per(processes.apps) / Double(max(processes.apps.count, 1)) * 10).rounded() / 10)
+            perApp: after.microseconds(since: before, of: processes.apps, per: count * processes.apps.count))
     }
 
     /// The mean of several shares; nil for none.
     static func mean(_ shares: [CPUShare]) -> CPUShare? {
         guard !shares.isEmpty else { return nil }
         let mean = { (part: (CPUShare) -> Double) in
-            (shares.map(part).reduce(0, +) / Double(shares.count) * 10).rounded() / 10
+            CPUTime.tenths(shares.map(part).reduce(0, +) / Double(shares.count))
         }
         return CPUShare(bus: mean(\.bus), hub: mean(\.hub), apps: mean(\.apps), perApp: mean(\.perApp))
     }

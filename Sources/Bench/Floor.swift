@@ -210,9 +210,7 @@ public struct PackageFloor: Floor {
         guard let perReceiver = Percentiles(nanoseconds: deliveries.all),
             let slowest = Percentiles(nanoseconds: deliveries.slowest)
         else { throw LaunchError("no receiver got a post") }
-        let perPost = { (pids: [Int32]) in
-            (after.microseconds(since: before, of: pids) / Double(signals) * 10).rounded() / 10
-        }
+        let perPost = { (pids: [Int32]) in after.microseconds(since: before, of: pids, per: signals) }
         let receiversCPU = perPost(receiverProcesses.map(\.pid))
         return FloorMeasurement(
             perReceiver: perReceiver, slowest: slowest,
@@ -222,7 +220,8 @@ public struct PackageFloor: Floor {
             unchecked: recheck ? deliveries.unchecked : nil,
             cpuPerPost: FloorCPU(
                 bus: perPost([bus.process.pid]), broker: broker.map { perPost([$0.pid]) }, receivers: receiversCPU,
-                perReceiver: (receiversCPU / Double(receivers) * 10).rounded() / 10))
+                perReceiver: after.microseconds(
+                    since: before, of: receiverProcesses.map(\.pid), per: signals * receivers)))
     }
 
     /// The next line `process` writes to `reader`: nil after `timeout` or once it has ended

@@ -4,7 +4,8 @@ import CDBus
     import Glibc
 #endif
 
-/// A message received from the bus, decoded into Swift values.
+/// A signal or method call received from the bus, decoded into Swift values. (A reply reaches
+/// its caller as values or an error: `outcome(ofReply:)`.)
 public struct Message: Sendable {
     public enum Kind: Int32, Sendable {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
@@ -12,13 +13,11 @@ public struct Message: Sendable {
 
     public let kind: Kind
     public let serial: UInt32
-    public let replySerial: UInt32
     public let sender: String?
     public let destination: String?
     public let path: ObjectPath?
     public let interface: String?
     public let member: String?
-    public let errorName: String?
     public let noReplyExpected: Bool
     /// The body's type, as the header gives it.
     public let signature: Signature
@@ -29,13 +28,11 @@ public struct Message: Sendable {
         guard let kind = Kind(rawValue: dbus_message_get_type(raw)) else { return nil }
         self.kind = kind
         serial = dbus_message_get_serial(raw)
-        replySerial = dbus_message_get_reply_serial(raw)
         sender = dbus_message_get_sender(raw).map { String(cString: $0) }
         destination = dbus_message_get_destination(raw).map { String(cString: $0) }
         path = dbus_message_get_path(raw).map { ObjectPath(unchecked: String(cString: $0)) }
         interface = dbus_message_get_interface(raw).map { String(cString: $0) }
         member = dbus_message_get_member(raw).map { String(cString: $0) }
-        errorName = dbus_message_get_error_name(raw).map { String(cString: $0) }
         noReplyExpected = dbus_message_get_no_reply(raw) != 0
         signature = Signature(unchecked: dbus_message_get_signature(raw).map { String(cString: $0) } ?? "")
     }

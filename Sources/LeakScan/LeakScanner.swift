@@ -1,4 +1,5 @@
 import Crypto
+import DeviceProcesses
 import FoundationEssentials
 import SharedDevice
 

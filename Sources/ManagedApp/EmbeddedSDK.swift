@@ -25,6 +25,16 @@ enum CheckOutcome: Sendable {
     /// The SDK could not answer; nothing changed.
     case failed(String)
     case answered(SDKAnswer)
+
+    /// An MSAL check's outcome: its result as `answer` reads it, its error, or, when the check
+    /// was cancelled (nil) before anything was asked, no opportunity.
+    init<Value>(_ result: Result<Value, MSALError>?, answer: (Value) -> SDKAnswer) {
+        switch result {
+        case .success(let value)?: self = .answered(answer(value))
+        case .failure(let error)?: self = .failed(error.label)
+        case nil: self = .noOpportunity
+        }
+    }
 }
 
 /// One SDK as the app embeds it (Docs/behaviour.md §4–§6): how it checks the account, hears posts,
@@ -110,14 +120,10 @@ private struct MSALiOS: MSALFlavour {
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
         let answer = try? await client.getCurrentAccount()
         answered()
-        switch answer {
-        case .success(let result)?:
-            return .answered(
-                SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
-                    [model.heard(result, hasPreferences: prefs)]
-                })
-        case .failure(let error)?: return .failed(error.label)
-        case nil: return .noOpportunity  // cancelled: nothing was asked
+        return CheckOutcome(answer) { result in
+            SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
+                [model.heard(result, hasPreferences: prefs)]
+            }
         }
     }
 }
@@ -130,14 +136,10 @@ private struct MSALAndroid: MSALFlavour {
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
         let answer = try? await client.getCurrentAccount()
         answered()
-        switch answer {
-        case .success(let callbacks)?:
-            return .answered(
-                SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
-                    [model.heard(callbacks, hasPreferences: prefs)]
-                })
-        case .failure(let error)?: return .failed(error.label)
-        case nil: return .noOpportunity
+        return CheckOutcome(answer) { callbacks in
+            SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
+                [model.heard(callbacks, hasPreferences: prefs)]
+            }
         }
     }
 }

@@ -3,8 +3,8 @@
 #endif
 
 /// A folder's entries as readdir gives them, without `.` and `..`: an app lists its folders on
-/// every cleanup and reads its whole container after it, and FileManager's listing costs
-/// several times more.
+/// every cleanup and reads its whole container after it, the bench lists threads while it
+/// times, and FileManager's listing costs several times more.
 public enum FolderListing {
     public struct Entry: Sendable {
         public let name: String
