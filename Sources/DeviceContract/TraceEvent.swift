@@ -43,12 +43,15 @@ public struct TraceEvent: Equatable, Sendable {
         return String(decoding: data.prefix { $0 != 0 }, as: UTF8.self).split(separator: "\n")
     }
 
+    /// The names of the trace files in `folder` (one per process), sorted.
+    public static func traceFiles(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jsonl") }
+            .sorted()
+    }
+
     /// Every event of every trace file in `folder`, merged in time order (stable for equal times).
     public static func merged(from folder: String) -> [TraceEvent] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
-            $0.hasSuffix(".jsonl")
-        }.sorted()
-        let events = files.flatMap { TraceEvent.events(in: folder + "/" + $0) }
+        let events = traceFiles(in: folder).flatMap { TraceEvent.events(in: folder + "/" + $0) }
         return events.enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(\.element)
     }
 }

@@ -11,10 +11,7 @@ final class TraceTail {
     init(folder: String) { self.folder = folder }
 
     func newEvents() -> [TraceEvent] {
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
-            $0.hasSuffix(".jsonl")
-        }
-        return files.sorted().flatMap { name -> [TraceEvent] in
+        TraceEvent.traceFiles(in: folder).flatMap { name -> [TraceEvent] in
             guard let handle = FileHandle(forReadingAtPath: folder + "/" + name) else { return [] }
             defer { try? handle.close() }
             let offset = offsets[name] ?? 0
