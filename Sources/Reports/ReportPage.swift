@@ -5,7 +5,7 @@ import Scenario
 /// `report.html`: one self-contained page (no script, no outside file) with each scenario's
 /// steps, its timing table and an SVG swimlane timeline.
 public enum ReportPage {
-    public static func html(_ results: [ScenarioResult]) -> String {
+    public static func html(_ results: [ScenarioReport]) -> String {
         let passed = results.filter(\.passed).count
         return """
             <!DOCTYPE html>
@@ -25,23 +25,22 @@ public enum ReportPage {
             """
     }
 
-    private static func section(_ result: ScenarioResult) -> String {
-        let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
+    private static func section(_ result: ScenarioReport) -> String {
         let steps = result.steps.map { step in
             let mark = step.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
             let failures = (step.failures + step.notes.map { "! " + $0 }).map {
                 "<div class=\"fail\">\(Reports.xml($0))</div>"
             }.joined()
             return
-                "<tr><td>\(mark)</td><td>\(Reports.xml(step.title))\(failures)</td><td>\(Reports.xml(step.location.description))</td></tr>"
+                "<tr><td>\(mark)</td><td>\(Reports.xml(step.step))\(failures)</td><td>\(Reports.xml(step.location))</td></tr>"
         }.joined(separator: "\n")
-        let timing = TimingRow.table(result.timings, sdk: sdk).map { row in
+        let timing = result.rows.map { row in
             "<tr><td>\(row.model)</td><td>\(row.mechanism.rawValue)</td><td>\(row.count)</td><td>\(row.open)</td>"
                 + "<td>\(row.notified?.text ?? "–")</td><td>\(row.exposure?.text ?? "–")</td></tr>"
         }.joined(separator: "\n")
         return """
-            <h2 class="\(result.passed ? "ok" : "bad")">\(result.passed ? "✓" : "✗") \(Reports.xml(result.scenario.name))</h2>
-            <div>\(Reports.xml(result.scenario.file))\(result.environmentFailure.map { " — <span class=\"bad\">the device could not run: \(Reports.xml($0))</span>" } ?? "")</div>
+            <h2 class="\(result.passed ? "ok" : "bad")">\(result.passed ? "✓" : "✗") \(Reports.xml(result.name))</h2>
+            <div>\(Reports.xml(result.file))\(result.environmentFailure.map { " — <span class=\"bad\">the device could not run: \(Reports.xml($0))</span>" } ?? "")</div>
             \(apps(result))
             <table><tr><th></th><th>step</th><th>where</th></tr>
             \(steps)
@@ -58,15 +57,13 @@ public enum ReportPage {
 
 extension ReportPage {
     /// Each app and the cleanup it ran, as its trace says (`launched`): apps alike are one row.
-    static func apps(_ result: ScenarioResult) -> String {
-        var ran: [String: String] = [:]
-        for event in result.events where event.is(.launched) { ran[event.proc] = event.cleanupThatRan }
+    static func apps(_ result: ScenarioReport) -> String {
         var rows = AppGroups<String>()
-        for app in result.scenario.apps {
+        for app in result.apps {
             rows.add(
                 app.name,
-                under: "<td>\(app.sdk.rawValue)\(app.background ? ", background mode" : "")</td>"
-                    + "<td>\(Reports.xml(ran[app.name] ?? "not launched"))</td>")
+                under: "<td>\(app.sdk)\(app.background ? ", background mode" : "")</td>"
+                    + "<td>\(Reports.xml(app.cleanup ?? "not launched"))</td>")
         }
         guard !rows.groups.isEmpty else { return "" }
         return "<table><tr><th>app</th><th>sdk</th><th>cleanup that ran</th></tr>\n"
@@ -75,8 +72,8 @@ extension ReportPage {
     }
 
     /// The pairs still open: another user's data the app still held readable, and why.
-    static func openPairs(_ result: ScenarioResult) -> String {
-        let open = result.timings.filter(\.isOpen)
+    static func openPairs(_ result: ScenarioReport) -> String {
+        let open = result.shownTimings.filter(\.isOpen)
         guard !open.isEmpty else { return "" }
         let rows = open.map { timing in
             "<tr><td>\(timing.generation)</td><td>\(Reports.xml(timing.app))</td><td>\(Reports.xml(timing.held.description))</td>"
@@ -87,7 +84,7 @@ extension ReportPage {
     }
 
     /// The leak scan at the end: leaks and retained data by kind and file, what apps showed.
-    static func scan(_ result: ScenarioResult) -> String {
+    static func scan(_ result: ScenarioReport) -> String {
         let lines = result.scan.lines
         guard !lines.isEmpty else {
             return
@@ -107,11 +104,11 @@ struct Timeline {
 
     static let laneHeight = 34.0, labelWidth = 110.0, width = 1100.0
 
-    init(_ result: ScenarioResult) {
+    init(_ result: ScenarioReport) {
         events = result.events
         let procs = Set(result.events.map(\.proc))
-        lanes = (procs.contains("hub") ? ["hub"] : []) + result.scenario.apps.map(\.name).filter(procs.contains)
-        timings = result.timings
+        lanes = (procs.contains("hub") ? ["hub"] : []) + result.apps.map(\.name).filter(procs.contains)
+        timings = result.shownTimings
     }
 
     var svg: String {

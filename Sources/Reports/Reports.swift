@@ -5,26 +5,28 @@ import Runner
 import Scenario
 
 /// The machine-readable outputs of a run (Docs/outputs.md): JUnit XML, JSON, timing CSV and the merged
-/// trace. Each is a pure function of the results.
+/// trace. Each is a pure function of the scenarios' reports.
 public enum Reports {
     /// One `testsuite` per scenario, one `testcase` per step; a failed step carries its failures.
-    public static func junit(_ results: [ScenarioResult]) -> String {
+    public static func junit(_ reports: [ScenarioReport]) -> String {
+        let failures = reports.map { $0.steps.filter { !$0.passed }.count }.reduce(0, +)
+        let errors = reports.filter { $0.environmentFailure != nil }.count
         var lines = [
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-            "<testsuites tests=\"\(results.map(\.steps.count).reduce(0, +))\" failures=\"\(results.map { $0.steps.filter { !$0.passed }.count }.reduce(0, +))\">",
+            "<testsuites tests=\"\(reports.map(\.steps.count).reduce(0, +) + errors)\" failures=\"\(failures)\" errors=\"\(errors)\">",
         ]
-        for result in results {
-            let failures = result.steps.filter { !$0.passed }.count
+        for report in reports {
+            let failures = report.steps.filter { !$0.passed }.count
             lines.append(
-                "  <testsuite name=\"\(xml(result.scenario.name))\" file=\"\(xml(result.scenario.file))\" tests=\"\(result.steps.count)\" failures=\"\(failures)\" errors=\"\(result.environmentFailure == nil ? 0 : 1)\">"
+                "  <testsuite name=\"\(xml(report.name))\" file=\"\(xml(report.file))\" tests=\"\(report.steps.count + (report.environmentFailure == nil ? 0 : 1))\" failures=\"\(failures)\" errors=\"\(report.environmentFailure == nil ? 0 : 1)\" time=\"\(report.seconds)\">"
             )
-            if let why = result.environmentFailure {
+            if let why = report.environmentFailure {
                 lines.append(
-                    "    <testcase name=\"device\" classname=\"\(xml(result.scenario.file))\"><error message=\"\(xml(why))\"/></testcase>"
+                    "    <testcase name=\"device\" classname=\"\(xml(report.file))\"><error message=\"\(xml(why))\"/></testcase>"
                 )
             }
-            for step in result.steps {
-                let open = "    <testcase name=\"\(xml(step.title))\" classname=\"\(xml(step.location.description))\""
+            for step in report.steps {
+                let open = "    <testcase name=\"\(xml(step.step))\" classname=\"\(xml(step.location))\""
                 let notes =
                     step.notes.isEmpty ? "" : "<system-out>\(xml(step.notes.joined(separator: "\n")))</system-out>"
                 if step.passed {
@@ -42,64 +44,23 @@ public enum Reports {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The results as one JSON document.
-    public static func json(_ results: [ScenarioResult]) throws -> Data {
-        let document: [String: Any] = [
-            "passed": results.allSatisfy(\.passed),
-            "scenarios": results.map { result -> [String: Any] in
-                let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
-                return [
-                    "name": result.scenario.name, "file": result.scenario.file, "passed": result.passed,
-                    "environment_failure": result.environmentFailure ?? NSNull(),
-                    "scan": [
-                        "current_user": result.scan.currentUser ?? NSNull(),
-                        "apps": result.scan.apps.mapValues { found in
-                            [
-                                "leaks": found.leaks.map(finding), "retained": found.retained.map(finding),
-                                "exposed": found.exposed.map(\.description),
-                            ]
-                        },
-                    ]
-                        as [String: Any],
-                    "steps": result.steps.map {
-                        [
-                            "location": $0.location.description, "step": $0.title,
-                            "passed": $0.passed, "failures": $0.failures, "notes": $0.notes,
-                        ] as [String: Any]
-                    },
-                    "timing": TimingRow.table(result.timings, sdk: sdk).map { row -> [String: Any] in
-                        [
-                            "model": row.model, "mechanism": row.mechanism.rawValue, "count": row.count,
-                            "open": row.open,
-                            "notified_ms": percentiles(row.notified), "exposure_ms": percentiles(row.exposure),
-                        ]
-                    },
-                    "open": result.timings.filter(\.isOpen).map { timing -> [String: Any] in
-                        [
-                            "generation": timing.generation, "app": timing.app, "held": timing.held.description,
-                            "mechanism": timing.mechanism.rawValue, "reason": timing.openReason ?? "",
-                        ]
-                    },
-                ]
-            },
-        ]
-        return try JSONSerialization.data(
-            withJSONObject: document, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    }
+    /// The results as one JSON document (`RunDocument`).
+    public static func json(_ reports: [ScenarioReport]) throws -> Data { try RunDocument(reports).encoded() }
 
-    /// One line per session change and app: `scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open`.
-    /// `held` is the other users' data the app held at the change (`cou1/plain,…`; empty: nothing
-    /// was exposed, and there is no exposure); `exposure_ms` is empty while `open` says why.
-    public static func timingCSV(_ results: [ScenarioResult]) -> String {
-        var lines = ["scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open"]
-        for result in results {
-            let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk.rawValue) })
-            for timing in result.timings {
+    /// One line per session change and app of every run:
+    /// `scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open,run`. `held` is the
+    /// other users' data the app held at the change (`cou1/plain,…`; empty: nothing was exposed,
+    /// and there is no exposure); `exposure_ms` is empty while `open` says why; `run` counts
+    /// from 1 (`--repeat`).
+    public static func timingCSV(_ reports: [ScenarioReport]) -> String {
+        var lines = ["scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open,run"]
+        for report in reports {
+            for pair in report.pairs {
                 lines.append(
                     [
-                        csv(result.scenario.name), "\(timing.generation)", csv(timing.app), sdk[timing.app] ?? "",
-                        timing.mechanism.rawValue, milliseconds(timing.notifiedAfter), csv(timing.held.description),
-                        milliseconds(timing.exposure), csv(timing.openReason ?? ""),
+                        csv(report.name), "\(pair.generation)", csv(pair.app), pair.sdk, pair.mechanism,
+                        pair.notifiedMS.map { "\($0)" } ?? "", csv(pair.held), pair.exposureMS.map { "\($0)" } ?? "",
+                        csv(pair.open ?? ""), "\(pair.run)",
                     ]
                     .joined(separator: ","))
             }
@@ -107,16 +68,18 @@ public enum Reports {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Every event of every scenario as JSON lines, in time order, each with its scenario.
-    public static func traceLines(_ results: [ScenarioResult]) throws -> String {
+    /// Every event of every scenario's shown run as JSON lines, in time order, each with its
+    /// scenario's name and file.
+    public static func traceLines(_ reports: [ScenarioReport]) throws -> String {
         var out = ""
-        for result in results {
-            for event in result.events {
+        for report in reports {
+            for event in report.events {
                 var object: [String: Any] = event.fields
                 object["t"] = event.t
                 object["proc"] = event.proc
                 object["event"] = event.event
-                object["scenario"] = result.scenario.name
+                object["scenario"] = report.name
+                object["scenario_file"] = report.file
                 out +=
                     String(
                         decoding: try JSONSerialization.data(
@@ -127,21 +90,16 @@ public enum Reports {
         return out
     }
 
-    /// A finding as the JSON gives it: whose, what kind, which file of the container.
-    private static func finding(_ finding: LeakScanner.Finding) -> [String: Any] {
-        [
-            "user": finding.canary.user, "kind": finding.canary.kind.rawValue, "file": finding.place,
-            "canary": finding.canary.description, "encrypted": finding.encrypted,
-        ]
-    }
-
-    private static func percentiles(_ value: Percentiles?) -> Any {
-        guard let value else { return NSNull() }
-        return ["p50": value.p50, "p90": value.p90, "p99": value.p99, "max": value.max]
-    }
-
-    private static func milliseconds(_ nanoseconds: UInt64?) -> String {
-        nanoseconds.map { String(Double($0) / 1_000_000) } ?? ""
+    /// `traceLines` read back: each scenario file's events, in order.
+    public static func events(inTraceLines text: String) -> [String: [TraceEvent]] {
+        var events: [String: [TraceEvent]] = [:]
+        for line in text.split(separator: "\n") {
+            guard var event = TraceEvent(line: line), let file = event.fields["scenario_file"] else { continue }
+            event.fields["scenario_file"] = nil
+            event.fields["scenario"] = nil
+            events[file, default: []].append(event)
+        }
+        return events
     }
 
     static func csv(_ text: String) -> String {

@@ -3,7 +3,7 @@ import Yams
 
 /// The scenario's head: `name`, `device`, `users` and `apps` (Docs/scenarios.md).
 extension Reader {
-    static let topKeys = ["name", "device", "users", "apps", "steps"]
+    static let topKeys = ["name", "tags", "device", "users", "apps", "steps"]
     /// Expectation targets that stand for several apps or the hub.
     static let reservedAppNames: Set = ["all", "msal", "ws1", "hub"]
 
@@ -19,6 +19,7 @@ extension Reader {
         func present(_ key: String) -> Node? { top[key].map(\.value).flatMap { Self.isNull($0) ? nil : $0 } }
 
         let name = present("name").flatMap { text($0, "name") } ?? Self.defaultName(file)
+        let tags = present("tags").map { tagList($0) } ?? []
         let device = present("device").map { deviceSettings($0) } ?? Device()
         let users = present("users").map { userList($0) } ?? Scenario.defaultUsers
         for entry in users { register(entry.user) }
@@ -27,7 +28,23 @@ extension Reader {
         if let node = present("steps"), Step.runCount(of: steps) > Step.mostRunSteps {
             report(node, "steps: more than the \(Step.mostRunSteps) steps a scenario may run, every repeat unrolled")
         }
-        return Scenario(name: name, file: file, device: device, users: users, apps: apps, steps: steps)
+        return Scenario(name: name, file: file, device: device, users: users, apps: apps, steps: steps, tags: tags)
+    }
+
+    /// `tags: [slow, fleet]` or `tags: slow`: names of letters, digits, '.', '_' or '-', each once.
+    mutating func tagList(_ node: Node) -> [String] {
+        let items: [Node]
+        if case .sequence = node { items = list(node, "tags", of: "tag names") ?? [] } else { items = [node] }
+        var tags: [String] = []
+        for item in items {
+            guard
+                let tag = identifier(
+                    item, "tag", expecting: "a tag name of letters, digits, '.', '_' or '-'",
+                    allowed: Self.isNameCharacter, first: Self.isNameStart)
+            else { continue }
+            if tags.contains(tag) { report(item, "duplicate tag \(tag)") } else { tags.append(tag) }
+        }
+        return tags
     }
 
     /// A scenario without `name` is called after its file.
@@ -126,16 +143,22 @@ extension Reader {
     mutating func userName(_ node: Node) -> String? {
         let name = identifier(
             node, "user name", expecting: "a user name of letters, digits, '.', '_' or '-'",
-            allowed: {
-                $0.isASCII
-                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
-            },
-            first: { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) })
+            allowed: Self.isNameCharacter, first: Self.isNameStart)
         guard name != "none" else {
             report(node, "user name: none means no user and cannot name one")
             return nil
         }
         return name
+    }
+
+    /// What a user or tag name is made of: ASCII letters, digits, '.', '_' or '-', starting with a
+    /// letter or digit.
+    static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        isNameStart(scalar) || "._-".unicodeScalars.contains(scalar)
+    }
+
+    static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
     }
 
     mutating func register(_ user: DirectoryUser) {

@@ -11,14 +11,20 @@ public struct Scenario: Sendable, Equatable {
     /// Fleets already expanded: `{name: fleet, count: 3}` is `fleet1`, `fleet2`, `fleet3`.
     public var apps: [AppEntry]
     public var steps: [Step]
+    /// Labels for choosing what runs (`sdlab run --tag`, `--skip-tag`), in the order written.
+    public var tags: [String]
 
-    public init(name: String, file: String, device: Device, users: [UserEntry], apps: [AppEntry], steps: [Step]) {
+    public init(
+        name: String, file: String, device: Device, users: [UserEntry], apps: [AppEntry], steps: [Step],
+        tags: [String] = []
+    ) {
         self.name = name
         self.file = file
         self.device = device
         self.users = users
         self.apps = apps
         self.steps = steps
+        self.tags = tags
     }
 
     /// The folder of the scenario file, absolute: relative paths in it (hooks, executables)

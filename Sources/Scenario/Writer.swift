@@ -6,6 +6,7 @@ extension Scenario {
     /// fleets are written as their apps, one by one, since the model keeps no trace of them.
     public var yaml: String {
         var lines = ["name: \(YAMLText.scalar(name))"]
+        if !tags.isEmpty { lines.append("tags: \(YAMLText.flowList(tags.map(YAMLText.scalar)))") }
         if let settings = device.yaml { lines.append("device: \(settings)") }
         if users != Scenario.defaultUsers {
             lines.append(users.isEmpty ? "users: []" : "users:")

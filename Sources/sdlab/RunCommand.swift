@@ -11,18 +11,54 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Run scenarios: start a device and its apps, drive the steps, check the expectations.",
         discussion: """
             Every scenario is validated before anything starts (as `sdlab check` does). Each then \
-            runs on a device of its own in a fresh run folder; each step is shown with ✓ or ✗, a \
-            failed expectation as expected against actual. The run folder of a failed scenario is \
-            kept and named (--keep keeps every one). Exit 0 when every expectation held, 1 when one failed, 2 for an \
-            invalid scenario or bad usage, 3 when the device could not run. Ctrl-C stops every \
-            process the run started.
+            runs on a device of its own in a fresh run folder, --jobs of them at once; each \
+            scenario's lines are printed together when it ends (as they come with --jobs 1), and \
+            a terminal shows what is running. Each step is shown with ✓ or ✗, a failed \
+            expectation as expected against actual. The run folder of a failed scenario is kept \
+            and named (--keep keeps every one). --filter, --tag and --skip-tag choose scenarios; \
+            --shard K/N then runs one of N disjoint shards that together make the whole choice. \
+            Exit 0 when every expectation held, 1 when one failed, 2 for an invalid scenario or \
+            bad usage, 3 when the device could not run. Ctrl-C stops every process the run started.
             """
     )
 
     @Argument(help: "Scenario files or folders of them.")
     var scenarios: [String]
 
-    @Option(help: "Write trace.jsonl, timing.csv, junit.xml and report.html into this folder.")
+    @Option(help: "Scenarios run at once, each on a device of its own (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(
+        name: .customLong("filter"),
+        help: "Run only scenarios whose name or file contains this text, in any case (repeatable: any of them).")
+    var filters: [String] = []
+
+    @Option(name: .customLong("tag"), help: "Run only scenarios tagged so (repeatable: any of them).")
+    var tags: [String] = []
+
+    @Option(name: .customLong("skip-tag"), help: "Leave out scenarios tagged so (repeatable).")
+    var skippedTags: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Run shard K of N: the chosen scenarios, in order, are dealt out to N shards.", valueName: "K/N"),
+        transform: { text in
+            guard let shard = Shard(text) else {
+                throw ValidationError("--shard takes K/N with 1 ≤ K ≤ N, such as 2/3; got \(text)")
+            }
+            return shard
+        })
+    var shard: Shard?
+
+    @Option(
+        name: .customLong("repeat"),
+        help: "Run each scenario K times: the timing of every run is pooled (samples for `sdlab compare`).")
+    var repeats: Int = 1
+
+    @Option(
+        help:
+            "Write results.json, trace.jsonl, timing.csv, junit.xml and report.html into this folder (`sdlab report merge` joins such folders)."
+    )
     var report: String?
 
     @Option(help: "Write JUnit XML to this file.")
@@ -33,6 +69,11 @@ struct RunCommand: AsyncParsableCommand {
 
     @Flag(help: "Keep each scenario's run folder (traces, containers, logs) even when it passes.")
     var keep = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if repeats < 1 { throw ValidationError("--repeat must be at least 1") }
+    }
 
     func run() async throws {
         TerminationSignals.install()
@@ -51,36 +92,67 @@ struct RunCommand: AsyncParsableCommand {
         guard loaded.count == files.count else {
             throw failure("invalid scenarios: nothing was run", code: ExitCodes.usage)
         }
+        let selection = ScenarioSelection(filters: filters, tags: tags, skippedTags: skippedTags, shard: shard)
+        let chosen = selection.apply(loaded)
+        if !loaded.contains(where: selection.matches) {
+            throw failure("no scenario matches the --filter, --tag and --skip-tag given", code: ExitCodes.usage)
+        }
+        let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let console = RunConsole(jobs: jobs, total: chosen.count * repeats, toStderr: json)
+        if let shard, chosen.isEmpty { console.say("shard \(shard) has no scenarios") }
 
-        var results: [ScenarioResult] = []
-        for scenario in loaded { results.append(await runInterruptibly(scenario)) }
-        let broken = results.filter { $0.environmentFailure != nil }.count
-        let failed = results.filter { !$0.passed }.count - broken
-        say("\(loaded.count - failed - broken) of \(loaded.count) scenarios passed")
-        try writeOutputs(results)
+        let reports = await runAll(chosen, jobs: jobs, console: console)
+        console.end()
+        let broken = reports.filter { $0.environmentFailure != nil }.count
+        let failed = reports.filter { !$0.passed }.count - broken
+        console.say("\(chosen.count - failed - broken) of \(chosen.count) scenarios passed")
+        try writeOutputs(reports, console: console)
         if broken > 0 { throw ExitCode(ExitCodes.environment) }
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
 
-    /// Progress for a person: stdout, or stderr when stdout carries the JSON.
-    private func say(_ line: String) {
-        if json { note(line) } else { emitLine(line) }
+    /// Every run of every scenario, at most `jobs` at once, stopped by a termination signal
+    /// (what already ran is still reported); the reports in the scenarios' order.
+    private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> [ScenarioReport] {
+        let work = scenarios.indices.flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
+        let finished = await cancellingOnTermination(
+            Task {
+                await withTaskGroup(of: (scenario: Int, run: Int, result: ScenarioResult, seconds: Double).self) {
+                    group in
+                    var next = 0
+                    func startNext() {
+                        guard next < work.count, !Task.isCancelled else { return }
+                        let (scenario, run) = work[next]
+                        let index = next
+                        next += 1
+                        group.addTask {
+                            let start = ContinuousClock.now
+                            let result = await runOne(scenarios[scenario], run: run, index: index, console: console)
+                            return (scenario, run, result, Double((ContinuousClock.now - start).nanoseconds) / 1e9)
+                        }
+                    }
+                    for _ in 0..<min(jobs, work.count) { startNext() }
+                    var finished: [(scenario: Int, run: Int, result: ScenarioResult, seconds: Double)] = []
+                    while let done = await group.next() {
+                        finished.append(done)
+                        startNext()
+                    }
+                    return finished
+                }
+            })
+        return scenarios.indices.compactMap { index in
+            let runs = finished.filter { $0.scenario == index }.sorted { $0.run < $1.run }
+            return runs.isEmpty ? nil : ScenarioReport(runs: runs.map { ($0.result, $0.seconds) })
+        }
     }
 
-    private func writeOutputs(_ results: [ScenarioResult]) throws {
+    private func writeOutputs(_ reports: [ScenarioReport], console: RunConsole) throws {
         do {
-            if json { FileHandle.standardOutput.write(try Reports.json(results) + Data("\n".utf8)) }
+            if json { FileHandle.standardOutput.write(try Reports.json(reports) + Data("\n".utf8)) }
             // The report folder first: --junit may name a file in it.
-            if let report { try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true) }
-            if let junit { try Reports.junit(results).write(toFile: junit, atomically: true, encoding: .utf8) }
-            if let report {
-                try Reports.traceLines(results).write(
-                    toFile: report + "/trace.jsonl", atomically: true, encoding: .utf8)
-                try Reports.timingCSV(results).write(toFile: report + "/timing.csv", atomically: true, encoding: .utf8)
-                try Reports.junit(results).write(toFile: report + "/junit.xml", atomically: true, encoding: .utf8)
-                try ReportPage.html(results).write(toFile: report + "/report.html", atomically: true, encoding: .utf8)
-                say("report: \(report)/report.html")
-            }
+            if let report { try ReportFolder.write(reports, to: report) }
+            if let junit { try Reports.junit(reports).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let report { console.say("report: \(report)/report.html") }
         } catch {
             throw failure("cannot write the reports: \(error)", code: ExitCodes.environment)
         }
@@ -88,51 +160,48 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Per model and mechanism: notified and exposure p50 / p90 / p99 / max, in ms, of the pairs
     /// where an app held another user's data; then every pair still open, with why.
-    private func printTiming(_ result: ScenarioResult) {
+    private func timingLines(_ result: ScenarioResult) -> [String] {
         let sdk = Dictionary(uniqueKeysWithValues: result.scenario.apps.map { ($0.name, $0.sdk) })
         let rows = TimingRow.table(result.timings, sdk: sdk)
-        guard !rows.isEmpty else { return }
-        say("  timing (ms: p50 / p90 / p99 / max)   exposed pairs  notified                     exposure")
+        guard !rows.isEmpty else { return [] }
+        var lines = ["  timing (ms: p50 / p90 / p99 / max)   exposed pairs  notified                     exposure"]
         for row in rows {
             let label = "\(row.model) \(row.mechanism.rawValue)".padding(toLength: 36, withPad: " ", startingAt: 0)
             let count = "\(row.count)\(row.open > 0 ? " (\(row.open) open)" : "")".padding(
                 toLength: 14, withPad: " ", startingAt: 0)
             let notified = (row.notified?.text ?? "-").padding(toLength: 28, withPad: " ", startingAt: 0)
-            say("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
+            lines.append("  \(label) \(count) \(notified) \(row.exposure?.text ?? "-")")
         }
         let open = SessionChangeTiming.openLines(result.timings)
-        if !open.isEmpty { say("  open (another user's data still readable):") }
-        for line in open { say("    \(line)") }
+        if !open.isEmpty { lines.append("  open (another user's data still readable):") }
+        return lines + open.map { "    \($0)" }
     }
 
-    /// One scenario in a run folder of its own; a termination signal cancels it, and the run
-    /// still stops what it started before returning.
-    private func runInterruptibly(_ scenario: Scenario) async -> ScenarioResult {
-        say("\(scenario.name)  (\(scenario.file))")
+    /// One run of a scenario in a run folder of its own, its lines to the console as scenario
+    /// `index`; a cancelled run still stops what it started before returning.
+    private func runOne(_ scenario: Scenario, run: Int, index: Int, console: RunConsole) async -> ScenarioResult {
+        let say: @Sendable (String) -> Void = { console.line(index, $0) }
+        console.started(index, name: scenario.name + (repeats > 1 ? " #\(run)" : ""))
+        say("\(scenario.name)\(repeats > 1 ? " (run \(run) of \(repeats))" : "")  (\(scenario.file))")
         let folder: String
         do {
             folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-run")
         } catch {
-            return ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
+            let result = ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
+            console.warn("sdlab: the device could not run: \(error)")
+            console.finished(index, passed: false)
+            return result
         }
-        let result = await cancellingOnTermination(
-            Task {
-                await ScenarioRun.run(
-                    scenario, in: folder,
-                    progress: { step in
-                        say("  \(step.passed ? "✓" : "✗") \(step.title)")
-                        for failure in step.failures { say("      \(failure)") }
-                        for note in step.notes { say("      ! \(note)") }
-                    },
-                    fleetProgress: { done, total in
-                        // On a terminal only: one line rewritten in place on stderr.
-                        guard isatty(STDERR_FILENO) == 1 else { return }
-                        FileHandle.standardError.write(
-                            Data("\r  … \(done) of \(total) apps\(done == total ? "\r\u{1B}[K" : "")".utf8))
-                    })
-            })
-        if let why = result.environmentFailure { note("sdlab: the device could not run: \(why)") }
-        printTiming(result)
+        let result = await ScenarioRun.run(
+            scenario, in: folder,
+            progress: { step in
+                say("  \(step.passed ? "✓" : "✗") \(step.title)")
+                for failure in step.failures { say("      \(failure)") }
+                for note in step.notes { say("      ! \(note)") }
+            },
+            fleetProgress: { done, total in console.fleet(index, done: done, of: total) })
+        if let why = result.environmentFailure { console.warn("sdlab: the device could not run: \(why)") }
+        for line in timingLines(result) { say(line) }
         let scan = result.scan.lines
         say(
             "  leak scan (hub user \(result.scan.currentUser ?? "none")):"
@@ -143,6 +212,7 @@ struct RunCommand: AsyncParsableCommand {
         } else {
             say("  run folder kept: \(folder)")
         }
+        console.finished(index, passed: result.passed)
         return result
     }
 }

@@ -13,7 +13,8 @@ struct SDLab: AsyncParsableCommand {
             """,
         subcommands: [
             RunCommand.self, CheckCommand.self, FuzzCommand.self, BenchCommand.self, DeviceCommand.self,
-            NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self,
+            NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self, ReportCommand.self,
+            CompareCommand.self,
         ]
     )
 

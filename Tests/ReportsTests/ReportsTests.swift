@@ -25,13 +25,16 @@ import Testing
         let document = try Self.document()
         let root = try #require(document.rootElement())
         #expect(root.name == "testsuites")
-        #expect(Self.attribute("tests", of: root) == "3" && Self.attribute("failures", of: root) == "1")
+        // The device that could not run is an error, and a test (as JUnit counts them).
+        #expect(
+            ["tests", "failures", "errors"].map { Self.attribute($0, of: root) } == ["4", "1", "1"])
         let suites = try document.nodes(forXPath: "/testsuites/testsuite")
         #expect(suites.count == 2)
         #expect(Self.attribute("name", of: suites[0]) == Sample.name)
         #expect(Self.attribute("file", of: suites[0]) == Sample.file)
         #expect(["tests", "failures", "errors"].map { Self.attribute($0, of: suites[0]) } == ["3", "1", "0"])
-        #expect(["tests", "failures", "errors"].map { Self.attribute($0, of: suites[1]) } == ["0", "0", "1"])
+        #expect(["tests", "failures", "errors"].map { Self.attribute($0, of: suites[1]) } == ["1", "0", "1"])
+        #expect(Self.attribute("time", of: suites[0]) == "1.5")
     }
 
     @Test func eachStepIsATestCaseAndAFailedOneCarriesItsFailures() throws {
@@ -97,19 +100,19 @@ import Testing
             .map(String.init)
         #expect(
             lines == [
-                "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open",
-                Self.quotedName + ",1,mail,msal,launch,0.2,,,",
-                Self.quotedName + ",2,mail,msal,signal,0.5,cou1/plain,3.0,",
+                "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open,run",
+                Self.quotedName + ",1,mail,msal,launch,0.2,,,,1",
+                Self.quotedName + ",2,mail,msal,signal,0.5,cou1/plain,3.0,,1",
                 Self.quotedName
-                    + #",2,crm,ws1,foreground,12.5,"cou1/plain,cou1/sensitive",,"cleanup failed: hook said ""no"", <twice> & more""#,
-                Self.quotedName + ",2,notes,msal,none,,,,",
+                    + #",2,crm,ws1,foreground,12.5,"cou1/plain,cou1/sensitive",,"cleanup failed: hook said ""no"", <twice> & more",1"#,
+                Self.quotedName + ",2,notes,msal,none,,,,,1",
                 "",
             ])
     }
 
-    @Test func everyLineHasNineColumns() throws {
+    @Test func everyLineHasTenColumns() throws {
         for line in try Reports.timingCSV(Sample.results()).split(separator: "\n") {
-            #expect(Self.fields(of: String(line)).count == 9, "\(line)")
+            #expect(Self.fields(of: String(line)).count == 10, "\(line)")
         }
         #expect(Self.fields(of: Self.quotedName + ",a") == [Sample.name, "a"])
     }
@@ -121,7 +124,8 @@ import Testing
     }
 
     @Test func noTimingsIsTheHeaderAlone() {
-        #expect(Reports.timingCSV([]) == "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open\n")
+        #expect(
+            Reports.timingCSV([]) == "scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open,run\n")
     }
 
     /// A CSV line's fields, quotes undone.
@@ -162,7 +166,8 @@ import Testing
         #expect(scenarios.count == 2)
         #expect(
             Set(scenarios[0].keys) == [
-                "name", "file", "passed", "environment_failure", "scan", "steps", "timing", "open",
+                "name", "file", "tags", "passed", "environment_failure", "runs", "failed_runs", "shown_run",
+                "duration_s", "apps", "scan", "steps", "timing", "pairs", "open",
             ])
         #expect(scenarios[0]["name"] as? String == Sample.name && scenarios[0]["file"] as? String == Sample.file)
         #expect(scenarios[0]["passed"] as? Bool == false)

@@ -1,5 +1,6 @@
 import DeviceContract
 import LeakScan
+import Reports
 import Scenario
 import SharedDevice
 
@@ -125,7 +126,12 @@ enum Sample {
 
     static let environmentFailure = "dbus-daemon did not start: <no socket> & \"gone\""
 
-    static func results() throws -> [ScenarioResult] {
+    /// Each result as one run of 1.5 s.
+    static func results() throws -> [ScenarioReport] {
+        try runResults().map { ScenarioReport(runs: [($0, 1.5)]) }
+    }
+
+    static func runResults() throws -> [ScenarioResult] {
         let scenario = try Scenario.parse(yaml, file: file)
         var failed = ScenarioResult(scenario: scenario, steps: steps, timings: timings)
         failed.events = events

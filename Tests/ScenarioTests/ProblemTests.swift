@@ -6,10 +6,10 @@ import Testing
 @Suite struct ProblemTests {
     @Test(arguments: [
         // The head: unknown keys, wrong types, bad values.
-        ("nmae: x\n", "s.yaml:1:1: unknown key nmae in the scenario (expected name, device, users, apps, steps)"),
+        ("nmae: x\n", "s.yaml:1:1: unknown key nmae in the scenario (expected name, tags, device, users, apps, steps)"),
         (
             "- just a list\n",
-            "s.yaml:1:1: the scenario: expected a mapping with name, device, users, apps, steps, found a list"
+            "s.yaml:1:1: the scenario: expected a mapping with name, tags, device, users, apps, steps, found a list"
         ),
         ("", "s.yaml:1:1: empty scenario"),
         (
@@ -363,7 +363,7 @@ import Testing
     @Test func marksAreOneBased() {
         #expect(
             problems("x: 1\n") == [
-                "s.yaml:1:1: unknown key x in the scenario (expected name, device, users, apps, steps)"
+                "s.yaml:1:1: unknown key x in the scenario (expected name, tags, device, users, apps, steps)"
             ])
         #expect(problems("\n\n   bad: 1\n").first?.hasPrefix("s.yaml:3:4: unknown key bad") == true)
     }
@@ -401,7 +401,7 @@ extension ProblemTests {
         let found = problems("\"a\\nvery long key that goes on and on and on and on\": 1\n")
         #expect(
             found == [
-                "s.yaml:1:1: unknown key a\\nvery long key that goes on and on and … in the scenario (expected name, device, users, apps, steps)"
+                "s.yaml:1:1: unknown key a\\nvery long key that goes on and on and … in the scenario (expected name, tags, device, users, apps, steps)"
             ])
     }
 

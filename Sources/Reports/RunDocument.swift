@@ -1,0 +1,292 @@
+import DeviceContract
+import Foundation
+import LeakScan
+import Runner
+import Scenario
+import SharedDevice
+
+/// A run's results as data (Docs/outputs.md): the `--json` document and a report folder's
+/// `results.json`. Every other output is drawn from it, with each scenario's trace, so that
+/// `sdlab report merge` draws them again from report folders, and `sdlab compare` compares two.
+public struct RunDocument: Codable, Sendable {
+    public var passed: Bool
+    /// In the order the scenarios were given (`report merge`: by file).
+    public var scenarios: [ScenarioReport]
+
+    public init(_ scenarios: [ScenarioReport]) {
+        self.scenarios = scenarios
+        passed = scenarios.allSatisfy(\.passed)
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    public static func decoded(from data: Data) throws -> RunDocument {
+        try JSONDecoder().decode(RunDocument.self, from: data)
+    }
+}
+
+/// One scenario of a run: with `--repeat K`, its K runs in one. Steps, apps, scan and trace
+/// are the shown run's: the first that failed, else the first; `pairs` holds every run's.
+public struct ScenarioReport: Codable, Sendable {
+    public var name: String
+    public var file: String
+    public var tags: [String]
+    /// Every run passed.
+    public var passed: Bool
+    @Nullable public var environmentFailure: String?
+    public var runs: Int
+    public var failedRuns: Int
+    /// Which run steps, apps, scan and trace are of (1-based).
+    public var shownRun: Int
+    /// The shown run's wall time.
+    public var seconds: Double
+    public var apps: [App]
+    public var steps: [Step]
+    /// Per model and mechanism, over every run's pairs.
+    public var timing: [Row]
+    /// Every (session change, app) pair of every run.
+    public var pairs: [Pair]
+    /// The shown run's open pairs.
+    public var open: [Open]
+    public var scan: Scan
+    /// The shown run's merged trace: in `trace.jsonl`, not in the JSON.
+    public var events: [TraceEvent] = []
+
+    enum CodingKeys: String, CodingKey {
+        case name, file, tags, passed, runs, apps, steps, timing, pairs, open, scan
+        case environmentFailure = "environment_failure", failedRuns = "failed_runs", shownRun = "shown_run"
+        case seconds = "duration_s"
+    }
+
+    public struct App: Codable, Sendable {
+        public var name: String
+        public var sdk: String
+        public var background: Bool
+        /// The cleanup it ran, as its trace says (`wipe-all`, `hook ./clean.sh (keeps common)`); nil: never launched.
+        @Nullable public var cleanup: String?
+        /// Its SDK's callbacks in the shown run, in order (`current-account(cou1,none)`).
+        public var callbacks: [String]
+    }
+
+    public struct Step: Codable, Sendable {
+        public var location: String
+        public var step: String
+        public var passed: Bool
+        public var failures: [String]
+        public var notes: [String]
+    }
+
+    public struct Row: Codable, Sendable {
+        public var model: String
+        public var mechanism: String
+        public var count: Int
+        public var open: Int
+        @Nullable public var notifiedMS: Percentiles?
+        @Nullable public var exposureMS: Percentiles?
+
+        enum CodingKeys: String, CodingKey {
+            case model, mechanism, count, open
+            case notifiedMS = "notified_ms", exposureMS = "exposure_ms"
+        }
+    }
+
+    /// A (session change, app) pair, as `timing.csv` has it, with the run it came from and the
+    /// commit's time (so a report can draw it again).
+    public struct Pair: Codable, Sendable {
+        /// 1-based.
+        public var run: Int
+        public var generation: UInt64
+        public var app: String
+        public var sdk: String
+        public var mechanism: String
+        /// The hub's commit, `CLOCK_MONOTONIC` ns.
+        public var t0: UInt64
+        @Nullable public var notifiedMS: Double?
+        /// `cou1/plain,…`; empty: nothing exposed.
+        public var held: String
+        @Nullable public var exposureMS: Double?
+        @Nullable public var open: String?
+
+        enum CodingKeys: String, CodingKey {
+            case run, generation, app, sdk, mechanism, t0, held, open
+            case notifiedMS = "notified_ms", exposureMS = "exposure_ms"
+        }
+    }
+
+    public struct Open: Codable, Sendable {
+        public var generation: UInt64
+        public var app: String
+        public var held: String
+        public var mechanism: String
+        public var reason: String
+    }
+
+    public struct Scan: Codable, Sendable {
+        @Nullable public var currentUser: String?
+        public var apps: [String: Findings]
+        /// As the console shows them.
+        public var lines: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case apps, lines
+            case currentUser = "current_user"
+        }
+    }
+
+    public struct Findings: Codable, Sendable {
+        public var leaks: [Finding]
+        public var retained: [Finding]
+        public var exposed: [String]
+    }
+
+    public struct Finding: Codable, Sendable {
+        public var user: String
+        public var kind: String
+        public var file: String
+        public var canary: String
+        public var encrypted: Bool
+    }
+}
+
+extension ScenarioReport {
+    /// `runs` of one scenario (one unless `--repeat`), each with its wall time in seconds.
+    public init(runs: [(result: ScenarioResult, seconds: Double)]) {
+        precondition(!runs.isEmpty, "a scenario report needs a run")
+        let shownIndex = runs.firstIndex { !$0.result.passed } ?? 0
+        let shown = runs[shownIndex].result
+        let scenario = shown.scenario
+        let sdk = Dictionary(uniqueKeysWithValues: scenario.apps.map { ($0.name, $0.sdk) })
+        name = scenario.name
+        file = scenario.file
+        tags = scenario.tags
+        passed = runs.allSatisfy(\.result.passed)
+        environmentFailure = shown.environmentFailure
+        self.runs = runs.count
+        failedRuns = runs.filter { !$0.result.passed }.count
+        shownRun = shownIndex + 1
+        seconds = runs[shownIndex].seconds
+        apps = Self.apps(of: shown)
+        steps = shown.steps.map {
+            Step(
+                location: $0.location.description, step: $0.title, passed: $0.passed, failures: $0.failures,
+                notes: $0.notes)
+        }
+        pairs = runs.enumerated().flatMap { index, run in
+            run.result.timings.map { Pair($0, run: index + 1, sdk: sdk[$0.app]?.rawValue ?? "?") }
+        }
+        open = shown.timings.filter(\.isOpen).map {
+            Open(
+                generation: $0.generation, app: $0.app, held: $0.held.description, mechanism: $0.mechanism.rawValue,
+                reason: $0.openReason ?? "")
+        }
+        scan = Scan(shown.scan)
+        events = shown.events
+        timing = Self.rows(pairs.map(\.timing), apps: apps).map(Row.init)
+    }
+
+    private static func apps(of result: ScenarioResult) -> [App] {
+        var ran: [String: String] = [:]
+        var callbacks: [String: [String]] = [:]
+        for event in result.events {
+            if event.is(.launched) { ran[event.proc] = event.cleanupThatRan }
+            if event.is(.callback), let name = event[.name] { callbacks[event.proc, default: []].append(name) }
+        }
+        return result.scenario.apps.map {
+            App(
+                name: $0.name, sdk: $0.sdk.rawValue, background: $0.background, cleanup: ran[$0.name],
+                callbacks: callbacks[$0.name] ?? [])
+        }
+    }
+
+    /// Every pair as the runner timed it.
+    public var timings: [SessionChangeTiming] { pairs.map(\.timing) }
+
+    /// The shown run's pairs.
+    public var shownTimings: [SessionChangeTiming] { pairs.filter { $0.run == shownRun }.map(\.timing) }
+
+    /// The timing table over every run's pairs.
+    public var rows: [TimingRow] { Self.rows(timings, apps: apps) }
+
+    private static func rows(_ timings: [SessionChangeTiming], apps: [App]) -> [TimingRow] {
+        let models = Dictionary(apps.map { ($0.name, SDKKind(rawValue: $0.sdk)) }, uniquingKeysWith: { a, _ in a })
+        return TimingRow.table(timings, sdk: models.compactMapValues { $0 })
+    }
+}
+
+extension ScenarioReport.Row {
+    init(_ row: TimingRow) {
+        self.init(
+            model: row.model, mechanism: row.mechanism.rawValue, count: row.count, open: row.open,
+            notifiedMS: row.notified, exposureMS: row.exposure)
+    }
+}
+
+extension ScenarioReport.Pair {
+    init(_ timing: SessionChangeTiming, run: Int, sdk: String) {
+        self.init(
+            run: run, generation: timing.generation, app: timing.app, sdk: sdk, mechanism: timing.mechanism.rawValue,
+            t0: timing.t0, notifiedMS: timing.notifiedAfter.map(Self.milliseconds), held: timing.held.description,
+            exposureMS: timing.exposure.map(Self.milliseconds), open: timing.isOpen ? timing.openReason ?? "open" : nil)
+    }
+
+    /// The pair as the runner timed it (the commit and the moments after it, in ns).
+    var timing: SessionChangeTiming {
+        SessionChangeTiming(
+            generation: generation, app: app, t0: t0, notified: notifiedMS.map { t0 + Self.nanoseconds($0) },
+            mechanism: SessionChangeTiming.Mechanism(rawValue: mechanism) ?? .none, held: Holdings(text: held),
+            clean: exposureMS.map { t0 + Self.nanoseconds($0) }, openReason: open)
+    }
+
+    static func milliseconds(_ nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1_000_000 }
+    static func nanoseconds(_ milliseconds: Double) -> UInt64 { UInt64(max(0, (milliseconds * 1_000_000).rounded())) }
+}
+
+extension ScenarioReport.Scan {
+    init(_ summary: ScanSummary) {
+        self.init(
+            currentUser: summary.currentUser,
+            apps: summary.apps.mapValues { found in
+                ScenarioReport.Findings(
+                    leaks: found.leaks.map(ScenarioReport.Finding.init),
+                    retained: found.retained.map(ScenarioReport.Finding.init),
+                    exposed: found.exposed.map(\.description))
+            }, lines: summary.lines)
+    }
+}
+
+extension ScenarioReport.Finding {
+    init(_ finding: LeakScanner.Finding) {
+        self.init(
+            user: finding.canary.user, kind: finding.canary.kind.rawValue, file: finding.place,
+            canary: finding.canary.description, encrypted: finding.encrypted)
+    }
+}
+
+/// An optional written as JSON `null` when absent (rather than left out), and read back from
+/// `null` or a missing key: the documents keep every key, so readers need not guess.
+@propertyWrapper
+public struct Nullable<Value: Codable & Sendable>: Codable, Sendable {
+    public var wrappedValue: Value?
+
+    public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        wrappedValue = container.decodeNil() ? nil : try container.decode(Value.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let wrappedValue { try container.encode(wrappedValue) } else { try container.encodeNil() }
+    }
+}
+
+extension KeyedDecodingContainer {
+    public func decode<Value>(_ type: Nullable<Value>.Type, forKey key: Key) throws -> Nullable<Value> {
+        try decodeIfPresent(type, forKey: key) ?? Nullable(wrappedValue: nil)
+    }
+}
