@@ -24,16 +24,37 @@ public struct TraceEvent: Equatable, Sendable {
     /// A trace line; nil for a line that is not a whole event (a process killed mid-write
     /// leaves none, but a foreign file might).
     public init?(line: Substring) {
-        guard var object = try? JSONDecoder().decode([String: FieldText].self, from: Data(line.utf8)),
-            let t = object.removeValue(forKey: "t").flatMap({ UInt64($0.text) }),
+        guard let object = try? JSONDecoder().decode([String: FieldText].self, from: Data(line.utf8)) else {
+            return nil
+        }
+        self.init(object: object)
+    }
+
+    private init?(object: [String: FieldText]) {
+        var object = object
+        guard let t = object.removeValue(forKey: "t").flatMap({ UInt64($0.text) }),
             let proc = object.removeValue(forKey: "proc")?.text, let event = object.removeValue(forKey: "event")?.text
         else { return nil }
         self.init(t: t, proc: proc, event: event, fields: object.mapValues(\.text))
     }
 
     /// Every event of one trace file, in its order (none if it cannot be read).
-    public static func events(in file: String) -> [TraceEvent] {
-        lines(in: file).compactMap(TraceEvent.init(line:))
+    public static func events(in file: String) -> [TraceEvent] { events(inLines: lines(in: file)) }
+
+    /// The events of trace lines, skipping those that are not whole events. Decoded as one
+    /// JSON array when every line is an object (one decoder call instead of one per line);
+    /// else line by line.
+    public static func events(inLines lines: [Substring]) -> [TraceEvent] {
+        var array = Data("[".utf8)
+        for (index, line) in lines.enumerated() {
+            if index > 0 { array.append(UInt8(ascii: ",")) }
+            array.append(contentsOf: line.utf8)
+        }
+        array.append(UInt8(ascii: "]"))
+        guard let objects = try? JSONDecoder().decode([[String: FieldText]].self, from: array),
+            objects.count == lines.count
+        else { return lines.compactMap(TraceEvent.init(line:)) }
+        return objects.compactMap(TraceEvent.init(object:))
     }
 
     /// The lines of one trace file: what comes before the zeros a killed writer leaves (see

@@ -1,5 +1,7 @@
+import Crypto
 import DBusKit
 import DeviceContract
+import Foundation
 import SharedDevice
 import Synchronization
 
@@ -10,12 +12,29 @@ final class HubCore: Sendable {
     let trace: TraceLog?
     private let model: Mutex<HubModel>
     private let store: StateFile?
+    /// Per user, the password that last verified, as an HMAC under `verifiedKey`.
+    private let verified = Mutex<[String: Data]>([:])
+    private let verifiedKey = SymmetricKey(size: .bits256)
 
     init(_ state: HubState, store: StateFile?, trace: TraceLog?) {
         directory = state.directory
         model = Mutex(state.model)
         self.store = store
         self.trace = trace
+    }
+
+    /// The directory's user for this name and password, or nil for any mismatch. A password
+    /// that verified is remembered for the process's life as an HMAC under a key of its own:
+    /// a storm of check-outs then pays scrypt once per user rather than per call, and the
+    /// state file still holds only the scrypt hashes.
+    func authenticate(_ name: String, _ password: String) -> DirectoryUser? {
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: Data(password.utf8), using: verifiedKey))
+        if verified.withLock({ $0[name] == mac }) {
+            return directory.accounts.first { $0.user.name == name }?.user
+        }
+        guard let user = directory.authenticate(name, password) else { return nil }
+        verified.withLock { $0[name] = mac }
+        return user
     }
 
     /// The state as it is now (a copy).

@@ -191,7 +191,7 @@ final class HubService: Sendable {
 
     /// The directory's user for the call's first two arguments, or nil for any mismatch.
     private static func authenticate(_ call: DBusInterface.Call, _ core: HubCore) -> DirectoryUser? {
-        core.directory.authenticate(call.arguments[0].string!, call.arguments[1].string!)
+        core.authenticate(call.arguments[0].string!, call.arguments[1].string!)
     }
 
 }

@@ -17,7 +17,7 @@ struct ExpectationCheck {
     func failures(of expectations: [Expectation]) async throws -> [String] {
         let session = try await hubSession()
         let findings = LeakScanner(containersFolder: driver.device.directory + "/containers").scan()
-        let events = TraceEvent.merged(from: driver.device.directory + "/trace")
+        let events = driver.traces.merged()
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [String] = []
         var appFailures = AppGroups<AppFailure>()

@@ -96,10 +96,9 @@ public enum ScenarioRun {
         let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
         driver.onFleetProgress = fleetProgress
         var since: UInt64 = 0
-        let traces = TraceTail(folder: directory + "/trace")
         for step in flattened(scenario.steps) {
             var outcome = await run(step, driver: driver, since: &since)
-            outcome.notes += traces.newEvents().compactMap(\.surfacedProblem)
+            outcome.notes += driver.traces.newEvents().compactMap(\.surfacedProblem)
             result.steps.append(outcome)
             progress(outcome)
             // A step that failed may have failed because the bus died a moment ago: give its
@@ -114,7 +113,7 @@ public enum ScenarioRun {
             if !outcome.passed, !isExpectation(step) { break }
         }
         result.scan = await ScanSummary(of: directory, driver: driver)
-        result.events = TraceEvent.merged(from: directory + "/trace")
+        result.events = driver.traces.merged()
         let broken = DeviceInvariants.violations(in: result.events)
         if !broken.isEmpty {
             result.steps.append(

@@ -19,12 +19,15 @@ public final class StepDriver {
     /// The last snapshot of each app taken before it was stopped: a stopped app cannot answer,
     /// and cannot change either.
     private(set) var frozen: [String: AppSnapshot] = [:]
+    /// The device's trace, read as it grows.
+    let traces: TraceTail
 
     public init(scenario: Scenario, device: RunningDevice, connection: Connection, sdlab: String) {
         self.scenario = scenario
         self.device = device
         self.connection = connection
         self.sdlab = sdlab
+        traces = TraceTail(folder: device.directory + "/trace")
         fleet = AppFleet(
             Dictionary(
                 uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))

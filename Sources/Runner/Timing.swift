@@ -61,11 +61,13 @@ public struct SessionChangeTiming: Equatable, Sendable {
         return apps.flatMap { app in
             let own = events.filter { $0.proc == app }
             let held = HeldData(of: own, cleanup: cleanups[app] ?? .wipeAll)
-            return changes.enumerated().map { index, change in
-                let later = changes[(index + 1)...]
-                var timing = learning(of: change, by: app, in: own.filter { $0.t > change.t })
+            return changes.indices.map { index in
+                let change = changes[index]
+                // Events are in time order: what follows the change is a slice, found by halving.
+                let after = own[own.firstIndex(after: change.t)...]
+                var timing = learning(of: change, by: app, in: after)
                 timing.held = held.exposed(at: change.t, to: timing.newUser)
-                if timing.exposed { close(&timing, with: own.filter { $0.t > change.t }, laterChanges: Array(later)) }
+                if timing.exposed { close(&timing, with: after, laterChanges: changes[(index + 1)...]) }
                 return timing
             }
         }
@@ -73,7 +75,9 @@ public struct SessionChangeTiming: Equatable, Sendable {
 
     /// The first check after the change that the SDK made and that succeeded tells when the
     /// app learned of it (a blocked Workspace ONE app's foreground is no opportunity).
-    private static func learning(of change: TraceEvent, by app: String, in later: [TraceEvent]) -> SessionChangeTiming {
+    private static func learning(of change: TraceEvent, by app: String, in later: ArraySlice<TraceEvent>)
+        -> SessionChangeTiming
+    {
         let user = change.user()
         var timing = SessionChangeTiming(
             generation: UInt64(change[.generation] ?? "") ?? 0, app: app,
@@ -95,8 +99,9 @@ public struct SessionChangeTiming: Equatable, Sendable {
 
     /// Closes an exposed pair at the first cleanup that finished with none of the held data
     /// left, or at a later change whose user owns all that is left; else says why it is open.
-    private static func close(_ timing: inout SessionChangeTiming, with later: [TraceEvent], laterChanges: [TraceEvent])
-    {
+    private static func close(
+        _ timing: inout SessionChangeTiming, with later: ArraySlice<TraceEvent>, laterChanges: ArraySlice<TraceEvent>
+    ) {
         let owners = timing.held.users
         let comeBack = laterChanges.first { change in change.user().map { owners == [$0] } ?? false }?.t ?? .max
         var lastFailure: String?
@@ -149,6 +154,24 @@ struct HeldData {
 
     /// Other users' data the app held just before `t` that its cleanup does not keep.
     func exposed(at t: UInt64, to user: String?) -> Holdings {
-        (history.last { $0.t < t }?.holdings ?? Holdings()).exposed(to: user, under: cleanup)
+        // The history is in time order: the last entry before `t` is found by halving.
+        var (low, high) = (0, history.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if history[middle].t < t { low = middle + 1 } else { high = middle }
+        }
+        return (low > 0 ? history[low - 1].holdings : Holdings()).exposed(to: user, under: cleanup)
+    }
+}
+
+extension Array where Element == TraceEvent {
+    /// The index of the first event after `t`, in events in time order (found by halving).
+    func firstIndex(after t: UInt64) -> Int {
+        var (low, high) = (startIndex, endIndex)
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].t <= t { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

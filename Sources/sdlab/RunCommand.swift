@@ -114,7 +114,10 @@ struct RunCommand: AsyncParsableCommand {
     /// Every run of every scenario, at most `jobs` at once, stopped by a termination signal
     /// (what already ran is still reported); the reports in the scenarios' order.
     private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> [ScenarioReport] {
-        let work = scenarios.indices.flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
+        // The longest first (by steps run, then apps), so that none starts last and runs alone.
+        let weight = scenarios.map { Step.runCount(of: $0.steps) + $0.apps.count }
+        let work = scenarios.indices.sorted { weight[$0] > weight[$1] }
+            .flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
         let finished = await cancellingOnTermination(
             Task {
                 await withTaskGroup(of: (scenario: Int, run: Int, result: ScenarioResult, seconds: Double).self) {

@@ -104,7 +104,7 @@ extension RunCommandTests {
         #expect(result.stderr.contains("✓ checkin"), "progress goes to stderr with --json")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
-        #expect(files == ["ci.xml", "junit.xml", "report.html", "timing.csv", "trace.jsonl"])
+        #expect(files == ["ci.xml", "junit.xml", "report.html", "results.json", "timing.csv", "trace.jsonl"])
         let page = try String(contentsOfFile: folder + "/report/report.html", encoding: .utf8)
         #expect(page.contains("<svg") && page.contains("session change") && !page.contains("<script"))
         let junit = try String(contentsOfFile: folder + "/report/junit.xml", encoding: .utf8)
@@ -117,7 +117,7 @@ extension RunCommandTests {
             times == times.sorted() && trace.contains { $0.contains("\"proc\":\"hub\"") }
                 && trace.contains { $0.contains("\"proc\":\"mail\"") })
         let csv = try String(contentsOfFile: folder + "/report/timing.csv", encoding: .utf8)
-        #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open\n"))
+        #expect(csv.hasPrefix("scenario,generation,app,sdk,mechanism,notified_ms,held,exposure_ms,open,run\n"))
         #expect(csv.contains(",mail,msal,signal,") && csv.contains(",cou1/sensitive,"), "\(csv)")
         #expect(page.contains("cleanup that ran") && page.contains("cache-common"), "each app's cleanup as it ran")
     }
