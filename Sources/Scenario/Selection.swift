@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which scenarios a run takes (`sdlab run --filter --tag --skip-tag --shard`): those that
 /// match, then this machine's shard of them.
 public struct ScenarioSelection: Sendable, Equatable {
@@ -21,7 +23,7 @@ public struct ScenarioSelection: Sendable, Equatable {
         let matchesFilter =
             filters.isEmpty
             || filters.contains { filter in
-                [scenario.name, scenario.file].contains { $0.localizedCaseInsensitiveContains(filter) }
+                [scenario.name, scenario.file].contains { $0.lowercased().contains(filter.lowercased()) }
             }
         return matchesFilter && (tags.isEmpty || !Set(tags).isDisjoint(with: scenario.tags))
             && Set(skippedTags).isDisjoint(with: scenario.tags)

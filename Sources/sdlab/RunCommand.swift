@@ -70,6 +70,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Keep each scenario's run folder (traces, containers, logs) even when it passes.")
     var keep = false
 
+    @Flag(help: "Print the chosen scenarios' files, one per line, and run nothing.")
+    var list = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if repeats < 1 { throw ValidationError("--repeat must be at least 1") }
@@ -96,6 +99,10 @@ struct RunCommand: AsyncParsableCommand {
         let chosen = selection.apply(loaded)
         if !loaded.contains(where: selection.matches) {
             throw failure("no scenario matches the --filter, --tag and --skip-tag given", code: ExitCodes.usage)
+        }
+        if list {
+            for scenario in chosen { emitLine(scenario.file) }
+            return
         }
         let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let console = RunConsole(jobs: jobs, total: chosen.count * repeats, toStderr: json)

@@ -1,0 +1,130 @@
+import DeviceProcesses
+import Foundation
+import TestSupport
+import Testing
+
+/// A suite as CI runs it: scenarios at once, shards, merged reports and a comparison against
+/// a saved run.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct SuiteCommandTests {
+    static let library = RunCommandTests.library
+    static let small = [
+        "msal-background-app-cleans-up-on-post", "side-by-side-check-in", "second-check-out-is-refused",
+    ]
+    .map { library + "/\($0).yaml" }
+
+    static func folder() throws -> String { try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-suite") }
+
+    @Test func scenariosRunAtOnceEachWithItsLinesTogetherAndReportedInOrder() async throws {
+        let result = try await run(sdlabPath, ["run", "--jobs", "3", "--json"] + Self.small, timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        // Each scenario's block runs from its title line to its leak scan, with no other title in it.
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let titles = lines.indices.filter { lines[$0].hasSuffix(".yaml)") }
+        #expect(titles.count == 3, "\(result.stderr)")
+        for (number, start) in titles.enumerated() {
+            let end = number + 1 < titles.count ? titles[number + 1] : lines.count
+            let block = lines[start..<end]
+            #expect(block.filter { $0.contains("  leak scan (hub user") }.count == 1, "\(block)")
+            #expect(block.dropFirst().allSatisfy { $0.hasPrefix(" ") || $0.hasSuffix("scenarios passed") }, "\(block)")
+        }
+        let document = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let files = (document["scenarios"] as? [[String: Any]])?.compactMap { $0["file"] as? String }
+        #expect(files == Self.small, "the given order, whatever order they ended in")
+    }
+
+    @Test func threeShardsCoverTheLibraryExactlyOnce() async throws {
+        let all = try await run(sdlabPath, ["run", "--list", Self.library])
+        #expect(all.status == 0)
+        let library = all.stdout.split(separator: "\n").map(String.init)
+        #expect(library.count > 30)
+        var shards: [[String]] = []
+        for index in 1...3 {
+            let shard = try await run(sdlabPath, ["run", "--list", "--shard", "\(index)/3", Self.library])
+            #expect(shard.status == 0, "\(shard.stderr)")
+            shards.append(shard.stdout.split(separator: "\n").map(String.init))
+        }
+        #expect(shards.flatMap { $0 }.sorted() == library.sorted())
+        #expect(Set(shards.flatMap { $0 }).count == library.count, "disjoint")
+        #expect(shards.allSatisfy { abs($0.count - library.count / 3) <= 1 })
+    }
+
+    @Test func filtersAndTagsChooseAndAChoiceOfNothingIsAUsageError() async throws {
+        let fleet = try await run(sdlabPath, ["run", "--list", "--tag", "fleet", "--skip-tag", "slow", Self.library])
+        #expect(fleet.status == 0)
+        #expect(fleet.stdout.split(separator: "\n").allSatisfy { $0.contains("fleet") }, "\(fleet.stdout)")
+        #expect(!fleet.stdout.contains("storm"))
+        let none = try await run(sdlabPath, ["run", "--filter", "no-such-scenario", Self.library])
+        #expect(none.status == 2 && none.stderr.contains("no scenario matches"), "\(none.stderr)")
+        let badShard = try await run(sdlabPath, ["run", "--shard", "4/3", Self.library])
+        #expect(badShard.status == 2 && badShard.stderr.contains("--shard takes K/N"), "\(badShard.stderr)")
+    }
+
+    /// Two shards with their reports, merged: one report of both, as one run would give.
+    @Test func shardsReportsMergeIntoOne() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let two = Array(Self.small.prefix(2))
+        for index in 1...2 {
+            let shard = try await run(
+                sdlabPath, ["run", "--shard", "\(index)/2", "--report", folder + "/shard\(index)"] + two,
+                timeout: .seconds(60))
+            #expect(shard.status == 0, "\(shard.stdout)\(shard.stderr)")
+        }
+        let merge = try await run(
+            sdlabPath, ["report", "merge", folder + "/merged", folder + "/shard1", folder + "/shard2"])
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(merge.stderr.contains("2 of 2 scenarios passed"), "\(merge.stderr)")
+        let document = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/merged/results.json")))
+                as? [String: Any])
+        #expect((document["scenarios"] as? [[String: Any]])?.compactMap { $0["file"] as? String } == two)
+        let junit = try String(contentsOfFile: folder + "/merged/junit.xml", encoding: .utf8)
+        #expect(junit.components(separatedBy: "<testsuite ").count == 3)
+        let page = try String(contentsOfFile: folder + "/merged/report.html", encoding: .utf8)
+        #expect(page.contains("2 of 2 scenarios passed"))
+        let trace = try String(contentsOfFile: folder + "/merged/trace.jsonl", encoding: .utf8)
+        #expect(two.allSatisfy { file in trace.contains("\"scenario_file\":\"\(file)\"") })
+
+        let twice = try await run(
+            sdlabPath, ["report", "merge", folder + "/again", folder + "/shard1", folder + "/shard1"])
+        #expect(twice.status == 2 && twice.stderr.contains("is in both"), "\(twice.stderr)")
+    }
+
+    /// A saved run against a new one: the same scenario gives no regression; a copy whose
+    /// exposures are ten times larger gives one, and exit 1.
+    @Test func compareGatesOnARegression() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = Self.small[0]
+        for name in ["base", "new"] {
+            let result = try await run(
+                sdlabPath, ["run", "--repeat", "5", "--jobs", "2", "--json", scenario], timeout: .seconds(90))
+            #expect(result.status == 0, "\(result.stderr)")
+            try result.stdout.write(toFile: folder + "/\(name).json", atomically: true, encoding: .utf8)
+        }
+        let same = try await run(sdlabPath, ["compare", folder + "/base.json", folder + "/new.json"])
+        #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+        #expect(same.stdout.contains("msal signal exposure") && same.stdout.contains("n = 5 and 5"), "\(same.stdout)")
+        #expect(same.stdout.hasSuffix("no regression\n"))
+
+        var slower = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/new.json")))
+                as? [String: Any])
+        var scenarios = try #require(slower["scenarios"] as? [[String: Any]])
+        scenarios[0]["pairs"] = (scenarios[0]["pairs"] as? [[String: Any]])?.map { pair in
+            var pair = pair
+            if let exposure = pair["exposure_ms"] as? Double { pair["exposure_ms"] = exposure * 10 }
+            return pair
+        }
+        slower["scenarios"] = scenarios
+        try JSONSerialization.data(withJSONObject: slower).write(to: URL(fileURLWithPath: folder + "/slower.json"))
+        let regressed = try await run(sdlabPath, ["compare", folder + "/base.json", folder + "/slower.json"])
+        #expect(regressed.status == 1, "\(regressed.stdout)\(regressed.stderr)")
+        #expect(regressed.stdout.contains("regression  "), "\(regressed.stdout)")
+        #expect(regressed.stdout.hasSuffix("1 regression\n"))
+
+        let unreadable = try await run(sdlabPath, ["compare", folder + "/base.json", folder + "/none.json"])
+        #expect(unreadable.status == 2 && unreadable.stderr.contains("cannot read"), "\(unreadable.stderr)")
+    }
+}
