@@ -2,8 +2,11 @@
 # Installs what SharedDeviceLab needs on Debian, only where it is missing: libdbus (headers
 # for the CDBus module), the real dbus-daemon, the D-Bus command-line tools the tests drive
 # (dbus-send, dbus-monitor, gdbus) and python3-dbus with python3-gi for foreign-client tests.
+# With --with-browser also Chromium, which the report test renders report.html in (without it
+# that test is skipped).
 set -euo pipefail
 packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config)
+[ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,31 +1,74 @@
 import DeviceContract
+import Foundation
 import Runner
 import Scenario
 
-/// `report.html`: one self-contained page (no script, no outside file) with each scenario's
-/// steps, its timing table and an SVG swimlane timeline.
+/// `report.html`: one self-contained page (no outside file): a summary of every scenario
+/// (failures first), the latency distributions, the leak scan, then a collapsible section per
+/// scenario with its steps, timing and an interactive timeline drawn in the page from data it
+/// carries (hover for the event, drag to zoom, double-click to zoom out). `#all` in the
+/// address opens every section.
 public enum ReportPage {
     public static func html(_ results: [ScenarioReport]) -> String {
         let passed = results.filter(\.passed).count
+        let timelines = (try? timelineJSON(results)) ?? "[]"
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>SharedDeviceLab report</title>
             <style>
-            body { font: 14px system-ui, sans-serif; margin: 24px; color: #222; }
-            h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 32px; }
-            table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 2px 10px; text-align: left; border-bottom: 1px solid #eee; }
-            .ok { color: #1a7f37; } .bad { color: #cf222e; } .fail { color: #cf222e; font-family: monospace; font-size: 12px; }
-            svg text { font: 11px system-ui, sans-serif; }
-            .legend span { margin-right: 14px; }
+            \(style)
             </style></head><body>
             <h1>SharedDeviceLab: \(passed) of \(results.count) scenarios passed</h1>
-            \(results.map(section).joined(separator: "\n"))
+            \(summary(results))
+            \(LatencyChart.section(results))
+            \(leakScan(results))
+            <h2 class="part">Scenarios</h2>
+            \(results.enumerated().map { section($1, index: $0) }.joined(separator: "\n"))
+            <script type="application/json" id="timelines">\(timelines)</script>
+            <script>
+            \(script)
+            </script>
             </body></html>
 
             """
     }
 
-    private static func section(_ result: ScenarioReport) -> String {
+    /// Every scenario's timeline data, in order (null where it has no trace); JSON escapes
+    /// `/`, so nothing in it can close the script element.
+    static func timelineJSON(_ results: [ScenarioReport]) throws -> String {
+        let data = results.map { $0.events.isEmpty ? nil : TimelineData($0) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // the same page for the same results
+        return String(decoding: try encoder.encode(data), as: UTF8.self)
+    }
+
+    /// A row per scenario, failures first: outcome, duration, failed steps, worst exposure,
+    /// open pairs, each linking to its section.
+    static func summary(_ results: [ScenarioReport]) -> String {
+        let order = results.indices.sorted { (results[$0].passed ? 1 : 0, $0) < (results[$1].passed ? 1 : 0, $1) }
+        let rows = order.map { index in
+            let result = results[index]
+            let failed = result.steps.filter { !$0.passed }.count
+            let worst = result.pairs.compactMap(\.exposureMS).max()
+            let open = result.pairs.filter { $0.open != nil }.count
+            let mark = result.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
+            let outcome =
+                result.environmentFailure != nil
+                ? "device could not run" : failed > 0 ? "\(failed) of \(result.steps.count) steps failed" : "passed"
+            return "<tr><td>\(mark)</td><td><a href=\"#s-\(index)\">\(Reports.xml(result.name))</a></td>"
+                + "<td>\(outcome)\(result.runs > 1 ? " (\(result.failedRuns) of \(result.runs) runs failed)" : "")</td>"
+                + "<td class=\"num\">\(String(format2: result.seconds)) s</td>"
+                + "<td class=\"num\">\(worst.map { String(format2: $0) + " ms" } ?? "–")</td>"
+                + "<td class=\"num\(open > 0 ? " bad" : "")\">\(open)</td></tr>"
+        }.joined(separator: "\n")
+        return """
+            <table class="summary"><tr><th></th><th>scenario</th><th>outcome</th><th>duration</th><th>worst exposure</th><th>open pairs</th></tr>
+            \(rows)
+            </table>
+            """
+    }
+
+    private static func section(_ result: ScenarioReport, index: Int) -> String {
         let steps = result.steps.map { step in
             let mark = step.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
             let failures = (step.failures + step.notes.map { "! " + $0 }).map {
@@ -38,9 +81,12 @@ public enum ReportPage {
             "<tr><td>\(row.model)</td><td>\(row.mechanism.rawValue)</td><td>\(row.count)</td><td>\(row.open)</td>"
                 + "<td>\(row.notified?.text ?? "–")</td><td>\(row.exposure?.text ?? "–")</td></tr>"
         }.joined(separator: "\n")
+        let timeline =
+            result.events.isEmpty
+            ? "<p>No trace.</p>" : "<div class=\"timeline\" data-index=\"\(index)\"></div>"
         return """
-            <h2 class="\(result.passed ? "ok" : "bad")">\(result.passed ? "✓" : "✗") \(Reports.xml(result.name))</h2>
-            <div>\(Reports.xml(result.file))\(result.environmentFailure.map { " — <span class=\"bad\">the device could not run: \(Reports.xml($0))</span>" } ?? "")</div>
+            <details class="scenario" id="s-\(index)"\(result.passed ? "" : " open")><summary><h2 class="\(result.passed ? "ok" : "bad")">\(result.passed ? "✓" : "✗") \(Reports.xml(result.name))</h2></summary>
+            <div>\(Reports.xml(result.file)) · \(String(format2: result.seconds)) s\(result.runs > 1 ? " · shown: run \(result.shownRun) of \(result.runs)" : "")\(result.environmentFailure.map { " — <span class=\"bad\">the device could not run: \(Reports.xml($0))</span>" } ?? "")</div>
             \(apps(result))
             <table><tr><th></th><th>step</th><th>where</th></tr>
             \(steps)
@@ -50,7 +96,63 @@ public enum ReportPage {
             </table>
             \(openPairs(result))
             \(scan(result))
-            \(Timeline(result).svg)
+            \(legend)
+            \(timeline)
+            </details>
+            """
+    }
+
+    static let legend = """
+        <div class="legend"><span style="color:#0969da">┆ session change</span><span style="color:#8250df">● post ▼ delivery</span>\
+        <span style="color:#bf8700">◆ callback</span><span style="color:#1a7f37">▬ cleanup</span>\
+        <span style="color:#cf222e">▮ exposure window</span><span style="color:#57606a">│ launch · check</span>\
+        <span class="hint">hover for details · drag to zoom · double-click to zoom out</span></div>
+        """
+
+    /// Every finding of the end-of-run scans: by scenario, app, finding, user, kind and file.
+    static func leakScan(_ results: [ScenarioReport]) -> String {
+        struct Row: Hashable {
+            let scenario: Int, app: String, finding: String, user: String, kind: String, file: String
+        }
+        var counts: [Row: Int] = [:]
+        for (index, result) in results.enumerated() {
+            for (app, found) in result.scan.apps {
+                for (finding, list) in [("leak", found.leaks), ("retained", found.retained)] {
+                    for item in list {
+                        counts[
+                            Row(
+                                scenario: index, app: app, finding: finding, user: item.user, kind: item.kind,
+                                file: item.file), default: 0] += 1
+                    }
+                }
+                for canary in found.exposed {
+                    let parts = canary.split(separator: "/").map(String.init)  // SDLAB-CANARY/USER/APP/KIND/N
+                    counts[
+                        Row(
+                            scenario: index, app: app, finding: "exposed on screen",
+                            user: parts.count > 1 ? parts[1] : "?", kind: parts.count > 3 ? parts[3] : "?", file: "–"),
+                        default: 0] += 1
+                }
+            }
+        }
+        guard !counts.isEmpty else {
+            return
+                "<h2 class=\"part\">Leak scan</h2><p class=\"ok\">Nothing of another user readable at the end of any scenario.</p>"
+        }
+        let rows = counts.keys.sorted {
+            ($0.scenario, $0.app, $0.finding, $0.user, $0.kind, $0.file) < (
+                $1.scenario, $1.app, $1.finding, $1.user, $1.kind, $1.file
+            )
+        }.map { row in
+            "<tr><td><a href=\"#s-\(row.scenario)\">\(Reports.xml(results[row.scenario].name))</a></td><td>\(Reports.xml(row.app))</td>"
+                + "<td class=\"\(row.finding == "retained" ? "" : "bad")\">\(row.finding)</td><td>\(Reports.xml(row.user))</td>"
+                + "<td>\(Reports.xml(row.kind))</td><td>\(Reports.xml(row.file))</td><td class=\"num\">\(counts[row]!)</td></tr>"
+        }.joined(separator: "\n")
+        return """
+            <h2 class="part">Leak scan</h2>
+            <table class="scan"><tr><th>scenario</th><th>app</th><th>finding</th><th>user</th><th>kind</th><th>file</th><th>records</th></tr>
+            \(rows)
+            </table>
             """
     }
 }
@@ -92,95 +194,5 @@ extension ReportPage {
         }
         return "<p>Leak scan (hub user \(Reports.xml(result.scan.currentUser ?? "none"))):</p><ul>"
             + lines.map { "<li>\(Reports.xml($0))</li>" }.joined() + "</ul>"
-    }
-}
-
-/// The swimlane timeline: a lane per process; session changes across every lane, posts,
-/// deliveries, callbacks and cleanups as marks, exposure windows as bands, on one time axis.
-struct Timeline {
-    let events: [TraceEvent]
-    let lanes: [String]
-    let timings: [SessionChangeTiming]
-
-    static let laneHeight = 34.0, labelWidth = 110.0, width = 1100.0
-
-    init(_ result: ScenarioReport) {
-        events = result.events
-        let procs = Set(result.events.map(\.proc))
-        lanes = (procs.contains("hub") ? ["hub"] : []) + result.apps.map(\.name).filter(procs.contains)
-        timings = result.shownTimings
-    }
-
-    var svg: String {
-        guard let first = events.first?.t, let last = events.last?.t, !lanes.isEmpty else { return "<p>No trace.</p>" }
-        let span = Double(max(last - first, 1))
-        func x(_ t: UInt64) -> Double {
-            Self.labelWidth + (Double(t - min(t, first)) / span) * (Self.width - Self.labelWidth - 10)
-        }
-        func y(_ proc: String) -> Double { Double(lanes.firstIndex(of: proc) ?? 0) * Self.laneHeight + 30 }
-        let height = Double(lanes.count) * Self.laneHeight + 40
-        var shapes: [String] = []
-        for (index, lane) in lanes.enumerated() {
-            let top = Double(index) * Self.laneHeight + 30
-            shapes.append(
-                "<rect x=\"0\" y=\"\(top - 12)\" width=\"\(Self.width)\" height=\"\(Self.laneHeight)\" fill=\"\(index % 2 == 0 ? "#f6f8fa" : "#fff")\"/>"
-            )
-            shapes.append("<text x=\"4\" y=\"\(top + 4)\">\(Reports.xml(lane))</text>")
-        }
-        // A window for each change at which the app held another user's data: until clean, or
-        // to the end while open.
-        for timing in timings where lanes.contains(timing.app) && timing.exposed {
-            let end = timing.clean ?? last
-            let what = timing.exposure.map { "\(Double($0) / 1e6) ms" } ?? "open: \(timing.openReason ?? "")"
-            shapes.append(
-                "<rect x=\"\(x(timing.t0))\" y=\"\(y(timing.app) - 8)\" width=\"\(max(x(end) - x(timing.t0), 1))\" height=\"16\" fill=\"#cf222e\" fill-opacity=\"\(timing.isOpen ? 0.35 : 0.18)\"><title>\(Reports.xml("exposure after generation \(timing.generation) (held \(timing.held)): \(what)"))</title></rect>"
-            )
-        }
-        for event in events where lanes.contains(event.proc) {
-            let (cx, cy) = (x(event.t), y(event.proc))
-            let tip =
-                "<title>\(Reports.xml(event.event)) \(Reports.xml(event.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))) at \(Double(event.t - first) / 1e6) ms</title>"
-            switch event.name {
-            case .sessionChanged:
-                shapes.append(
-                    "<line x1=\"\(cx)\" y1=\"16\" x2=\"\(cx)\" y2=\"\(height - 8)\" stroke=\"#0969da\" stroke-dasharray=\"4 3\">\(tip)</line>"
-                )
-                shapes.append(
-                    "<text x=\"\(cx + 3)\" y=\"12\" fill=\"#0969da\">\(Reports.xml(event[.state] ?? "")) \(Reports.xml(event[.user] ?? ""))</text>"
-                )
-            case .posted: shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"5\" fill=\"#8250df\">\(tip)</circle>")
-            case .postReceived:
-                shapes.append(
-                    "<path d=\"M\(cx - 5) \(cy - 6) L\(cx + 5) \(cy - 6) L\(cx) \(cy + 2) Z\" fill=\"#8250df\">\(tip)</path>"
-                )
-            case .callback:
-                shapes.append(
-                    "<path d=\"M\(cx) \(cy - 6) L\(cx + 5) \(cy) L\(cx) \(cy + 6) L\(cx - 5) \(cy) Z\" fill=\"#bf8700\">\(tip)</path>"
-                )
-            case .cleanupFinished, .cleanupFailed:
-                let start =
-                    events.last { $0.proc == event.proc && $0.is(.cleanupStarted) && $0.t <= event.t }?.t ?? event.t
-                shapes.append(
-                    "<rect x=\"\(x(start))\" y=\"\(cy + 4)\" width=\"\(max(cx - x(start), 2))\" height=\"6\" fill=\"\(event.is(.cleanupFinished) ? "#1a7f37" : "#cf222e")\">\(tip)</rect>"
-                )
-            case .launched, .ready, .terminated:
-                shapes.append(
-                    "<rect x=\"\(cx - 1)\" y=\"\(cy - 9)\" width=\"2\" height=\"18\" fill=\"#57606a\">\(tip)</rect>")
-            case .checkStarted:
-                shapes.append("<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"2.5\" fill=\"#57606a\">\(tip)</circle>")
-            default: break
-            }
-        }
-        let axis =
-            "<text x=\"\(Self.labelWidth)\" y=\"\(height - 2)\">0 ms</text><text x=\"\(Self.width - 90)\" y=\"\(height - 2)\">\(Int(span / 1e6)) ms</text>"
-        return """
-            <div class="legend"><span style="color:#0969da">┆ session change</span><span style="color:#8250df">● post ▼ delivery</span>\
-            <span style="color:#bf8700">◆ callback</span><span style="color:#1a7f37">▬ cleanup</span>\
-            <span style="color:#cf222e">▮ exposure window</span><span style="color:#57606a">│ launch · check</span></div>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(Self.width))" height="\(Int(height))" viewBox="0 0 \(Int(Self.width)) \(Int(height))">
-            \(shapes.joined(separator: "\n"))
-            \(axis)
-            </svg>
-            """
     }
 }

@@ -106,7 +106,9 @@ extension RunCommandTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/report").sorted()
         #expect(files == ["ci.xml", "junit.xml", "report.html", "results.json", "timing.csv", "trace.jsonl"])
         let page = try String(contentsOfFile: folder + "/report/report.html", encoding: .utf8)
-        #expect(page.contains("<svg") && page.contains("session change") && !page.contains("<script"))
+        #expect(
+            page.contains("<details class=\"scenario\"") && page.contains("session change")
+                && page.contains("id=\"timelines\""))
         let junit = try String(contentsOfFile: folder + "/report/junit.xml", encoding: .utf8)
         #expect(junit.contains("<testsuite name=\"Check-in reaches MSAL apps") && junit.contains("failures=\"0\""))
         let trace = try String(contentsOfFile: folder + "/report/trace.jsonl", encoding: .utf8).split(separator: "\n")

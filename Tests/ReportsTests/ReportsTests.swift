@@ -247,26 +247,29 @@ import Testing
     /// The first scenario's section of the page.
     static func firstSection() throws -> String {
         let page = try page()
-        let start = try #require(page.range(of: "<h2"))
-        let end = try #require(page.range(of: "<h2", range: start.upperBound..<page.endIndex))
-        return String(page[start.lowerBound..<end.lowerBound])
+        let start = try #require(page.range(of: "<details class=\"scenario\" id=\"s-0\""))
+        let end = try #require(page.range(of: "</details>", range: start.upperBound..<page.endIndex))
+        return String(page[start.lowerBound..<end.upperBound])
     }
 
     @Test func selfContained() throws {
         let page = try Self.page().lowercased()
         #expect(page.hasPrefix("<!doctype html>"))
         #expect(page.hasSuffix("</html>\n"))
-        for outside in ["<script", "<link", "src=", "href=", "@import", "url("] {
+        for outside in ["<link", "src=", "@import", "url(http", "<iframe", "fetch("] {
             #expect(!page.contains(outside), "\(outside)")
         }
+        let links = page.components(separatedBy: "href=\"").dropFirst()
+        #expect(!links.isEmpty && links.allSatisfy { $0.hasPrefix("#") }, "links only within the page")
         #expect(try Self.page().contains("0 of 2 scenarios passed"))
     }
 
     @Test func escaping() throws {
         let page = try Self.page()
         #expect(page.contains("Reports &lt;check&gt; &amp; &quot;quotes&quot;"))
+        let markup = try #require(page.components(separatedBy: "<script type=\"application/json\"").first)
         for raw in ["<check>", "<cou1", "<here>", "<twice>", "<no socket>"] {
-            #expect(!page.contains(raw), "\(raw)")
+            #expect(!markup.contains(raw), "\(raw)")
         }
         #expect(
             page.contains(
@@ -274,11 +277,38 @@ import Testing
             ))
         #expect(
             page.contains(
-                #"<div class="fail">! crm: cleanup (hook ./clean.sh) for cou1 failed: said &quot;no&quot; &lt;here&gt; &amp; there</div>"#
-            ))
-        #expect(
-            page.contains(
                 "the device could not run: dbus-daemon did not start: &lt;no socket&gt; &amp; &quot;gone&quot;"))
+        // The timeline data cannot close its script element.
+        let data = try #require(
+            page.components(separatedBy: "<script type=\"application/json\" id=\"timelines\">").last)
+        let json = try #require(data.components(separatedBy: "</script>").first)
+        #expect(!json.contains("</"))
+    }
+
+    @Test func theSummaryComesFirstFailuresFirstWithLinks() throws {
+        let page = try Self.page()
+        let summary = try #require(page.range(of: "<table class=\"summary\">"))
+        #expect(summary.lowerBound < (try #require(page.range(of: "<details"))).lowerBound)
+        let rows = page[summary.upperBound...].components(separatedBy: "</table>")[0].components(separatedBy: "<tr>")
+            .dropFirst(2)
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.contains("class=\"bad\">✗") })
+        #expect(
+            rows.first?.contains(##"<a href="#s-0">Reports &lt;check&gt; &amp; &quot;quotes&quot;</a>"##) == true)
+        #expect(rows.first?.contains("1 of 3 steps failed") == true)
+        #expect(rows.first?.contains("<td class=\"num\">1.50 s</td>") == true, "the run's duration")
+        #expect(rows.first?.contains("<td class=\"num\">3.00 ms</td>") == true, "the worst exposure")
+        #expect(rows.first?.contains("<td class=\"num bad\">1</td>") == true, "one open pair")
+        #expect(rows.last?.contains("device could not run") == true)
+    }
+
+    @Test func aFailedScenarioIsOpenAPassedOneCollapsed() throws {
+        #expect(try Self.firstSection().hasPrefix(#"<details class="scenario" id="s-0" open>"#))
+        var passing = try Sample.runResults()[0]
+        passing.steps = [passing.steps[0]]
+        passing.timings = []
+        let page = ReportPage.html([ScenarioReport(runs: [(passing, 1)])])
+        #expect(page.contains(#"<details class="scenario" id="s-0"><summary>"#))
     }
 
     @Test func theOpenPairsTableWithTheReason() throws {
@@ -289,7 +319,6 @@ import Testing
                 #"<tr><td>2</td><td>crm</td><td>cou1/plain,cou1/sensitive</td><td>foreground</td>"#
                     + #"<td class="bad">cleanup failed: hook said &quot;no&quot;, &lt;twice&gt; &amp; more</td></tr>"#))
         #expect(!section.contains("<td>mail</td><td>cou1/plain</td>"), "a clean pair is not open")
-        #expect(try !Self.page().components(separatedBy: "<h2")[2].contains("Open:"))
     }
 
     @Test func theAppsTableGroupsAppsAlike() throws {
@@ -310,68 +339,87 @@ import Testing
         #expect(section.contains("<tr><td>msal</td><td>signal</td><td>1</td><td>0</td>"))
         #expect(section.contains("<tr><td>ws1</td><td>foreground</td><td>1</td><td>1</td>"))
         #expect(section.contains("<li>crm: leaks 1: cou1 plain ×1 (documents/cou1/plain-1-1.txt)</li>"))
-        #expect(section.contains("<li>crm: retained 1: cou1 preferences ×1 (preferences/cou1.json)</li>"))
         #expect(section.contains("<li>crm: exposed 1 on screen: cou1 ×1</li>"))
-    }
-
-    /// The first scenario's SVG, parsed as XML.
-    static func timeline() throws -> XMLDocument {
-        let section = try firstSection()
-        let start = try #require(section.range(of: "<svg"))
-        let end = try #require(section.range(of: "</svg>"))
-        return try XMLDocument(xmlString: String(section[start.lowerBound..<end.upperBound]))
-    }
-
-    /// An attribute by name (read from the list: in the SVG's default namespace,
-    /// `attribute(forName:)` finds none).
-    static func attribute(_ name: String, of node: XMLNode) -> String? {
-        (node as? XMLElement)?.attributes?.first { $0.name == name }?.stringValue
-    }
-
-    @Test func theTimelineIsWellFormedSVGWithALanePerProcess() throws {
-        let svg = try #require(Self.timeline().rootElement())
-        #expect(svg.name == "svg")
-        let labels = try svg.nodes(forXPath: "*[local-name()='text']").map(\.stringValue)
-        #expect(
-            Array(labels.prefix(4)) == ["hub", "mail", "notes", "crm"], "lanes in the scenario's order; idle never ran")
-        let changes = try svg.nodes(forXPath: "*[local-name()='line']")
-        #expect(changes.count == 2, "a dashed line per session change")
+        #expect(section.contains(#"<div class="timeline" data-index="0"></div>"#))
         #expect(try Self.page().contains("<p>No trace.</p>"), "the scenario that could not run has no timeline")
     }
 
-    @Test func anExposureBandOnlyForTheExposedPairs() throws {
-        let svg = try #require(Self.timeline().rootElement())
-        let bands = try svg.nodes(forXPath: "*[local-name()='rect'][starts-with(*[local-name()='title'], 'exposure')]")
-        #expect(bands.count == 2, "mail (clean) and crm (open); not the pairs that held nothing")
-        let titles = bands.compactMap(\.stringValue)
-        #expect(titles.contains { $0.hasPrefix("exposure after generation 2 (held cou1/plain): 3.0 ms") })
+    @Test func theLeakScanByAppUserKindAndFile() throws {
+        let page = try Self.page()
+        let scan = try #require(
+            page.components(separatedBy: "<table class=\"scan\">").last?.components(separatedBy: "</table>").first)
         #expect(
-            titles.contains {
-                $0 == "exposure after generation 2 (held cou1/plain,cou1/sensitive): open: " + Sample.openReason
-            })
-        #expect(!titles.contains { $0.contains("generation 1") })
-
-        // The axis: 110 px of labels, then 980 px for the 2 s from the first event to the last;
-        // t0 is half-way. Lanes are 34 px apart from y = 30: mail is the second, crm the fourth.
-        let mail = try #require(bands.first { $0.stringValue?.contains("3.0 ms") == true })
-        #expect(Self.attribute("x", of: mail) == "600.0" && Self.attribute("y", of: mail) == "56.0")
-        #expect(Self.attribute("fill-opacity", of: mail) == "0.18")
-        let width = try #require(Self.attribute("width", of: mail).flatMap(Double.init))
-        #expect(abs(width - 980 * 0.0015) < 0.001, "3 ms of 2 s")
-        let crm = try #require(bands.first { $0.stringValue?.contains("open:") == true })
-        #expect(Self.attribute("x", of: crm) == "600.0" && Self.attribute("y", of: crm) == "124.0")
-        #expect(Self.attribute("width", of: crm) == "490.0", "open: to the end of the run")
-        #expect(Self.attribute("fill-opacity", of: crm) == "0.35")
+            scan.contains(
+                #"<td>crm</td><td class="bad">leak</td><td>cou1</td><td>plain</td><td>documents/cou1/plain-1-1.txt</td><td class="num">1</td>"#
+            ))
+        #expect(
+            scan.contains(
+                #"<td>crm</td><td class="">retained</td><td>cou1</td><td>preferences</td><td>preferences/cou1.json</td>"#
+            ))
+        #expect(scan.contains(#"<td class="bad">exposed on screen</td><td>cou1</td><td>plain</td><td>–</td>"#))
     }
 
-    @Test func marksForPostsDeliveriesCallbacksAndCleanups() throws {
-        let svg = try #require(Self.timeline().rootElement())
-        let titles = try svg.nodes(forXPath: "*/*[local-name()='title']").compactMap(\.stringValue)
-        #expect(titles.contains { $0.hasPrefix("posted name=\(NotifyCenter.accountChanged) state=2 at 1000.1 ms") })
-        #expect(titles.contains { $0.hasPrefix("post-received ") })
-        #expect(titles.contains { $0.hasPrefix("callback name=current-account(none,cou1) trigger=signal") })
-        let cleanups = try svg.nodes(
-            forXPath: "*[local-name()='rect'][starts-with(*[local-name()='title'], 'cleanup-')]")
-        #expect(cleanups.map { Self.attribute("fill", of: $0) } == ["#1a7f37", "#cf222e"], "green clean, red failed")
+    @Test func aLatencyCurvePerModelAndMechanism() throws {
+        let page = try Self.page()
+        #expect(page.contains("Latency (CDF over every exposed pair)"))
+        #expect(page.contains("msal signal (n = 1)") && page.contains("ws1 foreground (n = 1)"))
+        #expect(
+            page.components(separatedBy: "<polyline class=\"cdf\"").count - 1 == 3,
+            "notified ×2, exposure ×1 (crm is open)")
+    }
+}
+
+@Suite struct TimelineDataTests {
+    static func data() throws -> TimelineData { TimelineData(try Sample.results()[0]) }
+
+    @Test func aLanePerProcessThatRanInTheScenariosOrder() throws {
+        let data = try Self.data()
+        #expect(data.lanes == ["hub", "mail", "notes", "crm"], "idle never ran")
+        #expect(data.span == 2_000_000, "µs from the first event to the last")
+    }
+
+    @Test func marksCarryTheirEventTimeAndGeneration() throws {
+        let data = try Self.data()
+        #expect(data.marks.filter { $0.kind == .change }.map(\.generation) == [1, 2])
+        let posted = try #require(data.marks.first { $0.kind == .post })
+        #expect(posted.lane == 0 && posted.t == 1_000_100 && posted.generation == 2)
+        #expect(posted.text == "hub: posted name=\(NotifyCenter.accountChanged) state=2")
+        let callback = try #require(data.marks.first { $0.kind == .callback })
+        #expect(callback.lane == 1 && callback.text == "mail: callback name=current-account(none,cou1) trigger=signal")
+        #expect(data.marks.contains { $0.kind == .delivery } && data.marks.contains { $0.kind == .check })
+    }
+
+    @Test func cleanupsAndExposureWindowsAreBands() throws {
+        let data = try Self.data()
+        let cleanups = data.bands.filter { $0.kind == .cleanup || $0.kind == .cleanupFailed }
+        #expect(cleanups.map(\.kind) == [.cleanup, .cleanupFailed], "green clean, red failed")
+        #expect(cleanups[0].start == 1_001_000 && cleanups[0].end == 1_003_000)
+        let windows = data.bands.filter { $0.kind == .exposure || $0.kind == .open }
+        #expect(windows.count == 2, "mail (clean) and crm (open); not the pairs that held nothing")
+        let mail = try #require(windows.first { $0.lane == 1 })
+        #expect(mail.kind == .exposure && mail.start == 1_000_000 && mail.end == 1_003_000)
+        #expect(mail.text == "mail: exposure after generation 2 (held cou1/plain): 3.0 ms")
+        let crm = try #require(windows.first { $0.lane == 3 })
+        #expect(crm.kind == .open && crm.end == data.span, "open: to the end of the run")
+        #expect(crm.text.hasSuffix("open: " + Sample.openReason))
+    }
+
+    /// A storm: thousands of posts become a count per time bin, so the page stays small.
+    @Test func aStormIsSummarisedAsCountsPerBin() throws {
+        var result = try Sample.runResults()[0]
+        let posts = (0..<3000).map { index in
+            TraceEvent(
+                t: Sample.first + 1_000 + UInt64(index) * 100_000, proc: "hub", event: .posted,
+                fields: [.name: NotifyCenter.accountChanged])
+        }
+        result.events = (result.events + posts).sorted { $0.t < $1.t }
+        let data = TimelineData(ScenarioReport(runs: [(result, 1)]))
+        #expect(data.marks.count + data.bands.count <= TimelineData.markLimit)
+        #expect(!data.marks.contains { $0.kind == .post })
+        let bins = data.bands.filter { $0.kind == .post }
+        #expect(bins.map(\.count).reduce(0, +) == 3001, "every post counted once")
+        #expect(bins.count <= TimelineData.binCount + 1)
+        #expect(data.summarised == ["post"])
+        #expect(data.marks.contains { $0.kind == .callback }, "what is not crowded stays as marks")
     }
 }
