@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Runs the side-by-side scenario with --report and photographs report.html in headless
-# Chromium (installed first if missing), for a look at the page as a person sees it.
+# Runs a few scenarios with --report (three of the library, one that fails on purpose) and
+# photographs report.html in headless Chromium (installed first if missing): the page as a
+# person sees it, summary first, the failed scenario's section open.
 # Usage: Scripts/report-screenshot.sh [OUT.png]   (default: Docs/report.png)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-Docs/report.png}
-if ! command -v chromium >/dev/null; then
-    sudo=$([ "$(id -u)" = 0 ] && echo "" || echo sudo)
-    $sudo apt-get update -qq && $sudo apt-get install -y -qq chromium >/dev/null
-fi
+Scripts/install-deps.sh --with-browser
 swift build -q
 report=$(mktemp -d)
 trap 'rm -rf "$report"' EXIT
-.build/debug/sdlab run Scenarios/side-by-side-check-in.yaml --report "$report" >/dev/null
+.build/debug/sdlab run --report "$report" Scenarios/side-by-side-check-in.yaml \
+    Scenarios/keep-all-app-is-caught-by-the-leak-scanner.yaml \
+    Scenarios/fault-storm-of-a-thousand-session-changes-with-a-fleet.yaml \
+    Tests/EndToEndTests/Scenarios/broken-app-leaks.yaml >/dev/null || true  # one fails on purpose
 mkdir -p "$(dirname "$out")"
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,790 \
-    --screenshot="$out" "file://$report/report.html" >/dev/null 2>&1
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --virtual-time-budget=5000 \
+    --window-size=1280,1500 --screenshot="$out" "file://$report/report.html" >/dev/null 2>&1
 echo "screenshot: $out"

@@ -58,6 +58,14 @@ enum LatencyChart {
             shapes.append(
                 "<polyline class=\"cdf\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(path)\"><title>\(Reports.xml(curve.name)): \(sorted.count) pairs, median \(String(format2: sorted[sorted.count / 2])) ms</title></polyline>"
             )
+            // Few samples are also drawn as dots: one alone would draw no line.
+            if sorted.count <= 20 {
+                for (position, value) in sorted.enumerated() {
+                    shapes.append(
+                        "<circle cx=\"\(x(value))\" cy=\"\(y(Double(position + 1) / Double(sorted.count)))\" r=\"3\" fill=\"\(color)\"/>"
+                    )
+                }
+            }
             legend.append("<span style=\"color:\(color)\">━ \(Reports.xml(curve.name)) (n = \(sorted.count))</span>")
         }
         return """
