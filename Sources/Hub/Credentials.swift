@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import SharedDevice
+import Synchronization
 
 /// A password as the console keeps it: a salted scrypt hash, never the password itself.
 public struct PasswordHash: Codable, Equatable, Sendable {
@@ -53,10 +54,19 @@ public struct ConsoleDirectory: Codable, Equatable, Sendable {
 
     public private(set) var accounts: [Account]
 
-    /// Hashes each password; the clear text goes no further.
+    /// Hashes each password; the clear text goes no further. A password this process hashed
+    /// before reuses that hash (salt included): a suite of scenarios with the same users then
+    /// pays scrypt once per password, not once per scenario and user.
     public init(_ users: [(user: DirectoryUser, password: String)]) {
-        accounts = users.map { Account(user: $0.user, password: PasswordHash(hashing: $0.password)) }
+        accounts = users.map { user, password in
+            if let known = Self.hashed.withLock({ $0[password] }) { return Account(user: user, password: known) }
+            let hash = PasswordHash(hashing: password)
+            Self.hashed.withLock { $0[password] = hash }
+            return Account(user: user, password: hash)
+        }
     }
+
+    private static let hashed = Mutex<[String: PasswordHash]>([:])
 
     /// `device up` without a scenario: `stage` (multi-user staging), `cou1` and `cou2`, each
     /// password equal to the name.

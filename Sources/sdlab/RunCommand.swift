@@ -111,8 +111,12 @@ struct RunCommand: AsyncParsableCommand {
         let reports = await runAll(chosen, jobs: jobs, console: console)
         console.end()
         let broken = reports.filter { $0.environmentFailure != nil }.count
-        let failed = reports.filter { !$0.passed }.count - broken
-        console.say("\(chosen.count - failed - broken) of \(chosen.count) scenarios passed")
+        // Scenarios a termination signal kept from starting count as failed.
+        let failed = reports.filter { !$0.passed }.count - broken + (chosen.count - reports.count)
+        let notRun = chosen.count - reports.count
+        console.say(
+            "\(reports.filter(\.passed).count) of \(chosen.count) scenarios passed"
+                + (notRun > 0 ? " (\(notRun) not run: interrupted)" : ""))
         try writeOutputs(reports, console: console)
         if broken > 0 { throw ExitCode(ExitCodes.environment) }
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
@@ -123,7 +127,7 @@ struct RunCommand: AsyncParsableCommand {
     private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> [ScenarioReport] {
         // The longest first (by steps run, then apps), so that none starts last and runs alone.
         let weight = scenarios.map { Step.runCount(of: $0.steps) + $0.apps.count }
-        let work = scenarios.indices.sorted { weight[$0] > weight[$1] }
+        let work = scenarios.indices.sorted { (-weight[$0], $0) < (-weight[$1], $1) }
             .flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
         let finished = await cancellingOnTermination(
             Task {
