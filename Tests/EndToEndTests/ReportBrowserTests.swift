@@ -35,7 +35,7 @@ struct ReportBrowserTests {
     static let scenarios =
         [
             "side-by-side-check-in", "keep-all-app-is-caught-by-the-leak-scanner",
-            "fault-storm-of-a-thousand-session-changes-with-a-fleet",
+            "fault-stopped-app-overflows-with-posts-and-converges",
         ].map { RunCommandTests.library + "/\($0).yaml" } + [RunCommandTests.scenarios + "/broken-app-leaks.yaml"]
 
     @Test func aPersonSeesTheSummaryASectionPerScenarioAndTimelines() async throws {
@@ -67,7 +67,7 @@ struct ReportBrowserTests {
             #expect(timeline.contains("class=\"m change\""), "session changes drawn")
         }
         #expect(dom.contains("class=\"m exposure\"") && dom.contains("class=\"m open\""), "exposure windows, one open")
-        #expect(dom.contains("storm: "), "the storm is summarised")
+        #expect(dom.contains("storm: "), "thousands of posts are summarised")
         #expect(dom.contains("<polyline class=\"cdf\""), "latency distributions")
         let rendered = try #require(
             dom.firstRange(of: /data-rendered-ms="(\d+)"/).map { Int(dom[$0].split(separator: "\"")[1]) ?? .max })
