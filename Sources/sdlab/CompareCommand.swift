@@ -57,7 +57,8 @@ struct CompareCommand: ParsableCommand {
             emitLine(
                 "  \(Self.label(timing.verdict)) \(timing.scenario): \(timing.model) \(timing.mechanism) "
                     + "\(timing.measure) median \(Self.ms(timing.baseMedian)) → \(Self.ms(timing.newMedian)) ms, "
-                    + "p = \(Self.probability(p)) (n = \(timing.base.count) and \(timing.new.count))")
+                    + "p = \(Self.probability(p)) (n = \(timing.base.count) and \(timing.new.count))"
+                    + (timing.verdict == .undecided ? ": too few samples to tell, gather more with run --repeat" : ""))
         }
         let regressions = comparison.regressions
         emitLine(regressions == 0 ? "no regression" : "\(regressions) regression\(regressions == 1 ? "" : "s")")
