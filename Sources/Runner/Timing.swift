@@ -64,7 +64,7 @@ public struct SessionChangeTiming: Equatable, Sendable {
             return changes.indices.map { index in
                 let change = changes[index]
                 // Events are in time order: what follows the change is a slice, found by halving.
-                let after = own[own.firstIndex(after: change.t)...]
+                let after = own[own.partitionPoint { $0.t <= change.t }...]
                 var timing = learning(of: change, by: app, in: after)
                 timing.held = held.exposed(at: change.t, to: timing.newUser)
                 if timing.exposed { close(&timing, with: after, laterChanges: changes[(index + 1)...]) }
@@ -155,22 +155,19 @@ struct HeldData {
     /// Other users' data the app held just before `t` that its cleanup does not keep.
     func exposed(at t: UInt64, to user: String?) -> Holdings {
         // The history is in time order: the last entry before `t` is found by halving.
-        var (low, high) = (0, history.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if history[middle].t < t { low = middle + 1 } else { high = middle }
-        }
-        return (low > 0 ? history[low - 1].holdings : Holdings()).exposed(to: user, under: cleanup)
+        let after = history.partitionPoint { $0.t < t }
+        return (after > 0 ? history[after - 1].holdings : Holdings()).exposed(to: user, under: cleanup)
     }
 }
 
-extension Array where Element == TraceEvent {
-    /// The index of the first event after `t`, in events in time order (found by halving).
-    func firstIndex(after t: UInt64) -> Int {
+extension RandomAccessCollection {
+    /// In a collection where every element for which `comesFirst` holds comes before every
+    /// other, the index of the first other one, found by halving.
+    func partitionPoint(_ comesFirst: (Element) -> Bool) -> Index {
         var (low, high) = (startIndex, endIndex)
         while low < high {
-            let middle = (low + high) / 2
-            if self[middle].t <= t { low = middle + 1 } else { high = middle }
+            let middle = index(low, offsetBy: distance(from: low, to: high) / 2)
+            if comesFirst(self[middle]) { low = index(after: middle) } else { high = middle }
         }
         return low
     }

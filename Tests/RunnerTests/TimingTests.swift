@@ -1,8 +1,9 @@
 import DeviceContract
 import LeakScan
-import Runner
 import SharedDevice
 import Testing
+
+@testable import Runner
 
 /// Docs/behaviour.md §9 over merged traces: notified, mechanism, and — where the app held another user's
 /// data at the commit — clean and the exposure window, true when the cleanup fails too.
@@ -222,5 +223,18 @@ extension TimingTests {
             near(exposure.p50, 50) && near(exposure.p90, 90) && near(exposure.p99, 99) && near(exposure.max, 100),
             "\(exposure)")
         #expect(near(table[0].notified?.max, 10) && table[1].exposure == nil)
+    }
+}
+
+@Suite struct PartitionPointTests {
+    @Test(arguments: [
+        ([], 5, 0), ([1], 0, 0), ([1], 1, 1), ([1, 2, 2, 3], 2, 3), ([1, 2, 2, 3], 0, 0), ([1, 2, 2, 3], 9, 4),
+        ([5, 5, 5], 5, 3),
+    ])
+    func theFirstElementPastTheBound(values: [Int], bound: Int, index: Int) {
+        #expect(values.partitionPoint { $0 <= bound } == index)
+        if !values.isEmpty {
+            #expect(values[1...].partitionPoint { $0 <= bound } == max(index, 1), "on a slice, in its indices")
+        }
     }
 }
