@@ -27,7 +27,7 @@ final class MappedLog: Sendable {
 
     /// Opens (creating, 0600) `path` to append after what it holds.
     init(path: String) throws(TraceLog.OpenError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw TraceLog.OpenError(description: "cannot open the trace file \(path): \(Self.error())")
         }

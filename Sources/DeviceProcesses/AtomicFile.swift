@@ -40,7 +40,8 @@ public enum AtomicFile {
 
     /// Writes `data` from the start of the file and cuts off whatever was longer.
     private static func overwrite(_ path: String, with data: Data) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a link: one planted in a shared folder would redirect the write.
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw posixError("cannot create \(path)") }
         defer { close(fd) }
         let written = data.withUnsafeBytes { buffer -> Bool in

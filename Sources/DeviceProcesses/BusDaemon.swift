@@ -94,7 +94,9 @@ public enum DevicePaths {
         return String(cString: made)
     }
 
-    /// Creates `path` (and its parents) private to the user, or checks that it is a folder.
+    /// Creates `path` (and its parents) private to the user, or checks that the folder there
+    /// is one sdlab may trust: a folder (not a link) of this user that nobody else can write
+    /// to, since files planted in it (a link named like one of ours) would be followed.
     public static func prepareDirectory(_ path: String) throws(LaunchError) {
         do {
             try FileManager.default.createDirectory(
@@ -102,6 +104,19 @@ public enum DevicePaths {
                 attributes: [.posixPermissions: 0o700])
         } catch {
             throw LaunchError("cannot create \(path): \(error)")
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw LaunchError("cannot read \(path): \(errnoText())") }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw LaunchError("refusing \(path): it is a link, not a folder")
+        }
+        guard info.st_uid == geteuid() else {
+            throw LaunchError("refusing \(path): it belongs to another user (uid \(info.st_uid))")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw LaunchError(
+                "refusing \(path): others can write to it (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                    + "use a folder only you can write to")
         }
     }
 }

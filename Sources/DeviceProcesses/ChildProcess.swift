@@ -77,7 +77,8 @@ public struct ChildProcess: Sendable, Hashable {
             case .inherit: break
             case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
             case .file(let file):
-                posix_spawn_file_actions_addopen(&actions, fd, file, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+                posix_spawn_file_actions_addopen(
+                    &actions, fd, file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
             case .pipe:
                 guard pipe(&pipeEnds) == 0 else { throw LaunchError("pipe: \(errnoText())") }
                 for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }

@@ -7,14 +7,22 @@ import Foundation
 public enum ReportFolder {
     public static let files = ["results.json", "trace.jsonl", "timing.csv", "junit.xml", "report.html"]
 
-    /// Creates `folder` if needed and writes every file (replacing earlier ones).
+    /// Creates `folder` if needed (0700) and writes every file (replacing earlier ones), each
+    /// private to the user (0600) like the run folder the data comes from.
     public static func write(_ reports: [ScenarioReport], to folder: String) throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Reports.json(reports).write(to: URL(fileURLWithPath: folder + "/results.json"), options: .atomic)
-        try Reports.traceLines(reports).write(toFile: folder + "/trace.jsonl", atomically: true, encoding: .utf8)
-        try Reports.timingCSV(reports).write(toFile: folder + "/timing.csv", atomically: true, encoding: .utf8)
-        try Reports.junit(reports).write(toFile: folder + "/junit.xml", atomically: true, encoding: .utf8)
-        try ReportPage.html(reports).write(toFile: folder + "/report.html", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try writePrivately(Reports.json(reports), to: folder + "/results.json")
+        try writePrivately(Data(Reports.traceLines(reports).utf8), to: folder + "/trace.jsonl")
+        try writePrivately(Data(Reports.timingCSV(reports).utf8), to: folder + "/timing.csv")
+        try writePrivately(Data(Reports.junit(reports).utf8), to: folder + "/junit.xml")
+        try writePrivately(Data(ReportPage.html(reports).utf8), to: folder + "/report.html")
+    }
+
+    /// Replaces `path` with `data` in one step, the file readable by its user only.
+    public static func writePrivately(_ data: Data, to path: String) throws {
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
     public struct ReadFailure: Error, CustomStringConvertible {

@@ -73,10 +73,14 @@ public struct LaunchedApp: Sendable {
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
-            process.stop(grace: .seconds(2))
-            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw LaunchError(
-                "the app \(spec.name) did not start: \(said.isEmpty ? "not ready within \(timeout)" : said)")
+            // No line: the pipe closed because the process ended, or the time ran out.
+            // Reaped when it ended: its PID is then no longer ours to signal.
+            let ended = process.exitStatus(timeout: .milliseconds(200))
+            if ended == nil { process.stop(grace: .seconds(2)) }
+            let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            let why = ended.map { "it ended (\($0)) before it was ready" } ?? "not ready within \(timeout)"
+            throw LaunchError("the app \(spec.name) did not start: \(why)\(said.isEmpty ? "" : "; it said: \(said)")")
         }
         return LaunchedApp(spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory))
     }

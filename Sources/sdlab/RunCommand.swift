@@ -165,7 +165,7 @@ struct RunCommand: AsyncParsableCommand {
             if json { FileHandle.standardOutput.write(try Reports.json(reports) + Data("\n".utf8)) }
             // The report folder first: --junit may name a file in it.
             if let report { try ReportFolder.write(reports, to: report) }
-            if let junit { try Reports.junit(reports).write(toFile: junit, atomically: true, encoding: .utf8) }
+            if let junit { try ReportFolder.writePrivately(Data(Reports.junit(reports).utf8), to: junit) }
             if let report { console.say("report: \(report)/report.html") }
         } catch {
             throw failure("cannot write the reports: \(error)", code: ExitCodes.environment)

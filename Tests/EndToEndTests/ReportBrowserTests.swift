@@ -5,18 +5,18 @@ import Testing
 
 /// report.html as a person sees it: rendered by headless Chromium after its script ran.
 /// Skipped, with the reason printed, where Chromium is not installed, unless
-/// `SDLAB_REQUIRE_BROWSER=1` (CI sets it) makes a missing browser a failure.
+/// `REQUIRE_CHROMIUM=1` (CI sets it) makes a missing browser a failure.
 enum Browser {
     static let path = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
-    static let required = ProcessInfo.processInfo.environment["SDLAB_REQUIRE_BROWSER"] == "1"
+    static let required = ProcessInfo.processInfo.environment["REQUIRE_CHROMIUM"] == "1"
     static let runs = path != nil || required
 
     /// The page's DOM once its script ran (`--dump-dom`), `#all` opening every section.
     static func render(_ page: String) async throws -> String {
         let browser = try #require(
-            path, "Chromium is required here (SDLAB_REQUIRE_BROWSER=1): apt-get install chromium")
+            path, "Chromium is required here (REQUIRE_CHROMIUM=1): apt-get install chromium")
         let result = try await run(
             browser,
             [

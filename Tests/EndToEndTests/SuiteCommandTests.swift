@@ -128,3 +128,27 @@ struct SuiteCommandTests {
         #expect(unreadable.status == 2 && unreadable.stderr.contains("cannot read"), "\(unreadable.stderr)")
     }
 }
+
+/// A launch that fails says why: an executable that exits at once is reported as ended, with
+/// its status, at once, rather than as "not ready" when the time runs out.
+@Suite struct LaunchFailureTests {
+    @Test func anAppThatExitsAtOnceIsToldAsEndedWithItsStatus() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-false")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = folder + "/false.yaml"
+        try """
+        apps:
+          - {name: broken, sdk: msal, executable: /bin/false}
+        steps:
+          - launch: broken
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let start = ContinuousClock.now
+        let result = try await run(
+            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains("the app broken did not start: it ended (exit code 1) before it was ready"),
+            "\(result.stdout)")
+        #expect(ContinuousClock.now - start < .seconds(14), "not after the 15 s launch bound")
+    }
+}

@@ -38,3 +38,57 @@ import Testing
         }
     }
 }
+
+/// Files in a folder someone else could write to are never followed (a link planted there
+/// would redirect our writes), and such a folder is refused outright.
+@Suite struct PlantedFileTests {
+    @Test func aLinkPlantedAsTheSwapFileIsNotFollowed() throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-planted")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let target = folder + "/victim.txt"
+        try Data("untouched".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/state.json.swap", withDestinationPath: target)
+        #expect(throws: AtomicFile.Failure.self) {
+            try AtomicFile.write(Data("secret".utf8), to: folder + "/state.json")
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "untouched")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/state.json"))
+    }
+
+    @Test func aFolderOthersCanWriteToIsRefused() throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-shared")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        chmod(folder, 0o777)
+        #expect {
+            try DevicePaths.prepareDirectory(folder)
+        } throws: { error in
+            "\(error)".contains("others can write to it (mode 777)")
+        }
+        chmod(folder, 0o755)
+        try DevicePaths.prepareDirectory(folder)
+        try DevicePaths.prepareDirectory(folder + "/new/inner")
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: folder + "/new/inner")[.posixPermissions] as? Int == 0o700)
+    }
+
+    @Test func aLinkOrAnotherUsersFolderIsRefused() throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-foreign")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/real", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: folder + "/real")
+        #expect {
+            try DevicePaths.prepareDirectory(folder + "/link")
+        } throws: { error in
+            "\(error)".contains("it is a link, not a folder")
+        }
+        // Another user's folder: only root can make one here.
+        guard geteuid() == 0 else { return }
+        try FileManager.default.createDirectory(atPath: folder + "/theirs", withIntermediateDirectories: false)
+        chown(folder + "/theirs", 65534, 65534)
+        #expect {
+            try DevicePaths.prepareDirectory(folder + "/theirs")
+        } throws: { error in
+            "\(error)".contains("belongs to another user (uid 65534)")
+        }
+    }
+}

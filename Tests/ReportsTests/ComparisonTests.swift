@@ -138,6 +138,10 @@ import Testing
         let reports = try Sample.results()
         try ReportFolder.write(reports, to: folder)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ReportFolder.files.sorted())
+        for file in ReportFolder.files {
+            let mode = try FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(file) is private, as the run folder is")
+        }
         let read = try ReportFolder.read(folder)
         #expect(read.map(\.events) == reports.map(\.events))
         #expect(Reports.junit(read) == Reports.junit(reports))
