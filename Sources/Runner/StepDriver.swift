@@ -174,14 +174,31 @@ public final class StepDriver {
     /// `settle`: returns once every running app that is not stopped has nothing pending —
     /// no post or resume waiting for a check, no check, cleanup or call in progress. Posts
     /// sent before now reach an app ahead of this request, so they count. Bounded by `limit`.
+    /// When some app does not settle, the error names every such app and why.
     public func settle(within limit: Duration) async throws {
         let awake = running.keys.filter { fleet.apps[$0]?.state != .suspended }.sorted()
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let unsettled = await withTaskGroup(of: (String, String?).self) { group in
             for name in awake {
                 let app = AppClient(connection, app: name, timeout: limit)
-                group.addTask { try await app.settle() }
+                group.addTask {
+                    do {
+                        try await app.settle()
+                        return (name, nil)
+                    } catch {
+                        return (name, "\(error)")
+                    }
+                }
             }
-            try await group.waitForAll()
+            var unsettled: [(app: String, why: String)] = []
+            for await case (let name, let why?) in group { unsettled.append((name, why)) }
+            return unsettled.sorted { $0.app < $1.app }
+        }
+        guard unsettled.isEmpty else {
+            var byReason = AppGroups<String>()
+            for (app, why) in unsettled { byReason.add(app, under: why) }
+            throw StepFailure(
+                description: "not settled within \(limit): "
+                    + byReason.groups.map { "\(AppNames.who($0.apps)): \($0.key)" }.joined(separator: "; "))
         }
     }
 

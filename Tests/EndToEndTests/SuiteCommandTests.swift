@@ -152,3 +152,30 @@ struct SuiteCommandTests {
         #expect(ContinuousClock.now - start < .seconds(14), "not after the 15 s launch bound")
     }
 }
+
+/// A `settle` that runs out names the apps still busy, and why.
+@Suite struct SettleFailureTests {
+    @Test func theAppsStillBusyAreNamed() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-unsettled")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = folder + "/slow.yaml"
+        try """
+        apps:
+          - {name: quick, sdk: msal, background: true}
+          - {name: slow, sdk: msal, background: true, cleanup: {hook: sleep 3}}
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: [quick, slow]
+          - write: {app: slow, kind: plain, count: 1}
+          - checkin
+          - settle: 1s
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let failure = try #require(result.stdout.split(separator: "\n").first { $0.contains("not settled within") })
+        #expect(failure.contains("slow.yaml:10:5: not settled within 1.0 seconds: slow: "), "\(failure)")
+        #expect(!failure.contains("quick"), "the app that settled is not named: \(failure)")
+    }
+}
