@@ -170,13 +170,18 @@ public struct ChildProcess: Sendable, Hashable {
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signaled(signal)
     }
 
-    /// SIGTERM, then SIGKILL if it is still there after `grace`.
-    public func stop(grace: Duration = .seconds(5)) {
+    /// SIGTERM, then SIGKILL if it is still there after `grace`. With `group` (for a process
+    /// started with `newSession`, which leads its process group), SIGKILL then goes to the
+    /// whole group, while the ended process is not yet reaped and its number is still ours:
+    /// whatever it started and left behind in its group ends with it.
+    public func stop(grace: Duration = .seconds(5), group: Bool = false) {
         signal(SIGTERM)
-        if !waitForExit(timeout: grace) {
+        if !pollExit(timeout: grace) {
             signal(SIGKILL)
-            waitForExit(timeout: .seconds(5))
+            _ = pollExit(timeout: .seconds(5))
         }
+        if group { kill(-pid, SIGKILL) }
+        _ = reap()
     }
 }
 

@@ -90,16 +90,18 @@ public struct LaunchedApp: Sendable {
     public func suspend() { process.suspend() }
     /// SIGCONT.
     public func resume() { process.signal(SIGCONT) }
-    /// SIGKILL, then reaped; a cleanup hook it was running dies with it, as work does on a phone.
+    /// SIGKILL, then reaped; a cleanup hook it was running, and anything else it started in
+    /// its process group, dies with it, as work does on a phone.
     public func crash() {
         process.signal(SIGKILL)
-        _ = process.waitForExit(timeout: .seconds(5))
+        process.stop(grace: .seconds(5), group: true)
         HookRecord.stopLeftover(in: container)
     }
-    /// A graceful exit: SIGTERM (and SIGCONT, should it be stopped); SIGKILL after `grace`.
+    /// A graceful exit: SIGTERM (and SIGCONT, should it be stopped); SIGKILL after `grace`;
+    /// then whatever it left in its process group (a launcher script's children) is killed.
     public func terminate(grace: Duration = .seconds(10)) {
         process.signal(SIGCONT)
-        process.stop(grace: grace)
+        process.stop(grace: grace, group: true)
         HookRecord.stopLeftover(in: container)
     }
 }

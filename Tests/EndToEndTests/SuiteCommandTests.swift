@@ -179,3 +179,31 @@ struct SuiteCommandTests {
         #expect(!failure.contains("quick"), "the app that settled is not named: \(failure)")
     }
 }
+
+/// What an app started dies with it: an app run through a launcher script that leaves a
+/// child behind in its process group leaves nothing once the run is over.
+@Suite struct AppGroupTests {
+    @Test func aLauncherScriptsChildEndsWithTheRun() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-launcher")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let app = (sdlabPath as NSString).deletingLastPathComponent + "/sdlab-app"
+        try """
+        #!/bin/sh
+        sh -c 'while :; do sleep 1; done' "$0" &
+        exec "\(app)" "$@"
+        """.write(toFile: folder + "/launcher.sh", atomically: true, encoding: .utf8)
+        chmod(folder + "/launcher.sh", 0o755)
+        try """
+        apps:
+          - {name: mail, sdk: msal, background: true, executable: ./launcher.sh}
+        steps:
+          - launch: mail
+          - settle
+        """.write(toFile: folder + "/launcher.yaml", atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath, ["run", folder + "/launcher.yaml"], environment: environment(with: ["TMPDIR": folder]),
+            timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(LiveProcesses.mentioning(folder).isEmpty, "\(LiveProcesses.mentioning(folder))")
+    }
+}
