@@ -27,7 +27,9 @@ public enum AtomicFile {
         let swap = path + ".swap"
         try overwrite(swap, with: data)
         if sdlab_exchange_paths(swap, path) == 0 {
-            try overwrite(swap, with: data)
+            // The new content is in place: the write succeeded. The swap now holds the old
+            // content; if it cannot be written over (a full disk), it goes instead.
+            if (try? overwrite(swap, with: data)) == nil { unlink(swap) }
             return
         }
         // The first write (nothing to exchange with), or a file system without exchange.
