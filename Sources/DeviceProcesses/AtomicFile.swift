@@ -8,7 +8,8 @@ import FoundationEssentials
 /// A file replaced atomically, so that after a process is killed at any moment readers find
 /// either the old content or the new. The new content is written over the sibling `NAME.swap`,
 /// which is exchanged with the file in one step (`renameat2` with `RENAME_EXCHANGE`) and then
-/// written over again, so that nothing of the previous content is left. The two inodes are
+/// written over again (or removed, if the disk is full), so that nothing of the previous
+/// content is left. The save has succeeded once the exchange is done. The two inodes are
 /// reused from one write to the next and nothing is truncated to zero: on ext4 a new inode
 /// (without a journal, each creation scans for recently deleted ones), a rename over a file and
 /// a truncation to zero all cost far more than the write, and a fleet's apps all save at once.
