@@ -24,18 +24,16 @@ public struct TraceEvent: Equatable, Sendable {
     /// A trace line; nil for a line that is not a whole event (a process killed mid-write
     /// leaves none, but a foreign file might).
     public init?(line: Substring) {
-        guard let object = try? JSONDecoder().decode([String: FieldText].self, from: Data(line.utf8)) else {
-            return nil
-        }
+        guard let object = try? JSONDecoder().decode(LineObject.self, from: Data(line.utf8)) else { return nil }
         self.init(object: object)
     }
 
-    private init?(object: [String: FieldText]) {
-        var object = object
-        guard let t = object.removeValue(forKey: "t").flatMap({ UInt64($0.text) }),
-            let proc = object.removeValue(forKey: "proc")?.text, let event = object.removeValue(forKey: "event")?.text
+    private init?(object: LineObject) {
+        var fields = object.fields
+        guard let t = fields.removeValue(forKey: "t").flatMap({ UInt64($0) }),
+            let proc = fields.removeValue(forKey: "proc"), let event = fields.removeValue(forKey: "event")
         else { return nil }
-        self.init(t: t, proc: proc, event: event, fields: object.mapValues(\.text))
+        self.init(t: t, proc: proc, event: event, fields: fields)
     }
 
     /// Every event of one trace file, in its order (none if it cannot be read).
@@ -51,7 +49,7 @@ public struct TraceEvent: Equatable, Sendable {
             array.append(contentsOf: line.utf8)
         }
         array.append(UInt8(ascii: "]"))
-        guard let objects = try? JSONDecoder().decode([[String: FieldText]].self, from: array),
+        guard let objects = try? JSONDecoder().decode([LineObject].self, from: array),
             objects.count == lines.count
         else { return lines.compactMap(TraceEvent.init(line:)) }
         return objects.compactMap(TraceEvent.init(object:))
@@ -91,28 +89,42 @@ extension TraceEvent {
     }
 }
 
-/// A field's value as text, whatever JSON scalar it was written as: `true` and `false` for
-/// booleans, numbers as written, `null`, a list of strings joined with commas.
-private struct FieldText: Decodable {
-    let text: String
+/// A trace line's object, every value as text, whatever JSON scalar it was written as: `true`
+/// and `false` for booleans, numbers as written, `null`, a list of strings joined with commas.
+private struct LineObject: Decodable {
+    let fields: [String: String]
+
+    /// The keys our processes write numbers under (and the time): tried as numbers first.
+    private static let numeric: Set = ["t", "generation", "state", "serial", "count", "pid"]
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
 
     init(from decoder: any Decoder) throws {
-        // Most fields are strings: tried first, since each failed attempt throws.
-        let value = try decoder.singleValueContainer()
-        if let string = try? value.decode(String.self) {
-            text = string
-        } else if value.decodeNil() {
-            text = "null"
-        } else if let flag = try? value.decode(Bool.self) {
-            text = flag ? "true" : "false"
-        } else if let number = try? value.decode(UInt64.self) {
-            text = String(number)
-        } else if let number = try? value.decode(Int64.self) {
-            text = String(number)
-        } else if let number = try? value.decode(Double.self) {
-            text = String(number)
-        } else {
-            text = try value.decode([String].self).joined(separator: ",")
+        let object = try decoder.container(keyedBy: Key.self)
+        var fields: [String: String] = [:]
+        for key in object.allKeys {
+            if Self.numeric.contains(key.stringValue), let number = try? object.decode(UInt64.self, forKey: key) {
+                fields[key.stringValue] = String(number)
+            } else {
+                fields[key.stringValue] = try Self.text(object, key)
+            }
         }
+        self.fields = fields
+    }
+
+    /// Strings first (most values are), since each failed attempt throws.
+    private static func text(_ object: KeyedDecodingContainer<Key>, _ key: Key) throws -> String {
+        if let string = try? object.decode(String.self, forKey: key) { return string }
+        if try object.decodeNil(forKey: key) { return "null" }
+        if let flag = try? object.decode(Bool.self, forKey: key) { return flag ? "true" : "false" }
+        if let number = try? object.decode(UInt64.self, forKey: key) { return String(number) }
+        if let number = try? object.decode(Int64.self, forKey: key) { return String(number) }
+        if let number = try? object.decode(Double.self, forKey: key) { return String(number) }
+        return try object.decode([String].self, forKey: key).joined(separator: ",")
     }
 }

@@ -52,7 +52,9 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("repeat"),
-        help: "Run each scenario K times: the timing of every run is pooled (samples for `sdlab compare`).")
+        help: ArgumentHelp(
+            "Run each scenario K times: the timing of every run is pooled (samples for `sdlab compare`).",
+            valueName: "k"))
     var repeats: Int = 1
 
     @Option(
