@@ -183,16 +183,27 @@ struct SuiteCommandTests {
 /// What an app started dies with it: an app run through a launcher script that leaves a
 /// child behind in its process group leaves nothing once the run is over.
 @Suite struct AppGroupTests {
+    /// Written through a close-on-exec descriptor: a process another test forks meanwhile
+    /// must not inherit it open for writing, or executing the file fails (`Text file busy`).
+    static func writeExecutable(_ path: String, _ text: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        try #require(write(fd, bytes, bytes.count) == bytes.count)
+    }
+
     @Test func aLauncherScriptsChildEndsWithTheRun() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-launcher")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let app = (sdlabPath as NSString).deletingLastPathComponent + "/sdlab-app"
-        try """
-        #!/bin/sh
-        sh -c 'while :; do sleep 1; done' "$0" &
-        exec "\(app)" "$@"
-        """.write(toFile: folder + "/launcher.sh", atomically: true, encoding: .utf8)
-        chmod(folder + "/launcher.sh", 0o755)
+        try Self.writeExecutable(
+            folder + "/launcher.sh",
+            """
+            #!/bin/sh
+            sh -c 'while :; do sleep 1; done' "$0" &
+            exec "\(app)" "$@"
+            """)
         try """
         apps:
           - {name: mail, sdk: msal, background: true, executable: ./launcher.sh}
