@@ -35,4 +35,4 @@ echo
 echo "the side-by-side scenario: MSAL apps hear the check-in at once, the Workspace ONE app at its next foreground:"
 report=${TMPDIR:-/tmp}/sdlab-demo-report
 $sdlab run Scenarios/side-by-side-check-in.yaml --report "$report"
-echo "open $report/report.html for the swimlane timeline (trace.jsonl, timing.csv and junit.xml beside it)"
+echo "open $report/report.html for the summary and the timeline (results.json, trace.jsonl, timing.csv and junit.xml beside it)"
