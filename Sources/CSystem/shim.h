@@ -15,6 +15,15 @@ static inline int sdlab_exchange_paths(const char *first, const char *second) {
     return (int)syscall(SYS_renameat2, -100, first, -100, second, 2);
 }
 
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor
+   from `from` on before it runs, so nothing a thread of ours opened without close-on-exec
+   (Foundation's files, for one) leaks into it. glibc declares it only under _GNU_SOURCE; the
+   actions are a posix_spawn_file_actions_t. */
+extern int posix_spawn_file_actions_addclosefrom_np(void *actions, int from);
+static inline int sdlab_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

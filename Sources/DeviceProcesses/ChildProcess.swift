@@ -85,6 +85,12 @@ public struct ChildProcess: Sendable, Hashable {
                 posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], fd)
             }
         }
+        // The child gets stdin, stdout and stderr only: whatever another thread has open
+        // without close-on-exec at this moment (a file being read, a pipe just made) stays here.
+        let closing = sdlab_spawn_close_from(&actions, 3)
+        guard closing == 0 else {
+            throw LaunchError("cannot close descriptors for \(path): \(String(cString: strerror(closing)))")
+        }
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

@@ -148,3 +148,14 @@ import Testing
         #expect(swap == nil || swap == new, "the old content is not left behind")
     }
 }
+
+/// A child gets stdin, stdout and stderr only, whatever else this process has open.
+@Suite struct SpawnedDescriptorTests {
+    @Test func aDescriptorOpenWithoutCloseOnExecDoesNotReachAChild() throws {
+        let leaky = open("/dev/null", O_RDONLY)  // as Foundation opens files: no O_CLOEXEC
+        try #require(leaky > 2)
+        defer { close(leaky) }
+        let (child, _) = try ChildProcess.spawn("/bin/sh", ["-c", "test ! -e /proc/self/fd/\(leaky)"])
+        #expect(child.exitStatus(timeout: .seconds(10)) == .exited(0), "descriptor \(leaky) reached the child")
+    }
+}
