@@ -152,7 +152,7 @@ let package = Package(
             name: "ManagedAppTests",
             dependencies: [
                 "DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
-                "SharedDeviceSDK",
+                "SharedDeviceSDK", "TestSupport",
             ]),
         .testTarget(
             name: "SharedDeviceSDKTests",
@@ -168,7 +168,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "DeviceContract", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
-                "SharedDevice", "TestSupport",
+                "SharedDevice", "SharedDeviceSDK", "TestSupport",
             ],
             exclude: ["Scenarios"]),
     ],

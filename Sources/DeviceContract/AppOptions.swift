@@ -58,6 +58,12 @@ public struct AppOptions: ParsableArguments, Sendable {
     @Option(help: "The file the app appends its trace events to.")
     public var trace: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The file the hub records its unique bus name in (`hub --name-file`): the app calls that name only, never a process that took dev.sdlab.Hub (default: dev.sdlab.Hub).",
+            valueName: "file"))
+    public var hubNameFile: String?
+
     public init() {}
 
     public func validate() throws {
@@ -92,7 +98,7 @@ public struct AppOptions: ParsableArguments, Sendable {
     public var arguments: [String] {
         Self.commandLine(
             name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: policy, hookDirectory: hookDirectory,
-            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus)
+            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus, hubNameFile: hubNameFile)
     }
 
     /// The command line of an app with these options, as the runner starts it: written next to
@@ -100,7 +106,7 @@ public struct AppOptions: ParsableArguments, Sendable {
     public static func commandLine(
         name: String, sdk: SDKKind, backgroundMode: Bool, cleanup: CleanupPolicy,
         hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
-        trace: String?, bus: String?
+        trace: String?, bus: String?, hubNameFile: String? = nil
     ) -> [String] {
         var arguments = [
             "--name", name, "--sdk", sdk.rawValue, "--container", container,
@@ -108,6 +114,7 @@ public struct AppOptions: ParsableArguments, Sendable {
         ]
         if let bus { arguments += ["--bus", bus] }
         if let trace { arguments += ["--trace", trace] }
+        if let hubNameFile { arguments += ["--hub-name-file", hubNameFile] }
         if backgroundMode { arguments.append("--background-mode") }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
         let declared = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }

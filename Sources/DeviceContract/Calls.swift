@@ -2,18 +2,29 @@ import DBusKit
 import SharedDevice
 
 extension Connection {
-    /// Calls a method of the hub object. An error reply throws its `DBusError`, and so does a
-    /// call that gets no reply in time or whose connection closes; cancellation stays
-    /// `CancellationError`.
+    /// Calls a method of the hub object, found at `hub`. An error reply throws its `DBusError`,
+    /// and so does a call that gets no reply in time or whose connection closes; cancellation
+    /// stays `CancellationError`.
     @discardableResult
     public func callHub<Method: HubMember>(
-        _ method: Method, _ arguments: [DBusValue] = [],
+        _ method: Method, _ arguments: [DBusValue] = [], at hub: HubAddress = .wellKnown,
         timeout: Duration = .seconds(25)
     ) async throws -> [DBusValue] {
-        do {
-            return try await call(
-                destination: DeviceBus.hubName, path: DeviceBus.hubPath, interface: Method.interface,
+        let call = { (destination: String) in
+            try await self.call(
+                destination: destination, path: DeviceBus.hubPath, interface: Method.interface,
                 member: method.rawValue, arguments, timeout: timeout)
+        }
+        do {
+            let destination = try hub.destination()
+            do {
+                return try await call(destination)
+            } catch let error as DBusError where hub.nameFile != nil && HubAddress.isGone(error) {
+                // The hub this client knew has left the bus: a restarted one has recorded its name.
+                let recorded = try hub.reread()
+                guard recorded != destination else { throw error }
+                return try await call(recorded)
+            }
         } catch let error as DBusError {
             throw error
         } catch let error as CancellationError {
@@ -49,10 +60,12 @@ public enum PropertiesMethod: String, HubMember, CaseIterable {
 
 extension Connection {
     /// A property of `dev.sdlab.Hub1`.
-    public func hubProperty(_ property: HubMethod.Property, timeout: Duration = .seconds(25)) async throws -> DBusValue?
-    {
+    public func hubProperty(
+        _ property: HubMethod.Property, at hub: HubAddress = .wellKnown, timeout: Duration = .seconds(25)
+    ) async throws -> DBusValue? {
         try await callHub(
-            PropertiesMethod.get, [.string(HubMethod.interface), .string(property.rawValue)], timeout: timeout
+            PropertiesMethod.get, [.string(HubMethod.interface), .string(property.rawValue)], at: hub,
+            timeout: timeout
         )
         .first?.variant
     }

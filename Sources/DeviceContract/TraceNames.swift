@@ -33,11 +33,15 @@ public enum TraceName: String, Sendable, CaseIterable {
     case pollUnchanged = "poll-unchanged"
     /// An SDK callback: `name` (`current-account(A,B)`, `wipe`, …), `trigger`.
     case callback
+    /// The SDK acted on the hub's answer but could not write its state to the keychain (it
+    /// writes again at the next check): `error`.
+    case keychainFailed = "keychain-failed"
     /// The Workspace ONE SDK deleted its data-encryption key (before `wipe`).
     case sdkKeysDeleted = "sdk-keys-deleted"
-    /// A cleanup began, or began again after a crash: `previous`, `current`, `reason`, `policy`
-    /// (`hook` with its command, `keeps`).
-    case cleanupStarted = "cleanup-started", cleanupResumed = "cleanup-resumed"
+    /// A cleanup began; a job left unfinished is run again at launch (`cleanup-resumed`) and at
+    /// each check (`cleanup-retried`) first: `previous`, `current`, `reason`, `policy` (`hook`
+    /// with its command, `keeps`).
+    case cleanupStarted = "cleanup-started", cleanupResumed = "cleanup-resumed", cleanupRetried = "cleanup-retried"
     /// A cleanup ran without error and the app's scan found nothing of another user it does not
     /// keep; stamped when the cleanup ended. The start's fields and `holds` (what is still
     /// readable: `cou1/common,…`).

@@ -12,6 +12,8 @@ extension Session {
             let state = fields[0].string.flatMap(Session.State.init(rawValue:)), let user = fields[1].string,
             let generation = fields[2].uint64
         else { return nil }
+        // Nothing from the bus becomes a path unchecked: a user name is one.
+        guard user.isEmpty || DirectoryUser.isValidName(user) else { return nil }
         self.init(state: state, user: user.isEmpty ? nil : user, generation: generation)
     }
 }
@@ -27,7 +29,7 @@ extension BrokerAccount {
 
     public init?(wire value: DBusValue?) {
         guard let fields = value?.stringKeyed, let id = fields["homeAccountId"]?.variant?.string,
-            let username = fields["username"]?.variant?.string
+            let username = fields["username"]?.variant?.string, DirectoryUser.isValidName(username)
         else { return nil }
         self.init(homeAccountID: id, username: username)
     }

@@ -120,6 +120,7 @@ public struct SimulatedApp: Sendable {
         external.cleanedUp(deleting: plan.deletes.contains(.external), teamCode: job.policy.isTeamCode)
         for kind in plan.deletes { forget(kind) }
         if plan.deletesDataKey { forget(.sensitive) }
+        model.cleanupEnded(job, clean: true)  // the model's cleanups do not fail
     }
 
     /// The key service's answer, after every check (`AppHost` looks for the user's key then).

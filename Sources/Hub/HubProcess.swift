@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import FoundationEssentials
 import SharedDevice
 
 /// The hub process: serves the device contract on `dev.sdlab.Hub` until asked to stop.
@@ -19,16 +20,42 @@ public enum HubProcess {
         return state
     }
 
-    /// Exports the hub object, then takes the well-known name (in that order, so no caller
-    /// ever finds the name without the object).
+    /// Exports the hub object, records its unique name in `nameFile` if given, then takes the
+    /// well-known name (in that order, so no caller ever finds a name without the object).
+    /// Another process holding the well-known name (it took it after a crash) stops the hub
+    /// unless its name is recorded: clients given `nameFile` never ask that process, so the hub
+    /// serves them and returns what to warn of.
+    @discardableResult
     public static func serve(
         _ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
-        on connection: Connection
-    ) async throws {
+        on connection: Connection, recordingNameIn nameFile: String? = nil
+    ) async throws -> String? {
         let service = HubService(HubCore(state, store: store, trace: trace))
         try connection.export(service.interfaces, at: DeviceBus.hubPath)
-        guard try await connection.requestName(DeviceBus.hubName) == .primaryOwner else {
-            throw Failure(description: "another process already owns \(DeviceBus.hubName)")
+        if let nameFile {
+            do {
+                try AtomicFile.write(Data((connection.uniqueName + "\n").utf8), to: nameFile)
+            } catch {
+                throw Failure(description: "cannot record the hub's bus name: \(error)")
+            }
         }
+        guard try await connection.requestName(DeviceBus.hubName) == .primaryOwner else {
+            let holder = await holder(of: DeviceBus.hubName, on: connection)
+            let held = "another process\(holder) holds \(DeviceBus.hubName)"
+            guard nameFile != nil else { throw Failure(description: held) }
+            return held + "; clients that read \(nameFile!) reach this hub as \(connection.uniqueName)"
+        }
+        return nil
+    }
+
+    /// ` (PID N)` for the owner of `name`, or nothing when the bus does not say.
+    private static func holder(of name: String, on connection: Connection) async -> String {
+        guard let owner = try? await connection.nameOwner(name),
+            let pid = try? await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetConnectionUnixProcessID", [.string(owner)], timeout: .seconds(5)
+            ).first?.uint32
+        else { return "" }
+        return " (PID \(pid))"
     }
 }

@@ -17,11 +17,13 @@ public struct AppConfiguration: Sendable {
     public var hookDirectory: String?
     /// How long the SDK waits for the hub before treating it as unreachable.
     public var hubTimeout: Duration
+    /// Where the app finds the hub (`--hub-name-file`).
+    public var hub: HubAddress
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
         container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
-        hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5)
+        hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5), hub: HubAddress = .wellKnown
     ) {
         self.name = name
         self.sdk = sdk
@@ -32,6 +34,7 @@ public struct AppConfiguration: Sendable {
         self.hookTimeout = hookTimeout
         self.hookDirectory = hookDirectory
         self.hubTimeout = hubTimeout
+        self.hub = hub
     }
 
     public var busName: String { AppBus.name(of: name) }
@@ -41,6 +44,6 @@ public struct AppConfiguration: Sendable {
         self.init(
             name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
             container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
-            hookDirectory: options.hookDirectory)
+            hookDirectory: options.hookDirectory, hub: HubAddress(nameFile: options.hubNameFile))
     }
 }

@@ -70,7 +70,7 @@ struct AppControl: Sendable {
                         [host] call async throws in
                         let (user, password) = (call.arguments[0].string!, call.arguments[1].string!)
                         try await host.connection.callHub(
-                            HubMethod.unlock, [.string(user), .string(password)],
+                            HubMethod.unlock, [.string(user), .string(password)], at: host.configuration.hub,
                             timeout: host.configuration.hubTimeout)
                         return []
                     },

@@ -43,6 +43,8 @@ public final class AppHost: Sendable {
         /// The account-change notification's state at the last check (MSAL).
         var accountChangeState: UInt64?
         var cleanupFailures: [String] = []
+        /// The unfinished cleanups as last written to the journal.
+        var journaled: [CleanupJob] = []
         /// The user as last saved to `app-state.json`.
         var savedUser: String?
         /// Users whose container was looked through for `external` records since launch.
@@ -78,7 +80,7 @@ public final class AppHost: Sendable {
         state = Mutex(State(model: AppModel(policy: configuration.policy, user: saved ?? nil), savedUser: saved ?? nil))
         sdk = embeddedSDK(
             configuration.sdk, connection: connection, clientID: configuration.name, keychain: container.keychain,
-            timeout: configuration.hubTimeout)
+            hub: configuration.hub, timeout: configuration.hubTimeout)
         cleaner = Cleaner(
             container: container, dataKeyName: sdk.dataKeyName, hookTimeout: configuration.hookTimeout,
             hookDirectory: configuration.hookDirectory)
@@ -94,11 +96,14 @@ public final class AppHost: Sendable {
                 (.backgroundMode, .bool(configuration.backgroundMode)),
             ]
                 + Self.fields(of: configuration.policy))
-        if let job = cleaner.unfinished() {
+        let journaled = cleaner.unfinished()
+        if !journaled.isEmpty {
             HookRecord.stopLeftover(in: container.root)  // the hook of the run that died, if it outlived it
-            trace?.record(.cleanupResumed, fields: fields(of: job))
-            await carryOut(job)
-            state.withLock { $0.model.finished(interrupted: job) }
+            state.withLock {
+                $0.model.resume(journaled)
+                $0.journaled = journaled
+            }
+            await rerun(journaled, noting: .cleanupResumed)
             saveModel()
         }
         // On the connection's thread: a post, the broker's answer and the check they lead to
@@ -170,12 +175,17 @@ public final class AppHost: Sendable {
     }
 
     /// Asks the SDK, calls `answered` as soon as it answers, then carries out what the answer means.
+    /// Cleanups left unfinished before the check are run again at its end, whatever the SDK said.
     private func check(because trigger: CheckTrigger, answered: () -> Void) async {
-        state.withLock { $0.checks += 1 }
+        let unfinished = state.withLock {
+            $0.checks += 1
+            return $0.model.unfinishedCleanups
+        }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
         switch await sdk.check(trigger, answered: answered) {
         case .noOpportunity:
             // The SDK did not look, so the app learned nothing.
+            await rerun(unfinished, noting: .cleanupRetried)
             trace?.record(
                 .checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
             return
@@ -184,6 +194,7 @@ public final class AppHost: Sendable {
         case .answered(let answer):
             await carryOut(answer, trigger: trigger)
         }
+        await rerun(unfinished, noting: .cleanupRetried)
         await fetchExternalKeyIfNeeded()
         trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user)])
     }
@@ -192,6 +203,11 @@ public final class AppHost: Sendable {
         if answer.keysDeleted { trace?.record(.sdkKeysDeleted) }
         noteCallbacks(answer.callbacks, trigger: trigger)
         if let failure = answer.failure { noteFailure(failure, trigger: trigger) }
+        if let failure = answer.keychainFailure {
+            // The SDK acted on its answer all the same: the check goes on.
+            state.withLock { $0.lastError = SDKErrors.keychainFailure }
+            trace?.record(.keychainFailed, [.error: .string(failure)])
+        }
         if answer.blocked == true, !state.withLock({ $0.blocked }) { trace?.record(.blocked) }
         let reactions = state.withLock { state in
             if let previous = answer.previous { state.previous = previous }
@@ -244,7 +260,18 @@ public final class AppHost: Sendable {
         saveModel()
     }
 
+    /// Runs unfinished cleanups again, oldest first, until one ends clean (which settles them all).
+    private func rerun(_ jobs: [CleanupJob], noting event: TraceName) async {
+        for job in jobs where state.withLock({ $0.model.unfinishedCleanups.contains(job) }) {
+            trace?.record(event, fields: fields(of: job))
+            await carryOut(job)
+        }
+    }
+
+    /// Journals the unfinished cleanups, runs the job, reads the container to judge it, and
+    /// tells the model, which keeps a failed job for the next check.
     private func carryOut(_ job: CleanupJob) async {
+        journalUnfinishedCleanups()
         trace?.record(.cleanupStarted, fields: fields(of: job))
         let (cleaner, work) = (cleaner, cleanupWork)
         let run = { @Sendable () -> String? in
@@ -264,6 +291,8 @@ public final class AppHost: Sendable {
         let found = LeakScanner(container: container.root, app: configuration.name).scan()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
         let held: [(TraceField, TraceValue)] = [(.holds, .string(Holdings(found).description))]
+        state.withLock { $0.model.cleanupEnded(job, clean: error == nil && left.isEmpty) }
+        journalUnfinishedCleanups()
         if error == nil, left.isEmpty {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
@@ -271,6 +300,14 @@ public final class AppHost: Sendable {
         let failure = [error, left.isEmpty ? nil : "left \(left.described)"].compactMap { $0 }.joined(separator: "; ")
         state.withLock { $0.cleanupFailures.append(failure) }
         trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
+    }
+
+    /// Writes the journal if the unfinished cleanups changed since it was last written. One that
+    /// cannot be written (a full disk) is tried again at the next cleanup; see `Cleaner.journal`.
+    private func journalUnfinishedCleanups() {
+        let (jobs, journaled) = state.withLock { ($0.model.unfinishedCleanups, $0.journaled) }
+        guard jobs != journaled, (try? cleaner.journal(jobs)) != nil else { return }
+        state.withLock { $0.journaled = jobs }
     }
 
     /// Whom a cleanup was for, why, and what ran.
@@ -319,7 +356,8 @@ public final class AppHost: Sendable {
     /// The current user's key of `external` records, from the hub's key service, kept in memory.
     func externalKey() async throws -> SymmetricKey {
         if let (user, key) = state.withLock({ $0.externalKey }), user == self.user { return key }
-        let reply = try await connection.callHub(KeyServiceMethod.getUserKey, timeout: configuration.hubTimeout)
+        let reply = try await connection.callHub(
+            KeyServiceMethod.getUserKey, at: configuration.hub, timeout: configuration.hubTimeout)
         guard let served = UserKey(wire: reply.first) else { throw DBusError.failed("the key service answered no key") }
         guard served.user == user else {
             throw DBusError(name: DeviceError.accountMismatch.name, message: "the key service serves \(served.user)")

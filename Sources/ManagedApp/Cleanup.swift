@@ -3,9 +3,10 @@ import FoundationEssentials
 import Glibc
 import SharedDevice
 
-/// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, journaled: the job is
-/// saved before anything is deleted and cleared once it is done, so an app killed
-/// in the middle finishes the same cleanup on its next launch, before it shows anything.
+/// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, and keeps
+/// the journal: the jobs not yet done, saved before anything is deleted and cleared once one
+/// ends clean, so an app killed in the middle, or whose cleanup failed, runs them again at its
+/// next launch before it shows anything.
 public struct Cleaner: Sendable {
     public let container: Container
     /// The keychain key of this app's `sensitive` records.
@@ -32,36 +33,37 @@ public struct Cleaner: Sendable {
 
     var journalPath: String { container.root + "/cleanup-journal.json" }
 
-    /// The journal with no job in it (`Job?.none` as JSON).
-    static let noJob = Data("null".utf8)
-
-    /// A cleanup that was started and not finished (the app died in the middle).
-    public func unfinished() -> Job? {
-        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode(Job?.self, from: $0) }
-            ?? nil
+    /// The jobs a previous process left unfinished, oldest first.
+    public func unfinished() -> [Job] {
+        FileManager.default.contents(atPath: journalPath).flatMap { try? JSONDecoder().decode([Job].self, from: $0) }
+            ?? []
     }
+
+    /// Saves the unfinished jobs (an empty list once none is left; the file is reused, see
+    /// `AtomicFile`). A journal that cannot be written (a full disk) does not stop a cleanup:
+    /// deleting is what frees the space, and the app's saved user still says whose data it
+    /// holds, so a crash before the journal is written is caught up with at the next launch.
+    public func journal(_ jobs: [Job]) throws {
+        try AtomicFile.write(jobs.isEmpty ? Self.noJobs : JSONEncoder().encode(jobs), to: journalPath)
+    }
+
+    static let noJobs = Data("[]".utf8)
 
     /// Runs the job to its end: the policy's plan, or `work` (an app's own cleanup) instead.
-    /// A hook or `work` that fails, or a hook that outlives its timeout, throws; the job is
-    /// finished either way (a failing cleanup is reported, not retried forever).
+    /// A hook or `work` that fails, a hook that outlives its timeout, or a delete that fails throws.
     public func run(_ job: Job, work: CleanupWork? = nil) throws {
-        try AtomicFile.write(JSONEncoder().encode(job), to: journalPath)
-        var failure: (any Error)?
         if let work {
-            do { try work(job, container) } catch { failure = error }
+            try work(job, container)
         } else {
-            failure = try carryOut(job.policy.plan, for: job)
+            try carryOut(job.policy.plan, for: job)
         }
-        // `null` rather than removed: the next cleanup reuses the file (see `AtomicFile`).
-        try AtomicFile.write(Self.noJob, to: journalPath)
-        if let failure { throw failure }
     }
 
-    private func carryOut(_ plan: CleanupPolicy.Plan, for job: Job) throws -> HookFailure? {
+    private func carryOut(_ plan: CleanupPolicy.Plan, for job: Job) throws {
         let hookFailure = plan.hook.flatMap { runHook($0, for: job) }
         try container.delete(plan.deletes)
         if plan.deletesDataKey { try container.keychain.deleteKey(dataKeyName) }
-        return hookFailure
+        if let hookFailure { throw hookFailure }
     }
 
     /// The most output a hook may write (`hook.log`): a hook that floods it is stopped.

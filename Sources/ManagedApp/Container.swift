@@ -57,6 +57,10 @@ public struct Container: Sendable {
     /// returns their canaries. `sensitive` needs `keys.data`, `external` needs `keys.external`.
     @discardableResult
     public func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
+        // The user names a folder here: a name that is none (`..`, `a/b`) would write elsewhere.
+        guard DirectoryUser.isValidName(user) else {
+            throw WriteFailure(file: "records of \(user), which is not a user name")
+        }
         guard count > 0 else { return [] }
         let first = (numbers(of: kind, user: user).max() ?? 0) + 1
         let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
@@ -110,6 +114,9 @@ public struct Container: Sendable {
 
     /// Deletes the records of these kinds: one user's, or every user's.
     public func delete(_ kinds: Set<RecordKind>, of user: String? = nil) throws {
+        if let user, !DirectoryUser.isValidName(user) {
+            throw DeleteFailure(file: "the records of \(user)", reason: "it is not a user name")
+        }
         if kinds.contains(.preferences) {
             for file in storedFiles(of: .preferences, user: user) { try remove(file) }
         }

@@ -15,6 +15,8 @@ struct SDKAnswer: Sendable {
     var blocked: Bool? = nil
     /// The hub did not answer, though the SDK acted (a Workspace ONE initialisation that failed).
     var failure: String? = nil
+    /// The SDK acted, but could not write its state to the keychain (it writes again next time).
+    var keychainFailure: String? = nil
     var reactions: @Sendable (inout AppModel, _ hasPreferences: (String) -> Bool) -> [AppModel.Reaction]
 }
 
@@ -57,21 +59,20 @@ protocol EmbeddedSDK: Sendable {
 /// The SDK an app of `kind` embeds, on `connection`, keeping its state in `keychain`.
 func embeddedSDK(
     _ kind: SDKKind, connection: Connection, clientID: String, keychain: Keychain,
-    timeout: Duration
+    hub: HubAddress, timeout: Duration
 ) -> any EmbeddedSDK {
     switch kind {
     case .msal:
         MSALiOS(
             client: MSALPublicClient(
-                connection: connection, clientID: clientID, keychain: keychain,
-                timeout: timeout))
+                connection: connection, clientID: clientID, keychain: keychain, hub: hub, timeout: timeout))
     case .msalAndroid:
         MSALAndroid(
             client: AndroidMSALPublicClient(
-                connection: connection, clientID: clientID,
-                keychain: keychain, timeout: timeout))
+                connection: connection, clientID: clientID, keychain: keychain, hub: hub, timeout: timeout))
     case .ws1:
-        WorkspaceOne(controller: WorkspaceOneController(connection: connection, keychain: keychain, timeout: timeout))
+        WorkspaceOne(
+            controller: WorkspaceOneController(connection: connection, keychain: keychain, hub: hub, timeout: timeout))
     }
 }
 
@@ -120,8 +121,12 @@ private struct MSALiOS: MSALFlavour {
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
         let answer = try? await client.getCurrentAccount()
         answered()
+        let keychainFailure = await client.keychainFailure
         return CheckOutcome(answer) { result in
-            SDKAnswer(callbacks: [result.callback], previous: .some(result.previous?.username)) { model, prefs in
+            SDKAnswer(
+                callbacks: [result.callback], previous: .some(result.previous?.username),
+                keychainFailure: keychainFailure
+            ) { model, prefs in
                 [model.heard(result, hasPreferences: prefs)]
             }
         }
@@ -136,8 +141,9 @@ private struct MSALAndroid: MSALFlavour {
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
         let answer = try? await client.getCurrentAccount()
         answered()
+        let keychainFailure = await client.keychainFailure
         return CheckOutcome(answer) { callbacks in
-            SDKAnswer(callbacks: callbacks.map(\.description)) { model, prefs in
+            SDKAnswer(callbacks: callbacks.map(\.description), keychainFailure: keychainFailure) { model, prefs in
                 [model.heard(callbacks, hasPreferences: prefs)]
             }
         }
@@ -154,19 +160,14 @@ private struct WorkspaceOne: EmbeddedSDK {
 
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
         let detection: WorkspaceOneController.Detection
-        do {
-            switch trigger {
-            case .launch: detection = try await controller.start()
-            case .foreground: detection = try await controller.applicationWillEnterForeground()
-            default:
-                answered()
-                return .noOpportunity
-            }
+        switch trigger {
+        case .launch: detection = await controller.start()
+        case .foreground: detection = await controller.applicationWillEnterForeground()
+        default:
             answered()
-        } catch {
-            answered()
-            return .failed("\(error)")
+            return .noOpportunity
         }
+        answered()
         guard detection.taken else { return .noOpportunity }
         let callbacks = detection.effects.compactMap {
             if case .callback(let callback) = $0 { callback.description } else { nil }
@@ -175,7 +176,8 @@ private struct WorkspaceOne: EmbeddedSDK {
             SDKAnswer(
                 callbacks: callbacks, keysDeleted: detection.effects.contains(.deleteDataKeys),
                 blocked: await controller.isBlocked,
-                failure: detection.session == nil ? SDKErrors.hubUnreachable : nil
+                failure: detection.session == nil ? SDKErrors.hubUnreachable : nil,
+                keychainFailure: detection.keychainFailure
             ) { model, prefs in
                 model.heard(detection.effects, session: detection.session, hasPreferences: prefs)
             })

@@ -45,7 +45,8 @@ public struct AppSpec: Sendable, Equatable {
         AppOptions.commandLine(
             name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
-            trace: RunFolder.trace(of: name, in: directory), bus: bus)
+            trace: RunFolder.trace(of: name, in: directory), bus: bus,
+            hubNameFile: RunningDevice.hubNameFile(in: directory))
     }
 }
 

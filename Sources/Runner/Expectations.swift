@@ -108,12 +108,13 @@ struct ExpectationCheck {
     }
 
     private func hubProperty(_ property: HubMethod.Property) async throws -> DBusValue {
-        try await driver.connection.hubProperty(property, timeout: .seconds(10)) ?? .bool(false)
+        try await driver.connection.hubProperty(property, at: driver.device.hubAddress, timeout: .seconds(10))
+            ?? .bool(false)
     }
 
     private func hubCall<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue]
     {
-        try await driver.connection.callHub(method, arguments, timeout: .seconds(10))
+        try await driver.connection.callHub(method, arguments, at: driver.device.hubAddress, timeout: .seconds(10))
     }
 }
 

@@ -17,9 +17,20 @@ public final class RunningDevice: Sendable {
 
     /// The hub process (another one after `restartHub`).
     public var hub: ChildProcess { hubProcess.withLock { $0 } }
+    /// Where the runner and the apps find the hub: by the unique name it records, so a process
+    /// that takes `dev.sdlab.Hub` is never asked.
+    public let hubAddress: HubAddress
+
+    public static func hubAddress(in directory: String) -> HubAddress {
+        HubAddress(nameFile: hubNameFile(in: directory))
+    }
+
+    /// The file the hub records its unique bus name in.
+    public static func hubNameFile(in directory: String) -> String { directory + "/" + hubNameFile }
 
     init(directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool, guardian: (ChildProcess, Int32)?) {
         self.directory = directory
+        hubAddress = Self.hubAddress(in: directory)
         self.bus = bus
         self.hubProcess = Mutex(hub)
         self.detached = detached
@@ -38,6 +49,7 @@ public final class RunningDevice: Sendable {
     private static let busPIDFile = "dbus-daemon.pid"
     private static let hubPIDFile = "hub.pid"
     private static let hubSetupFile = "hub-setup.json"
+    private static let hubNameFile = "hub-name"
     /// The hub's saved state: a device started again in the same folder carries on from it.
     public static let hubStateFile = "hub-state.json"
 
@@ -77,7 +89,7 @@ public final class RunningDevice: Sendable {
         try RunFolder.prepare(directory)
         var arguments = [
             "hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile,
-            "--trace", RunFolder.hubTrace(in: directory),
+            "--trace", RunFolder.hubTrace(in: directory), "--name-file", hubNameFile(in: directory),
         ]
         if let setup {
             do {
@@ -98,15 +110,15 @@ public final class RunningDevice: Sendable {
             let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw LaunchError("the hub did not start: \(said.isEmpty ? "no answer within 15 s" : said)")
         }
-        try await confirmAnswers(bus.address)
+        try await confirmAnswers(bus.address, at: hubAddress(in: directory))
         return hub
     }
 
     /// One real call through the bus, so "up" means "answers".
-    private static func confirmAnswers(_ address: String) async throws {
+    private static func confirmAnswers(_ address: String, at hub: HubAddress) async throws {
         let connection = try await Connection.connect(to: address)
         do {
-            try await connection.callHub(HubMethod.getSession, timeout: .seconds(5))
+            try await connection.callHub(HubMethod.getSession, at: hub, timeout: .seconds(5))
             await connection.close()
         } catch {
             await connection.close()
@@ -180,7 +192,7 @@ public final class RunningDevice: Sendable {
     }
 
     private static func removeRecords(in directory: String) {
-        for file in [hubPIDFile, busPIDFile, "bus"] {
+        for file in [hubPIDFile, busPIDFile, hubNameFile, "bus"] {
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
         }
     }

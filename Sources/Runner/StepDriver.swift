@@ -216,7 +216,7 @@ public final class StepDriver {
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
 
     private func hub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws {
-        try await connection.callHub(method, arguments, timeout: .seconds(30))
+        try await connection.callHub(method, arguments, at: device.hubAddress, timeout: .seconds(30))
     }
 
     /// Stops every app it started (a stopped one is continued first, so it can exit).

@@ -148,18 +148,18 @@ extension Reader {
             report(node, "user name: none means no user and cannot name one")
             return nil
         }
+        guard name.map(DirectoryUser.isValidName) != false else {
+            report(node, "user name: at most \(DirectoryUser.maxNameLength) characters")
+            return nil
+        }
         return name
     }
 
     /// What a user or tag name is made of: ASCII letters, digits, '.', '_' or '-', starting with a
-    /// letter or digit.
-    static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        isNameStart(scalar) || "._-".unicodeScalars.contains(scalar)
-    }
+    /// letter or digit (the domain's rule for user names).
+    static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool { DirectoryUser.isNameCharacter(scalar) }
 
-    static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
-    }
+    static func isNameStart(_ scalar: Unicode.Scalar) -> Bool { DirectoryUser.isNameStart(scalar) }
 
     mutating func register(_ user: DirectoryUser) {
         if users[user.name] == nil { userOrder.append(user.name) }

@@ -23,6 +23,10 @@ public struct AppModel: Codable, Equatable, Sendable {
     public private(set) var user: String?
     /// The current user's kept preferences were re-applied (retain-preferences).
     public private(set) var preferencesApplied = false
+    /// Cleanups not yet done, oldest first: each job from its change until a cleanup ends
+    /// clean. The app journals them and runs them again at every check and at its next launch,
+    /// so data a cleanup could not delete (a full disk, a failing hook) is never given up on.
+    public private(set) var unfinishedCleanups: [CleanupJob] = []
 
     public init(policy: CleanupPolicy, user: String? = nil) {
         self.policy = policy
@@ -52,17 +56,30 @@ public struct AppModel: Codable, Equatable, Sendable {
         user = current
         var reaction = Reaction()
         if let previous {
-            reaction.cleanup = CleanupJob(previousUser: previous, currentUser: current, reason: reason, policy: policy)
+            let job = CleanupJob(previousUser: previous, currentUser: current, reason: reason, policy: policy)
+            reaction.cleanup = job
+            unfinishedCleanups.append(job)
         }
         reaction.reappliesPreferences = policy.plan.reappliesPreferences && current.map(hasPreferences) == true
         preferencesApplied = reaction.reappliesPreferences
         return reaction
     }
 
-    /// A cleanup cut short by a crash was finished at the next launch: the app acts for the
-    /// job's current user, as it would have had it not died.
-    public mutating func finished(interrupted job: CleanupJob) {
-        user = job.currentUser
+    /// A cleanup ended. A clean one (no error, and no other user's data left that the cleanup
+    /// does not keep) settles every unfinished job, since what any of them was for is gone;
+    /// a failed one stays unfinished, to be run again.
+    public mutating func cleanupEnded(_ job: CleanupJob, clean: Bool) {
+        guard clean else { return }
+        unfinishedCleanups = []
+    }
+
+    /// At launch, the cleanups the journal says a previous process left unfinished (cut short
+    /// by a crash, or failed): the app runs them again before it shows anything, and acts for
+    /// the last one's current user, as it would have had it not died.
+    public mutating func resume(_ jobs: [CleanupJob]) {
+        guard let last = jobs.last else { return }
+        unfinishedCleanups = jobs
+        user = last.currentUser
         preferencesApplied = false
     }
 

@@ -36,3 +36,26 @@ public struct DirectoryUser: Equatable, Sendable, Codable {
     /// The stable identifier the console gives the user (returned by CheckOut).
     public var userIdentifier: String { "\(domain)/\(name)" }
 }
+
+extension DirectoryUser {
+    /// A user name becomes part of file names (a user's folder in a container, a canary): ASCII
+    /// letters, digits, '.', '_' or '-', starting with a letter or digit (so never `..`), at most
+    /// `maxNameLength` long, and not `none` (which means no user). Names that come over the
+    /// bus are checked against it where they enter.
+    public static func isValidName(_ name: String) -> Bool {
+        guard let head = name.unicodeScalars.first, isNameStart(head), name.utf8.count <= maxNameLength else {
+            return false
+        }
+        return name != "none" && name.unicodeScalars.allSatisfy(isNameCharacter)
+    }
+
+    public static let maxNameLength = 128
+
+    public static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        isNameStart(scalar) || scalar == "." || scalar == "_" || scalar == "-"
+    }
+
+    public static func isNameStart(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+    }
+}

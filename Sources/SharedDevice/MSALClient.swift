@@ -26,14 +26,11 @@ public enum MSALError: Error, Equatable, Sendable {
     case ambiguousAccount
     /// The broker could not be asked (the hub did not answer) or answered with an error.
     case broker(String)
-    /// The account could not be saved in the app's keychain.
-    case keychain(String)
 
     public var label: String {
         switch self {
         case .ambiguousAccount: "ambiguousAccount"
         case .broker(let name): name
-        case .keychain: "keychainFailure"
         }
     }
 }

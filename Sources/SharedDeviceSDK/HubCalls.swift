@@ -6,23 +6,31 @@ import SharedDevice
 public enum SDKErrors {
     /// The hub did not answer (gone, or not in time): nothing changed.
     public static let hubUnreachable = WorkspaceOneSDK.hubUnreachableError
+    /// The hub's answer was not of the contract (a user name that is none, say): nothing changed.
+    public static let invalidAnswer = "InvalidAnswer"
+    /// The SDK's state could not be written to the app's keychain.
+    public static let keychainFailure = "keychainFailure"
 }
 
 /// Calls from an app's SDK to the hub, each bounded: a hub that does not answer in time
 /// counts as unreachable, and the SDK then changes nothing.
 struct HubCalls: Sendable {
     let connection: Connection
+    let hub: HubAddress
     let timeout: Duration
 
     func call<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.callHub(method, arguments, timeout: timeout)
+        try await connection.callHub(method, arguments, at: hub, timeout: timeout)
     }
 
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.
     func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
         do {
             let list = try await call(BrokerMethod.getAccounts).first?.items ?? []
-            return .success(list.compactMap(BrokerAccount.init(wire:)))
+            let accounts = list.compactMap(BrokerAccount.init(wire:))
+            // An answer with an account that is no account (a user name that is not one): an
+            // error, so that nothing changes, rather than an account dropped.
+            return accounts.count == list.count ? .success(accounts) : .failure(.broker(Self.invalidAnswer))
         } catch let error as DBusError {
             return .failure(.broker(Self.isUnreachable(error) ? Self.unreachable : String(error.shortName)))
         } catch let error as CancellationError {
@@ -33,6 +41,7 @@ struct HubCalls: Sendable {
     }
 
     static let unreachable = SDKErrors.hubUnreachable
+    static let invalidAnswer = SDKErrors.invalidAnswer
 
     /// The bus's own errors for a hub that is gone or does not answer.
     static func isUnreachable(_ error: DBusError) -> Bool {

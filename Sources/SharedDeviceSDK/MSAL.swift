@@ -59,27 +59,40 @@ public actor MSALPublicClient {
     private let broker: Broker
     private let keychain: Keychain
     private var client: MSALClient
+    /// The last-seen account as the keychain holds it.
+    private var saved: BrokerAccount?
+    /// Why the last-seen account could not be written at the last call, if it could not.
+    public private(set) var keychainFailure: String?
     static let item = "msal-last-seen-account"
 
-    public init(connection: Connection, clientID: String, keychain: Keychain, timeout: Duration = .seconds(5)) {
-        broker = Broker(hub: HubCalls(connection: connection, timeout: timeout), clientID: clientID)
+    public init(
+        connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
+        timeout: Duration = .seconds(5)
+    ) {
+        broker = Broker(hub: HubCalls(connection: connection, hub: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
-        client = MSALClient(lastSeen: keychain.item(Self.item, as: BrokerAccount?.self) ?? nil)
+        saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
+        client = MSALClient(lastSeen: saved)
     }
 
     /// `(current, previous)`; on an error nothing is written. Cancelled: nothing was asked.
+    /// A keychain that cannot be written (a full disk) does not withhold the result, since the
+    /// app must act on a sign-out: the account is kept in memory, written at the next call,
+    /// and `keychainFailure` says why.
     public func getCurrentAccount() async throws(CancellationError) -> Result<MSALClient.CurrentAccount, MSALError> {
         let answer = try await broker.hub.accounts()
-        var next = client
         do throws(MSALError) {
-            let result = try next.getCurrentAccount(answer)
-            do {
-                // Unchanged (a spoofed post, a return to the foreground): nothing to write.
-                if next != client { try keychain.save(next.lastSeen, as: Self.item) }
-            } catch {
-                throw .keychain("\(error)")
+            let result = try client.getCurrentAccount(answer)
+            // Unchanged (a spoofed post, a return to the foreground): nothing to write.
+            keychainFailure = nil
+            if client.lastSeen != saved {
+                do {
+                    try keychain.save(client.lastSeen, as: Self.item)
+                    saved = client.lastSeen
+                } catch {
+                    keychainFailure = "\(error)"
+                }
             }
-            client = next
             return .success(result)
         } catch {
             return .failure(error)
@@ -110,10 +123,17 @@ public actor AndroidMSALPublicClient {
     private let broker: Broker
     private let keychain: Keychain
     private var client: AndroidMSALClient
+    /// The stored account as the keychain holds it (nil: not known to be written).
+    private var saved: AndroidMSALClient.Stored?
+    /// Why the stored account could not be written at the last change, if it could not.
+    public private(set) var keychainFailure: String?
     static let item = "msal-android-current-account"
 
-    public init(connection: Connection, clientID: String, keychain: Keychain, timeout: Duration = .seconds(5)) {
-        broker = Broker(hub: HubCalls(connection: connection, timeout: timeout), clientID: clientID)
+    public init(
+        connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
+        timeout: Duration = .seconds(5)
+    ) {
+        broker = Broker(hub: HubCalls(connection: connection, hub: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
         let stored: AndroidMSALClient.Stored =
             switch keychain.item(Self.item, as: BrokerAccount?.self) {
@@ -122,15 +142,17 @@ public actor AndroidMSALPublicClient {
             case .none: keychain.hasItem(Self.item) ? .corrupt : .none
             }
         client = AndroidMSALClient(stored: stored)
+        saved = stored
     }
 
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
+    /// As on iOS, a keychain that cannot be written does not withhold the callbacks: the
+    /// account is kept in memory and written at the next call (`keychainFailure` says why).
     public func getCurrentAccount() async throws(CancellationError) -> Result<[AndroidMSALClient.Callback], MSALError> {
         let answer = try await broker.hub.accounts()
-        var next = client
         do throws(MSALError) {
-            let callbacks = try next.getCurrentAccount(answer)
-            if next != client { try save(next) }
+            let callbacks = try client.getCurrentAccount(answer)
+            save()
             return .success(callbacks)
         } catch {
             return .failure(error)
@@ -139,17 +161,15 @@ public actor AndroidMSALPublicClient {
 
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
         let account = try await broker.signIn(user, password)
-        var next = client
-        next.signedInHere(as: account)
-        try? save(next)  // kept in memory even if the keychain fails; the next check saves again
+        client.signedInHere(as: account)
+        save()
         return account
     }
 
     public func signOut() async throws {
         try await broker.signOut()
-        var next = client
-        next.signedOutHere()
-        try? save(next)  // as for signIn
+        client.signedOutHere()
+        save()
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
@@ -163,14 +183,16 @@ public actor AndroidMSALPublicClient {
     /// The account-change notification's state (notify_get_state); nil when the hub did not answer.
     public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 
-    /// Takes `next` as the client's state and saves it.
-    private func save(_ next: AndroidMSALClient) throws(MSALError) {
-        client = next
-        let account: BrokerAccount? = if case .account(let account) = next.stored { account } else { nil }
+    /// Writes the stored account if the keychain does not hold it yet.
+    private func save() {
+        keychainFailure = nil
+        guard client.stored != saved else { return }
+        let account: BrokerAccount? = if case .account(let account) = client.stored { account } else { nil }
         do {
             try keychain.save(account, as: Self.item)
+            saved = client.stored
         } catch {
-            throw .keychain("\(error)")
+            keychainFailure = "\(error)"
         }
     }
 }

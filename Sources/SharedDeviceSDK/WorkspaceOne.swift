@@ -27,15 +27,20 @@ public actor WorkspaceOneController {
     private let keychain: Keychain
     private let delegate: (any WorkspaceOneControllerDelegate)?
     private var sdk: WorkspaceOneSDK
+    /// The session as last written to the keychain.
+    private var savedSession: Session?
+    /// The data key is to be deleted (a `wipe` whose deletion failed).
+    private var keyToDelete = false
 
     public init(
         connection: Connection, keychain: Keychain, delegate: (any WorkspaceOneControllerDelegate)? = nil,
-        timeout: Duration = .seconds(5)
+        hub address: HubAddress = .wellKnown, timeout: Duration = .seconds(5)
     ) {
-        hub = HubCalls(connection: connection, timeout: timeout)
+        hub = HubCalls(connection: connection, hub: address, timeout: timeout)
         self.keychain = keychain
         self.delegate = delegate
-        sdk = WorkspaceOneSDK(lastSession: keychain.item(Self.item, as: Session?.self) ?? nil)
+        savedSession = keychain.item(Self.item, as: Session?.self) ?? nil
+        sdk = WorkspaceOneSDK(lastSession: savedSession)
     }
 
     /// One detection: what the SDK did, and the session the hub answered (nil: it did not,
@@ -46,23 +51,28 @@ public actor WorkspaceOneController {
         /// The SDK looked: false for a return to the foreground of an app that is not
         /// initialised or is blocked, which is no detection opportunity (Docs/behaviour.md §6).
         public var taken = true
+        /// The keychain could not be written; the SDK acted anyway and writes again next time.
+        public var keychainFailure: String? = nil
     }
 
     /// SDK initialisation at a cold start.
-    public func start() async throws -> Detection { try await detect(.coldStart) }
+    public func start() async -> Detection { await detect(.coldStart) }
 
     /// The app returned to the foreground.
-    public func applicationWillEnterForeground() async throws -> Detection { try await detect(.returnToForeground) }
+    public func applicationWillEnterForeground() async -> Detection { await detect(.returnToForeground) }
 
     /// The UI is blocked until the app is launched again.
     public var isBlocked: Bool { sdk.blocked }
 
-    /// The SDK's data-encryption key, made on first use.
-    public func dataKey() throws -> SymmetricKey { try keychain.key(Self.dataKeyName) }
+    /// The SDK's data-encryption key, made on first use (never the key of a session that ended).
+    public func dataKey() throws -> SymmetricKey {
+        try writeKeychain()
+        return try keychain.key(Self.dataKeyName)
+    }
 
     /// isDeviceStagingEnabled: whether the device is enrolled as shared.
     public func isDeviceStagingEnabled() async throws -> Bool {
-        try await hub.connection.hubProperty(.shared, timeout: hub.timeout)?.bool ?? false
+        try await hub.connection.hubProperty(.shared, at: hub.hub, timeout: hub.timeout)?.bool ?? false
     }
 
     /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
@@ -73,14 +83,16 @@ public actor WorkspaceOneController {
     }
 
     /// Deletes the keys before anything else, saves the session it saw, then tells the delegate.
-    private func detect(_ opportunity: WorkspaceOneSDK.Opportunity) async throws -> Detection {
+    /// A keychain that cannot be written (a full disk) does not hold the callbacks back: the
+    /// ended session's data would stay on show. The SDK acts on what it saw, reports the
+    /// failure, and writes again at the next opportunity.
+    private func detect(_ opportunity: WorkspaceOneSDK.Opportunity) async -> Detection {
         guard sdk.takes(opportunity) else { return Detection(effects: [], session: nil, taken: false) }
         let session = await hub.session()
-        var next = sdk
-        let effects = next.detect(opportunity, hub: session)
-        if effects.contains(.deleteDataKeys) { try keychain.deleteKey(Self.dataKeyName) }
-        if next.lastSession != sdk.lastSession { try keychain.save(next.lastSession, as: Self.item) }
-        sdk = next
+        let effects = sdk.detect(opportunity, hub: session)
+        if effects.contains(.deleteDataKeys) { keyToDelete = true }
+        var keychainFailure: String?
+        do { try writeKeychain() } catch { keychainFailure = "\(error)" }
         for case .callback(let callback) in effects {
             switch callback {
             case .wipe: await delegate?.controllerDidWipeCurrentUserData()
@@ -88,6 +100,18 @@ public actor WorkspaceOneController {
             case .initialCheck(let error): await delegate?.controllerDidFinishInitialCheck(error: error)
             }
         }
-        return Detection(effects: effects, session: session)
+        return Detection(effects: effects, session: session, keychainFailure: keychainFailure)
+    }
+
+    /// Writes what the keychain does not hold yet: the key's deletion, then the session seen.
+    private func writeKeychain() throws {
+        if keyToDelete {
+            try keychain.deleteKey(Self.dataKeyName)
+            keyToDelete = false
+        }
+        if sdk.lastSession != savedSession {
+            try keychain.save(sdk.lastSession, as: Self.item)
+            savedSession = sdk.lastSession
+        }
     }
 }

@@ -13,8 +13,11 @@ struct HubCommand: AsyncParsableCommand {
             exists, carries on from it (a restart after a crash); a file it cannot trust is \
             refused (exit 3). A new device takes its policy and users from --setup (JSON \
             written by the runner, passwords hashed), else the defaults: `stage` as staging \
-            user, `cou1`, `cou2`, each password equal to the name. Prints `ready` on stdout \
-            once it answers calls; stops cleanly on SIGTERM or SIGINT, or when the bus goes away.
+            user, `cou1`, `cou2`, each password equal to the name. With --name-file it records \
+            its unique bus name there before it takes dev.sdlab.Hub, for clients that call it by \
+            that name only; it then serves even when another process holds dev.sdlab.Hub. Prints \
+            `ready` on stdout once it answers calls; stops cleanly on SIGTERM or SIGINT, or when \
+            the bus goes away.
             """
     )
 
@@ -28,6 +31,9 @@ struct HubCommand: AsyncParsableCommand {
 
     @Option(help: "The file the hub appends its trace events to (session changes, posts).")
     var trace: String?
+
+    @Option(help: "The file to record the hub's unique bus name in (clients given it call that name only).")
+    var nameFile: String?
 
     func run() async throws {
         TerminationSignals.install()
@@ -46,7 +52,9 @@ struct HubCommand: AsyncParsableCommand {
         }
         let connection = try await busOptions.connect()
         do {
-            try await HubProcess.serve(initial, savingTo: store, trace: traceLog, on: connection)
+            let held = try await HubProcess.serve(
+                initial, savingTo: store, trace: traceLog, on: connection, recordingNameIn: nameFile)
+            if let held { note("sdlab hub: \(held)") }
         } catch {
             await connection.close()
             throw failure("the hub cannot serve: \(error)", code: ExitCodes.environment)

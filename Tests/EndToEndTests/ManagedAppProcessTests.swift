@@ -208,7 +208,11 @@ struct ManagedAppProcessTests {
             #expect(snapshot.callbacks == ["current-account(cou1,none)"])
 
             let (hub, stdout) = try ChildProcess.spawn(
-                sdlabPath, ["hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json"],
+                sdlabPath,
+                [
+                    "hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json",
+                    "--name-file", RunningDevice.hubNameFile(in: lab.directory),
+                ],
                 stdout: .pipe, stderr: .null, newSession: true)
             lab.adopt(hub)
             #expect(await offPool { LineReader(fd: stdout!).readLine(timeout: .seconds(15)) } == "ready")

@@ -1,5 +1,6 @@
 import DeviceProcesses
 import Foundation
+import TestSupport
 import Testing
 
 /// A file replaced in one step, by exchange with its `.swap` sibling.
@@ -96,51 +97,19 @@ import Testing
 /// A full disk in the middle of a save: once the new content is in place the save has
 /// succeeded, and nothing of the old content is left in the swap file.
 @Suite struct FullDiskTests {
-    /// A 64 KiB tmpfs, mounted for the test (root only); nil where it cannot be.
-    static func tinyDisk() -> String? {
-        guard geteuid() == 0, let folder = try? DevicePaths.makeTemporaryDirectory(prefix: "sdlab-full") else {
-            return nil
-        }
-        let mounted = try? ChildProcess.spawn(
-            "/bin/mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", folder])
-        guard mounted?.process.exitStatus(timeout: .seconds(10)) == .exited(0) else {
-            try? FileManager.default.removeItem(atPath: folder)
-            return nil
-        }
-        return folder
-    }
-
-    static func remove(_ disk: String) {
-        if let (umount, _) = try? ChildProcess.spawn("/bin/umount", [disk]) {
-            _ = umount.exitStatus(timeout: .seconds(10))
-        }
-        try? FileManager.default.removeItem(atPath: disk)
-    }
-
-    /// Whether this machine lets the test mount one.
-    static let canMount: Bool = {
-        guard let disk = tinyDisk() else { return false }
-        remove(disk)
-        return true
-    }()
-
-    @Test(.enabled(if: canMount, "mounting a small tmpfs needs root and the right to mount"))
+    @Test(.enabled(if: TinyDisk.canMount, .init(rawValue: TinyDisk.whyNot)))
     func theSaveSucceedsOnceTheNewContentIsInPlace() throws {
-        let disk = try #require(Self.tinyDisk(), "cannot mount a tmpfs here")
-        defer { Self.remove(disk) }
+        let disk = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-full")
+        defer { try? FileManager.default.removeItem(atPath: disk) }
+        try #require(TinyDisk.mount(64, at: disk), "cannot mount a tmpfs here")
+        defer { TinyDisk.unmount(disk) }
         let path = disk + "/state.json"
         let page = 4096
         try AtomicFile.write(Data(repeating: UInt8(ascii: "a"), count: page), to: path)
         try AtomicFile.write(Data(repeating: UInt8(ascii: "b"), count: page), to: path)
         // Fill the disk but for two pages: the new three-page content fits the swap, and then
         // writing the old file over with it (two more pages) cannot.
-        let filler = disk + "/filler"
-        let fd = open(filler, O_WRONLY | O_CREAT, 0o600)
-        defer { close(fd) }
-        var free = statvfs()
-        statvfs(disk, &free)
-        let chunk = [UInt8](repeating: 0, count: page)
-        for _ in 0..<(Int(free.f_bavail) - 2) { _ = write(fd, chunk, page) }
+        try TinyDisk.fill(disk, leaving: 2)
         let new = Data(repeating: UInt8(ascii: "c"), count: 3 * page)
         try AtomicFile.write(new, to: path)
         #expect(FileManager.default.contents(atPath: path) == new)

@@ -106,7 +106,7 @@ struct SilentHubTests {
                 connection: try await device.appConnection(), keychain: try device.keychain("crm"),
                 timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
-                let detection = try await controller.start()
+                let detection = await controller.start()
                 #expect(detection.effects == [.callback(.initialCheck(error: SDKErrors.hubUnreachable)), .block])
                 #expect(detection.session == nil)
             }

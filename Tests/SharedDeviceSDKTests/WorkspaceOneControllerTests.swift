@@ -53,7 +53,7 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
-            let detection = try await controller.start()
+            let detection = await controller.start()
             #expect(detection.effects == [.callback(.initialCheck(error: nil))])
             #expect(detection.session == Session(state: .checkedOut, user: "cou1", generation: 1))
             #expect(detection.taken)
@@ -62,7 +62,7 @@ struct WorkspaceOneControllerTests {
             #expect(FileManager.default.fileExists(atPath: Self.lastSessionFile(device)))
 
             // Nothing changed: a foreground reports nothing.
-            let foreground = try await controller.applicationWillEnterForeground()
+            let foreground = await controller.applicationWillEnterForeground()
             #expect(foreground.effects.isEmpty && foreground.taken)
             #expect(delegate.heard == ["initial-check"])
         }
@@ -72,13 +72,13 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
-            _ = try await controller.start()
+            _ = await controller.start()
             _ = try await controller.dataKey()
             let keychain = try device.keychain("crm")
             #expect(keychain.existingKey(Self.dataKey) != nil)
 
             try await device.checkIn()
-            let detection = try await controller.applicationWillEnterForeground()
+            let detection = await controller.applicationWillEnterForeground()
             #expect(detection.effects == [.deleteDataKeys, .callback(.wipe), .block])
             #expect(detection.session == Session(state: .checkedIn, user: nil, generation: 2))
             #expect(delegate.heard == ["initial-check", "wipe"], "the key was gone before wipe")
@@ -87,14 +87,42 @@ struct WorkspaceOneControllerTests {
         }
     }
 
+    /// A keychain that cannot be written (here a folder planted where the save writes) does not
+    /// hold back `wipe`: the SDK acts on what it saw, reports the failure, and saves next time.
+    @Test func aKeychainThatCannotBeWrittenStillWipesAndSavesAtTheNextOpportunity() async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let (controller, delegate) = try await Self.launch(device)
+            _ = await controller.start()
+            let saved = try Data(contentsOf: URL(fileURLWithPath: Self.lastSessionFile(device)))
+            try await device.checkIn()
+            try await device.checkOut("cou2")
+            let blocker = Self.lastSessionFile(device) + ".swap"
+            try? FileManager.default.removeItem(atPath: blocker)
+            try FileManager.default.createDirectory(atPath: blocker, withIntermediateDirectories: false)
+            let failed = await controller.applicationWillEnterForeground()
+            #expect(failed.effects == [.deleteDataKeys, .callback(.wipe), .callback(.userChanged)])
+            #expect(failed.keychainFailure != nil)
+            #expect(delegate.heard == ["initial-check", "wipe", "user-changed"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: Self.lastSessionFile(device))) == saved)
+
+            try FileManager.default.removeItem(atPath: blocker)
+            let next = await controller.applicationWillEnterForeground()
+            #expect(next.effects.isEmpty && next.keychainFailure == nil, "nothing new, and the write went through")
+            let relaunched = try await Self.launch(device).0
+            #expect(
+                await relaunched.start().effects == [.callback(.initialCheck(error: nil))], "cou2's session was saved")
+        }
+    }
+
     @Test func sameUserAfterACheckInIsANewSession() async throws {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
-            _ = try await controller.start()
+            _ = await controller.start()
             try await device.checkIn()
             try await device.checkOut("cou1")
-            let detection = try await controller.applicationWillEnterForeground()
+            let detection = await controller.applicationWillEnterForeground()
             #expect(detection.effects == [.deleteDataKeys, .callback(.wipe), .callback(.userChanged)])
             #expect(delegate.heard == ["initial-check", "wipe", "user-changed"])
             #expect(await !controller.isBlocked)
@@ -106,12 +134,12 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
-            _ = try await controller.start()
+            _ = await controller.start()
             for user in ["cou2", "stage", "cou1", "cou2"] {
                 try await device.checkIn()
                 try await device.checkOut(user)
             }
-            _ = try await controller.applicationWillEnterForeground()
+            _ = await controller.applicationWillEnterForeground()
             #expect(delegate.heard == ["initial-check", "wipe", "user-changed"])
         }
     }
@@ -123,7 +151,7 @@ struct WorkspaceOneControllerTests {
             try await device.checkIn()
             try await device.checkOut("cou2")
             let (relaunched, delegate) = try await Self.launch(device)
-            let detection = try await relaunched.start()
+            let detection = await relaunched.start()
             #expect(
                 detection.effects == [
                     .deleteDataKeys, .callback(.wipe), .callback(.userChanged), .callback(.initialCheck(error: nil)),
@@ -137,14 +165,14 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enroll()
             let (controller, delegate) = try await Self.launch(device)
-            let detection = try await controller.start()
+            let detection = await controller.start()
             #expect(detection.effects == [.callback(.initialCheck(error: Self.notCheckedOut)), .block])
             #expect(delegate.heard == ["initial-check(\(Self.notCheckedOut))"])
             #expect(await controller.isBlocked)
 
             // Someone checks out: the blocked app does not look until it is launched again.
             try await device.checkOut("cou1")
-            let foreground = try await controller.applicationWillEnterForeground()
+            let foreground = await controller.applicationWillEnterForeground()
             #expect(!foreground.taken && foreground.effects.isEmpty && foreground.session == nil)
             #expect(await controller.isBlocked)
             #expect(delegate.heard.count == 1)
@@ -154,7 +182,7 @@ struct WorkspaceOneControllerTests {
             // The next launch takes the session: no wipe (the checked-in session it saw had no user).
             let (relaunched, heardAgain) = try await Self.launch(device)
             #expect(
-                try await relaunched.start().effects == [.callback(.userChanged), .callback(.initialCheck(error: nil))])
+                await relaunched.start().effects == [.callback(.userChanged), .callback(.initialCheck(error: nil))])
             #expect(heardAgain.heard == ["user-changed", "initial-check"])
             #expect(await !relaunched.isBlocked)
         }
@@ -166,7 +194,7 @@ struct WorkspaceOneControllerTests {
             let (controller, _) = try await Self.launch(device)
             #expect(
                 await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
-            _ = try await controller.start()
+            _ = await controller.start()
             let information = try await controller.userInformation()
             #expect(information["userName"] == "cou1")
             #expect(information["domain"] == "sdlab.test")
@@ -192,11 +220,11 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enroll()
             let (controller, delegate) = try await Self.launch(device)
-            _ = try await controller.start()
+            _ = await controller.start()
             try await device.console.callHub(HubMethod.enterpriseWipe, timeout: .seconds(10))
             let (relaunched, heardAgain) = try await Self.launch(device)
             #expect(
-                try await relaunched.start().effects
+                await relaunched.start().effects
                     == [.deleteDataKeys, .callback(.wipe), .callback(.initialCheck(error: Self.notCheckedOut)), .block])
             #expect(delegate.heard == ["initial-check(\(Self.notCheckedOut))"])
             #expect(heardAgain.heard == ["wipe", "initial-check(\(Self.notCheckedOut))"])
@@ -207,13 +235,13 @@ struct WorkspaceOneControllerTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
-            _ = try await controller.start()
+            _ = await controller.start()
             _ = try await controller.dataKey()
             let saved = try #require(FileIdentity(Self.lastSessionFile(device)))
 
             try await device.checkIn()
             await device.stopHub()
-            let detection = try await controller.applicationWillEnterForeground()
+            let detection = await controller.applicationWillEnterForeground()
             #expect(detection.taken && detection.effects.isEmpty && detection.session == nil)
             #expect(delegate.heard == ["initial-check"])
             #expect(await !controller.isBlocked)
@@ -223,7 +251,7 @@ struct WorkspaceOneControllerTests {
             // Once the hub answers again, the next opportunity sees the check-in.
             try await device.startHub()
             #expect(
-                try await controller.applicationWillEnterForeground().effects == [
+                await controller.applicationWillEnterForeground().effects == [
                     .deleteDataKeys, .callback(.wipe), .block,
                 ])
         }
@@ -237,7 +265,7 @@ struct WorkspaceOneControllerTests {
             await device.stopHub()
 
             let (controller, delegate) = try await Self.launch(device)
-            let detection = try await controller.start()
+            let detection = await controller.start()
             #expect(detection.effects == [.callback(.initialCheck(error: SDKErrors.hubUnreachable)), .block])
             #expect(detection.session == nil)
             #expect(delegate.heard == ["initial-check(HubUnreachable)"])
@@ -249,7 +277,7 @@ struct WorkspaceOneControllerTests {
             // Launched again with the hub back: the same session, adopted without wipe.
             try await device.startHub()
             let (relaunched, heardAgain) = try await Self.launch(device)
-            #expect(try await relaunched.start().effects == [.callback(.initialCheck(error: nil))])
+            #expect(await relaunched.start().effects == [.callback(.initialCheck(error: nil))])
             #expect(heardAgain.heard == ["initial-check"])
         }
     }

@@ -131,11 +131,43 @@ extension AppModelTests {
 }
 
 extension AppModelTests {
-    @Test func aCleanupFinishedAfterACrashLeavesTheAppActingForTheJobsCurrentUser() {
+    static let signOut = CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll)
+
+    @Test func aCleanupLeftUnfinishedIsResumedAndTheAppActsForTheLastJobsCurrentUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        app.finished(
-            interrupted: CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll))
-        #expect(app.user == nil)
-        #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: nil)) == .nothing)
+        let switched = CleanupJob(previousUser: "cou2", currentUser: "cou3", reason: "user-changed", policy: .wipeAll)
+        app.resume([Self.signOut, switched])
+        #expect(app.user == "cou3" && app.unfinishedCleanups == [Self.signOut, switched])
+        app.resume([])
+        #expect(app.user == "cou3", "an empty journal changes nothing")
+    }
+
+    /// A cleanup stays unfinished until one ends clean (Docs/behaviour.md §8): a failed one is
+    /// run again; a clean one, whichever it is, settles them all, since no other user's data is left.
+    @Test(
+        arguments: [
+            // (users the app changes to, whether each change's cleanup ended clean, unfinished cleanups' previous users)
+            (["cou2"], [true], []),
+            (["cou2"], [false], ["cou1"]),
+            (["cou2", "cou3"], [false, false], ["cou1", "cou2"]),
+            (["cou2", "cou3"], [false, true], []),
+            (["cou2", nil], [true, false], ["cou2"]),
+        ] as [([String?], [Bool], [String])])
+    func aFailedCleanupStaysUnfinishedUntilACleanOne(changes: [String?], clean: [Bool], unfinished: [String]) throws {
+        var app = AppModel(policy: .wipeAll, user: "cou1")
+        for (user, ended) in zip(changes, clean) {
+            let job = try #require(app.userChanged(to: user, reason: "user-changed").cleanup)
+            #expect(app.unfinishedCleanups.last == job, "journaled from the change on")
+            app.cleanupEnded(job, clean: ended)
+        }
+        #expect(app.unfinishedCleanups.map(\.previousUser) == unfinished)
+    }
+
+    @Test func noChangeMakesNoUnfinishedCleanup() {
+        var app = AppModel(policy: .keepAll, user: "cou1")
+        _ = app.userChanged(to: "cou2", reason: "user-changed")
+        var fresh = AppModel(policy: .wipeAll)
+        _ = fresh.userChanged(to: "cou1", reason: "sign-in")
+        #expect(app.unfinishedCleanups.isEmpty && fresh.unfinishedCleanups.isEmpty)
     }
 }

@@ -1,0 +1,115 @@
+import DBusKit
+import DeviceContract
+import Foundation
+import Runner
+import SharedDevice
+import SharedDeviceSDK
+import Synchronization
+import TestSupport
+import Testing
+
+/// Another process on the device's bus that takes the hub's name: nothing it answers becomes a
+/// path (Docs/behaviour.md §4, §6).
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SquatterTests {
+    /// A client on the device's bus serving the hub's object, answering every account and
+    /// session with `user` and counting the calls it gets.
+    final class Squatter: Sendable {
+        let connection: Connection
+        private let calls = Mutex(0)
+        var asked: Int { calls.withLock { $0 } }
+
+        init(on address: String, answering user: String) async throws {
+            connection = try await Connection.connect(to: address)
+            let account = BrokerAccount(homeAccountID: "x.tenant", username: user)
+            try connection.export(
+                [
+                    DBusInterface(
+                        BrokerMethod.interface,
+                        methods: [
+                            .init(BrokerMethod.getAccounts.rawValue, out: [.init("accounts", "aa{sv}")]) {
+                                [self] _ in
+                                self.calls.withLock { $0 += 1 }
+                                return [.array(element: "a{sv}", [account.wireValue])]
+                            }
+                        ]),
+                    DBusInterface(
+                        HubMethod.interface,
+                        methods: [
+                            .init(HubMethod.getSession.rawValue, out: [.init("session", "(sst)")]) { [self] _ in
+                                self.calls.withLock { $0 += 1 }
+                                return [Session(state: .checkedOut, user: user, generation: 9).wireValue]
+                            }
+                        ]),
+                ], at: DeviceBus.hubPath)
+        }
+    }
+
+    /// Before: an MSAL app took `../../../../x` for the new user and wrote its records there.
+    /// An app launched by the runner never asks the squatter (it calls the hub's recorded
+    /// name); an SDK used without that record checks the names it is given.
+    @Test func aUserNameThatIsAPathIsRefusedWhereItEnters() async throws {
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            try await lab.launch(AppSpec(name: "notes", sdk: .msal, backgroundMode: true))
+            let notes = lab.app("notes")
+            try await notes.write(.plain, count: 2)
+            lab.device.hub.signal(SIGKILL)
+            _ = lab.device.hub.waitForExit(timeout: .seconds(10))
+            try await eventually("the bus lets go of the hub's name") {
+                try await lab.connection.nameOwner(DeviceBus.hubName) == nil
+            }
+            let outside = "sdlab-escaped-\(getpid())"
+            let squatter = try await Squatter(on: lab.address, answering: "../../../../\(outside)")
+            defer { Task { await squatter.connection.close() } }
+            #expect(try await squatter.connection.requestName(DeviceBus.hubName) == .primaryOwner)
+
+            try await notes.background()
+            try await notes.foreground()
+            let snapshot = try await notes.snapshot()
+            #expect(snapshot.user == "cou1" && snapshot.error == "HubUnreachable", "the app keeps its user")
+            #expect(squatter.asked == 0, "the app called the hub it knew, not the squatter")
+            let container = RunFolder.container(of: "notes", in: lab.directory)
+            let escaped = URL(fileURLWithPath: container + "/documents/../../../../\(outside)").standardized.path
+            defer { try? FileManager.default.removeItem(atPath: escaped) }  // had it escaped
+            #expect(!FileManager.default.fileExists(atPath: escaped), "nothing was written at \(escaped)")
+
+            let keychain = try Keychain(folder: lab.directory + "/sdk-keychain")
+            let msal = MSALPublicClient(connection: lab.connection, clientID: "sdk", keychain: keychain)
+            guard case .failure(let error) = try await msal.getCurrentAccount() else {
+                Issue.record("a user name that is a path was taken for an account")
+                return
+            }
+            #expect(error.label == "InvalidAnswer")
+            let ws1 = WorkspaceOneController(connection: lab.connection, keychain: keychain)
+            #expect(await ws1.start().session == nil, "a session whose user is a path is no answer")
+            #expect(squatter.asked == 2)
+        }
+    }
+
+    /// Before: the squatter queued for the name took it when the hub died, the restart failed
+    /// ("another process already owns dev.sdlab.Hub"), and the apps asked the squatter.
+    @Test func aProcessThatTakesTheHubsNameIsNeverAskedAndTheHubRestarts() async throws {
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
+            try await lab.app("mail").write(.plain, count: 2)
+            let squatter = try await Squatter(on: lab.address, answering: "cou1")
+            defer { Task { await squatter.connection.close() } }
+            #expect(try await squatter.connection.requestName(DeviceBus.hubName, flags: []) == .inQueue)
+
+            lab.device.hub.signal(SIGKILL)
+            _ = lab.device.hub.waitForExit(timeout: .seconds(10))
+            try await eventually("the squatter holds the hub's name") {
+                try await lab.connection.nameOwner(DeviceBus.hubName) == squatter.connection.uniqueName
+            }
+            try await lab.device.restartHub(sdlab: sdlabPath)
+            try await lab.connection.callHub(HubMethod.checkIn, at: lab.device.hubAddress)
+            try await lab.app("mail").settle()
+            let snapshot = try await lab.app("mail").snapshot()
+            #expect(snapshot.user == nil && snapshot.error == nil, "the real hub's sign-out reached the app")
+            #expect(lab.readable(in: "mail").isEmpty)
+            #expect(squatter.asked == 0)
+        }
+    }
+}
