@@ -12,6 +12,7 @@ extension DeviceError {
         switch self {
         case .notStagingUser: "only a staging user can enroll the device"
         case .badCredentials: "bad user name or password"
+        case .lockedOut: "too many wrong passwords: try again later"
         case .alreadyEnrolled: "the device is already enrolled"
         case .offline: "the console cannot be reached"
         case .notEnrolled: "the device is not enrolled"

@@ -15,6 +15,8 @@ final class HubCore: Sendable {
     /// Per user, the password that last verified, as an HMAC under `verifiedKey`.
     private let verified = Mutex<[String: Data]>([:])
     private let verifiedKey = SymmetricKey(size: .bits256)
+    private let lockout = Mutex(PasswordLockout())
+    private let started = ContinuousClock.now
 
     init(_ state: HubState, store: StateFile?, trace: TraceLog?) {
         directory = state.directory
@@ -23,17 +25,26 @@ final class HubCore: Sendable {
         self.trace = trace
     }
 
-    /// The directory's user for this name and password, or nil for any mismatch. A password
-    /// that verified is remembered for the process's life as an HMAC under a key of its own:
-    /// a storm of check-outs then pays scrypt once per user rather than per call, and the
-    /// state file still holds only the scrypt hashes.
-    func authenticate(_ name: String, _ password: String) -> DirectoryUser? {
+    /// The directory's user for this name and password from the client `sender`, or nil for
+    /// any mismatch; `LockedOut`, unchecked, while that name or client has failed too often
+    /// (`PasswordLockout`). A password that verified is remembered for the process's life as
+    /// an HMAC under a key of its own: a storm of check-outs then pays scrypt once per user
+    /// rather than per call, and the state file still holds only the scrypt hashes.
+    func authenticate(_ name: String, _ password: String, from sender: String) throws(DBusError) -> DirectoryUser? {
+        let parties: [PasswordLockout.Party] = [.user(name), .client(sender)]
+        if let wait = lockout.withLock({ $0.attempt(parties, at: started.duration(to: .now)) }) {
+            let seconds = Int((wait / .seconds(1)).rounded(.up))
+            throw DBusError(
+                name: DeviceError.lockedOut.name, message: "too many wrong passwords: try again in \(seconds) s")
+        }
         let mac = Data(HMAC<SHA256>.authenticationCode(for: Data(password.utf8), using: verifiedKey))
         if verified.withLock({ $0[name] == mac }) {
+            lockout.withLock { $0.succeeded(user: name, client: sender) }
             return directory.accounts.first { $0.user.name == name }?.user
         }
-        guard let user = directory.authenticate(name, password) else { return nil }
+        guard let user = directory.authenticate(name, password) else { return nil }  // counted already
         verified.withLock { $0[name] = mac }
+        lockout.withLock { $0.succeeded(user: name, client: sender) }
         return user
     }
 

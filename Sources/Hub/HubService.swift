@@ -23,13 +23,13 @@ final class HubService: Sendable {
             HubMethod.interface,
             methods: [
                 .init(HubMethod.enroll.rawValue, in: credentials) { [core] call async throws in
-                    let user = Self.authenticate(call, core)
+                    let user = try Self.authenticate(call, core)
                     try core.change { (hub) throws(DeviceError) in try hub.enroll(as: user) }
                     return []
                 },
                 .init(HubMethod.checkOut.rawValue, in: credentials, out: [.init("userIdentifier", "s")]) {
                     [core] call async throws in
-                    let user = Self.authenticate(call, core)
+                    let user = try Self.authenticate(call, core)
                     try core.post(
                         core.change { (hub) throws(DeviceError) in try hub.checkOut(as: user) }, on: call.connection)
                     return [.string(user?.userIdentifier ?? "")]
@@ -55,7 +55,7 @@ final class HubService: Sendable {
                     return []
                 },
                 .init(HubMethod.unlock.rawValue, in: credentials) { [core] call async throws in
-                    let user = Self.authenticate(call, core)
+                    let user = try Self.authenticate(call, core)
                     _ = try core.change { (hub) throws(DeviceError) in try hub.unlock(as: user) }
                     return []
                 },
@@ -107,7 +107,7 @@ final class HubService: Sendable {
                     BrokerMethod.signIn.rawValue, in: credentials + [.init("client", "s")],
                     out: [.init("account", "a{sv}")]
                 ) { [core] call async throws in
-                    let user = Self.authenticate(call, core)
+                    let user = try Self.authenticate(call, core)
                     try core.post(
                         core.change { (hub) throws(DeviceError) in try hub.signIn(as: user) }, on: call.connection)
                     return [BrokerAccount(user: user?.name ?? "").wireValue]
@@ -189,9 +189,10 @@ final class HubService: Sendable {
 
     // MARK: -
 
-    /// The directory's user for the call's first two arguments, or nil for any mismatch.
-    private static func authenticate(_ call: DBusInterface.Call, _ core: HubCore) -> DirectoryUser? {
-        core.authenticate(call.arguments[0].string!, call.arguments[1].string!)
+    /// The directory's user for the call's first two arguments, or nil for any mismatch;
+    /// `LockedOut` while that name or the caller has failed too often.
+    private static func authenticate(_ call: DBusInterface.Call, _ core: HubCore) throws(DBusError) -> DirectoryUser? {
+        try core.authenticate(call.arguments[0].string!, call.arguments[1].string!, from: call.sender)
     }
 
 }

@@ -138,7 +138,7 @@ public enum ScenarioRun {
                 since = TraceLog.now()
                 return StepResult(location: step.location, title: title, failures: failures)
             case .settle(let limit):
-                try await driver.settle(within: limit ?? .seconds(5))
+                try await driver.settle(within: limit ?? StepDriver.defaultSettleBound)
             default:
                 let notes = try await driver.perform(step)
                 return StepResult(location: step.location, title: title, failures: [], notes: notes)

@@ -143,6 +143,13 @@ public final class StepDriver {
             running[name] = try await LaunchedApp.launch(
                 spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
             frozen[name] = nil
+            // Ready means reachable: a team's app that never takes its name would otherwise
+            // fail later, at a step that cannot say why.
+            guard try await connection.nameOwner(AppBus.name(of: name)) != nil else {
+                throw StepFailure(
+                    description: "launch \(name): it said ready but does not own \(AppBus.name(of: name)) on the bus,"
+                        + " so nothing can reach it (an app takes its bus name before it prints ready)")
+            }
         case .stop:
             frozen[name] = try await client(name).snapshot()
             running[name]?.suspend()
@@ -170,6 +177,11 @@ public final class StepDriver {
             try await device.restartHub()
         }
     }
+
+    /// `settle`'s bound when the step gives none: well past the 5 s an app's SDK waits for the
+    /// hub, so an app waiting on a slow hub is waited for, and a settle that still runs out
+    /// names it (rather than ending with the hub's timeout, which names nobody).
+    public static let defaultSettleBound: Duration = .seconds(15)
 
     /// `settle`: returns once every running app that is not stopped has nothing pending —
     /// no post or resume waiting for a check, no check, cleanup or call in progress. Posts

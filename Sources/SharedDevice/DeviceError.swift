@@ -3,6 +3,8 @@
 public enum DeviceError: String, Error, Sendable, CaseIterable {
     case notStagingUser = "NotStagingUser"
     case badCredentials = "BadCredentials"
+    /// Too many wrong passwords for that user or from that client: refused unchecked for a while.
+    case lockedOut = "LockedOut"
     case alreadyEnrolled = "AlreadyEnrolled"
     case offline = "Offline"
     case notEnrolled = "NotEnrolled"

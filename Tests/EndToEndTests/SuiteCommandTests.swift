@@ -152,6 +152,30 @@ struct SuiteCommandTests {
     }
 }
 
+extension LaunchFailureTests {
+    @Test func anAppThatSaysReadyWithoutItsBusNameFailsAtLaunch() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nameless")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let app = folder + "/nameless.sh"
+        try "#!/bin/sh\necho ready\nexec sleep 30\n".write(toFile: app, atomically: true, encoding: .utf8)
+        chmod(app, 0o755)
+        let scenario = folder + "/nameless.yaml"
+        try """
+        apps:
+          - {name: nameless, sdk: msal, executable: \(app)}
+        steps:
+          - launch: nameless
+          - settle
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains("launch nameless: it said ready but does not own dev.sdlab.App.nameless on the bus"),
+            "\(result.stdout)")
+    }
+}
+
 /// A `settle` that runs out names the apps still busy, and why.
 @Suite struct SettleFailureTests {
     @Test func theAppsStillBusyAreNamed() async throws {

@@ -1,3 +1,4 @@
+import Foundation
 import SharedDevice
 import Testing
 
@@ -9,6 +10,25 @@ import Testing
         center.setState(of: "B", to: 7)
         #expect(center.state(of: "A") == .max)
         #expect(center.state(of: "B") == 7)
+    }
+
+    /// Any client may set states: the names kept are bounded (before, 8,000 names slowed every
+    /// save of the hub's state fourfold).
+    @Test func namesAreBoundedTheLeastRecentlySetGoFirstAndTheAccountChangeNameStays() throws {
+        var center = NotifyCenter()
+        center.setState(of: NotifyCenter.accountChanged, to: 3)
+        for n in 0..<(NotifyCenter.capacity * 4) { center.setState(of: "flood.\(n)", to: 1) }
+        center.setState(of: "flood.\(NotifyCenter.capacity * 4 - 200)", to: 2)  // set again: recent now
+        for n in 0..<50 { center.setState(of: "late.\(n)", to: 1) }
+        #expect(center.count == NotifyCenter.capacity)
+        #expect(center.state(of: NotifyCenter.accountChanged) == 3)
+        #expect(center.state(of: "flood.0") == 0, "forgotten")
+        #expect(center.state(of: "flood.\(NotifyCenter.capacity * 4 - 200)") == 2)
+        #expect(center.state(of: "late.49") == 1)
+        center.setState(of: "late.49", to: 0)
+        #expect(center.count == NotifyCenter.capacity - 1, "a name set to 0 is forgotten")
+        let saved = try JSONEncoder().encode(center)
+        #expect(try JSONDecoder().decode(NotifyCenter.self, from: saved).state(of: "late.48") == 1)
     }
 
     @Test(arguments: [
