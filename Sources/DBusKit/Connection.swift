@@ -297,7 +297,7 @@ public final class Connection: Sendable {
             if header.isLocalDisconnect { return true }
             deliverSignal(header.withBody(of: raw))
         case .methodCall:
-            handleMethodCall(header) { header.withBody(of: raw) }
+            handleMethodCall(header) { count in header.withBody(of: raw, first: count) }
         case .methodReturn, .error:
             break  // routed above, by serial
         }

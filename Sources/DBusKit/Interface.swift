@@ -44,27 +44,32 @@ public struct DBusInterface: Sendable {
         public let inputs: [Argument]
         public let outputs: [Argument]
         public let handler: Handler
+        /// How many leading arguments the handler reads: the rest of the body is not decoded.
+        public let decodedArguments: Int
 
         public init(
-            _ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
+            _ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [], decodingFirst: Int = .max,
             _ handler: @escaping @Sendable (Call) throws -> [DBusValue]
         ) {
-            self.init(name, inputs, outputs, .sync(handler))
+            self.init(name, inputs, outputs, .sync(handler), decodingFirst)
         }
 
         public init(
             _ name: String, in inputs: [Argument] = [], out outputs: [Argument] = [],
             async handler: @escaping @Sendable (Call) async throws -> [DBusValue]
         ) {
-            self.init(name, inputs, outputs, .async(handler))
+            self.init(name, inputs, outputs, .async(handler), .max)
         }
 
-        private init(_ name: String, _ inputs: [Argument], _ outputs: [Argument], _ handler: Handler) {
+        private init(
+            _ name: String, _ inputs: [Argument], _ outputs: [Argument], _ handler: Handler, _ decodedArguments: Int
+        ) {
             precondition(DBusNames.isValidMemberName(name), "bad method name \(name)")
             self.name = name
             self.inputs = inputs
             self.outputs = outputs
             self.handler = handler
+            self.decodedArguments = decodedArguments
         }
 
         public var inputSignature: Signature { inputs.reduce(.empty) { $0 + $1.type } }

@@ -13,10 +13,12 @@ enum Marshal {
     }
 
     /// Reads the whole body of a message.
-    static func readBody(of message: OpaquePointer) -> [DBusValue] {
+    /// The body's values, or only its first `count` (what is not read is neither decoded nor
+    /// held: its descriptors close with the message).
+    static func readBody(of message: OpaquePointer, first count: Int = .max) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
-        return withUnsafeMutablePointer(to: &iter) { readAll($0) }
+        return withUnsafeMutablePointer(to: &iter) { readAll($0, first: count) }
     }
 
     // MARK: writing
@@ -106,9 +108,9 @@ enum Marshal {
 
     // MARK: reading
 
-    private static func readAll(_ iter: UnsafeMutablePointer<DBusMessageIter>) -> [DBusValue] {
+    private static func readAll(_ iter: UnsafeMutablePointer<DBusMessageIter>, first count: Int = .max) -> [DBusValue] {
         var values: [DBusValue] = []
-        while dbus_message_iter_get_arg_type(iter) != 0 {
+        while values.count < count, dbus_message_iter_get_arg_type(iter) != 0 {
             values.append(read(iter))
             dbus_message_iter_next(iter)
         }

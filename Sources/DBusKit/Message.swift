@@ -46,11 +46,11 @@ public struct Message: Sendable {
         return .failure(DBusError(name: name, message: body.first?.string ?? ""))
     }
 
-    /// This message with its body decoded from `raw`, the message its header came from. Each
-    /// unix fd in it is a new descriptor of this process.
-    func withBody(of raw: OpaquePointer) -> Message {
+    /// This message with its body decoded from `raw`, the message its header came from: all of
+    /// it, or its first `count` values. Each unix fd decoded is a new descriptor of this process.
+    func withBody(of raw: OpaquePointer, first count: Int = .max) -> Message {
         var message = self
-        message.body = Marshal.readBody(of: raw)
+        message.body = Marshal.readBody(of: raw, first: count)
         return message
     }
 

@@ -94,7 +94,7 @@ extension Connection {
 
     /// Finds the method a call names and runs it, or answers with the standard error. The
     /// call's header is enough to find the method: `decoded` gives the whole call once found.
-    func handleMethodCall(_ header: Message, decoded: () -> Message) {
+    func handleMethodCall(_ header: Message, decoded: (_ first: Int) -> Message) {
         let method: DBusInterface.Method
         do {
             method = try state.withLock { (state: inout State) throws(DBusError) in
@@ -104,7 +104,7 @@ extension Connection {
             reply(to: header, with: .failure(error))
             return
         }
-        let message = decoded()
+        let message = decoded(method.decodedArguments)
         let call = DBusInterface.Call(message: message, connection: self)
         switch method.handler {
         case .sync(let handler):
@@ -176,9 +176,11 @@ enum StandardInterfaces {
                 for property in interfaces.flatMap(\.properties) { values[property.name] = try read(property) }
                 return [.vardict(values)]
             },
-            .init("Set", in: [.init("interface_name", "s"), .init("property_name", "s"), .init("value", "v")]) { call in
-                // Every property is read-only: the value, and any descriptor in it, goes nowhere.
-                call.arguments[2].closeUnixFDs()
+            .init(
+                "Set", in: [.init("interface_name", "s"), .init("property_name", "s"), .init("value", "v")],
+                // Every property is read-only: the value (32 MiB, say) is never decoded.
+                decodingFirst: 2
+            ) { call in
                 let property = try find(call, interface: call.arguments[0].string!, property: call.arguments[1].string!)
                 throw DBusError.propertyReadOnly("\(property.name) is read-only")
             },

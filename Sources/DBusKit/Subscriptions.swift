@@ -125,7 +125,8 @@ struct SubscriptionRegistry {
 extension Connection {
     /// Subscribes to signals matching `rule`. Returns once the bus has installed the rule, so
     /// no signal sent afterwards is missed. The rule stays on the bus while at least one
-    /// subscriber of this connection iterates; ending the last one removes it.
+    /// subscriber of this connection iterates; ending the last one removes it. The unix fds a
+    /// signal carries are closed once it is delivered (see `onSignal` to keep one).
     public func signals(matching rule: MatchRule) async throws -> AsyncStream<Message> {
         let (stream, continuation) = AsyncStream<Message>.makeStream()
         let subscription = try await subscribe(
@@ -138,6 +139,7 @@ extension Connection {
     /// The handler runs on the connection's owner thread, one message at a time in the order
     /// they arrive, so it must not block; it suits work that must keep that order (counting
     /// or coalescing notifications). The subscription lasts until cancelled or the connection closes.
+    /// The unix fds a signal carries are closed when the handlers return: dup one to keep it.
     public func onSignal(matching rule: MatchRule, _ handler: @escaping @Sendable (Message) -> Void) async throws
         -> SignalSubscription
     {
@@ -184,12 +186,13 @@ extension Connection {
         }
     }
 
-    /// Each matching subscriber gets the signal; with none (a signal sent to this connection
-    /// directly, or let through by a rule for another subscriber) its descriptors are closed.
+    /// Each matching subscriber gets the signal, then its descriptors are closed: anyone on
+    /// the bus may send a signal carrying descriptors to a rule that expects none (a spoofed
+    /// post), and each would stay open here. A subscriber that keeps one dups it in its handler.
     func deliverSignal(_ message: Message) {
         let receivers = state.withLock { $0.subscriptions.receivers(of: message) }
-        if receivers.isEmpty { message.closeUnixFDs() }
         for deliver in receivers { deliver(message) }
+        message.closeUnixFDs()
     }
 }
 

@@ -18,6 +18,12 @@ public struct ScanSummary: Sendable, Equatable {
     public var currentUser: String?
     /// By app.
     public var apps: [String: Findings] = [:]
+    /// Apps that did not answer for what they show (a hung bus, a hung app), and why: their
+    /// exposure is unknown, not none.
+    public var unanswered: [String: String] = [:]
+
+    /// How long the end of a run waits for the apps' snapshots, all of them together.
+    static let snapshotBound: Duration = .seconds(30)
 
     public init() {}
 
@@ -30,18 +36,36 @@ public struct ScanSummary: Sendable, Equatable {
             guard !judged.leaks.isEmpty || !judged.retained.isEmpty else { continue }
             apps[app.name] = Findings(leaks: judged.leaks, retained: judged.retained)
         }
-        for name in driver.running.keys.sorted() where driver.fleet.apps[name]?.state != .suspended {
-            guard let snapshot = try? await driver.client(name).snapshot() else { continue }
-            let exposed = snapshot.exposed(currentUser: currentUser)
-            if !exposed.isEmpty { apps[name, default: Findings()].exposed = exposed }
+        // All at once, so a bus that hangs costs the bound once, not once per app.
+        let awake = driver.running.keys.filter { driver.fleet.apps[$0]?.state != .suspended }
+        let answers = await withTaskGroup(of: (String, Result<AppSnapshot, any Error>).self) { group in
+            for name in awake {
+                let app = AppClient(driver.connection, app: name, timeout: Self.snapshotBound)
+                group.addTask {
+                    do { return (name, .success(try await app.snapshot())) } catch { return (name, .failure(error)) }
+                }
+            }
+            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        for (name, answer) in answers {
+            switch answer {
+            case .success(let snapshot):
+                let exposed = snapshot.exposed(currentUser: currentUser)
+                if !exposed.isEmpty { apps[name, default: Findings()].exposed = exposed }
+            case .failure(let error):
+                unanswered[name] = "\(error)"
+            }
         }
     }
 
     /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name order.
     public var lines: [String] {
-        apps.keys.sorted().flatMap { app -> [String] in
-            let found = apps[app]!
-            var lines: [String] = []
+        Set(apps.keys).union(unanswered.keys).sorted().flatMap { app -> [String] in
+            let unknown = unanswered[app].map {
+                ["\(app): exposed unknown: no snapshot within \(Self.snapshotBound) (\($0))"]
+            }
+            guard let found = apps[app] else { return unknown ?? [] }
+            var lines: [String] = unknown ?? []
             if !found.leaks.isEmpty { lines.append("\(app): leaks \(found.leaks.count): \(found.leaks.described)") }
             if !found.retained.isEmpty {
                 lines.append("\(app): retained \(found.retained.count): \(found.retained.described)")

@@ -113,3 +113,69 @@ struct SquatterTests {
         }
     }
 }
+
+/// Spoofed posts that carry descriptors (Docs/behaviour.md §3).
+@Suite(.timeLimit(.minutes(2)))
+struct SpoofedPostTests {
+    /// Before: each `Posted` that carried a descriptor left it open in every app that heard it.
+    @Test func descriptorsInAPostAreNotKeptByTheApps() async throws {
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            let app = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
+            let mail = lab.app("mail")
+            try lab.connection.post(NotifyCenter.accountChanged)  // the first post's check may open what it keeps
+            await lab.connection.flush()
+            try await mail.settle()
+            let before = Self.openDescriptors(of: app.process.pid)
+            let spoofer = try await Connection.connect(to: lab.address)
+            defer { Task { await spoofer.close() } }
+            let file = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            defer { close(file) }
+            for _ in 0..<50 {
+                try spoofer.emitSignal(
+                    path: DeviceBus.notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted,
+                    [.string(NotifyCenter.accountChanged), .unixFD(file)])
+            }
+            await spoofer.flush()
+            try await eventually("the app hears the 50 posts") {
+                try lab.events("app-mail.jsonl").filter { $0 == "post-received" }.count >= 51
+            }
+            try await mail.settle()
+            #expect(Self.openDescriptors(of: app.process.pid) == before)
+        }
+    }
+
+    static func openDescriptors(of pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+}
+
+/// A large value set on a read-only property (Docs/behaviour.md §1).
+@Suite(.timeLimit(.minutes(3)))
+struct LargePropertySetTests {
+    /// Before: the hub decoded the value in full (32 MiB cost it about 1.4 GB).
+    @Test func aLargeValueSetOnAPropertyIsRefusedUndecoded() async throws {
+        try await AppDevice.with { lab in
+            let hub = lab.device.hub.pid
+            let before = try #require(Self.peakKiB(of: hub))
+            // Bytes: each decoded one is a value of its own, so 4 MiB would cost the hub hundreds of MiB.
+            let value = DBusValue.variant(.array(element: "y", Array(repeating: .byte(7), count: 4 << 20)))
+            let error = await #expect(throws: DBusError.self) {
+                try await lab.connection.callHub(
+                    PropertiesMethod.set, [.string(HubMethod.interface), .string("State"), value],
+                    at: lab.device.hubAddress, timeout: .seconds(60))
+            }
+            #expect(error?.shortName == "PropertyReadOnly")
+            let after = try #require(Self.peakKiB(of: hub))
+            #expect(after - before < 64 << 10, "the hub's peak grew by \(after - before) KiB")
+        }
+    }
+
+    /// VmHWM of /proc/PID/status: the process's peak resident memory.
+    static func peakKiB(of pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+}
