@@ -176,9 +176,9 @@ public struct PackageFloor: Floor {
             started.append(process)
             receiverProcesses.append(process)
         }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw LaunchError("pipe: \(String(cString: strerror(errno)))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // only the emitter's stdin gets the read end
+        // Close-on-exec from the start: only the emitter's stdin gets the read end.
+        guard let pipe = closeOnExecPipe() else { throw LaunchError("pipe: \(String(cString: strerror(errno)))") }
+        let ends = [pipe.read, pipe.write]
         let go = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         let spawned = Result { () throws(LaunchError) in
             try ChildProcess.spawn(

@@ -24,6 +24,11 @@ static inline int sdlab_spawn_close_from(void *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+/* pipe2(2) with O_CLOEXEC (02000000): both ends close-on-exec from the start, with no window
+   for a process another thread starts to inherit them. glibc declares pipe2 only under
+   _GNU_SOURCE. */
+static inline int sdlab_pipe_cloexec(int ends[2]) { return (int)syscall(SYS_pipe2, ends, 02000000); }
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

@@ -80,8 +80,8 @@ public struct ChildProcess: Sendable, Hashable {
                 posix_spawn_file_actions_addopen(
                     &actions, fd, file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
             case .pipe:
-                guard pipe(&pipeEnds) == 0 else { throw LaunchError("pipe: \(errnoText())") }
-                for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+                guard let ends = closeOnExecPipe() else { throw LaunchError("pipe: \(errnoText())") }
+                pipeEnds = [ends.read, ends.write]
                 posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], fd)
             }
         }
@@ -279,4 +279,11 @@ public func firstOf<T: Sendable>(_ racers: [@Sendable () async -> T]) async -> T
     defer { tasks.forEach { $0.cancel() } }
     for await first in stream { return first }
     preconditionFailure("the race stream never finishes")
+}
+
+/// A pipe whose ends are close-on-exec from the start, so no process another thread starts
+/// meanwhile inherits them; nil on failure (errno says why).
+public func closeOnExecPipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [-1, -1]
+    return sdlab_pipe_cloexec(&ends) == 0 ? (ends[0], ends[1]) : nil
 }

@@ -5,17 +5,33 @@ import Glibc
 /// or their environment puts an app's container in it (a cleanup hook names it there only).
 public enum LiveProcesses {
     public static func mentioning(_ folder: String) -> [(pid: Int32, commandLine: String)] {
-        let pids = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
-        return pids.compactMap { pid in
-            guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !bytes.isEmpty,
-                ChildProcess(pid: pid).isRunning
-            else { return nil }
-            let line = String(decoding: bytes.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
-            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ").map {
-                String(decoding: $0, as: UTF8.self)
-            }
-            return line.contains(folder) || environment?.contains("SDLAB_CONTAINER=\(folder)") == true
-                ? (pid, line) : nil
+        all().compactMap { pid in
+            guard let line = commandLine(of: pid) else { return nil }
+            return line.contains(folder) || isStartedByHook(pid, in: folder) ? (pid, line) : nil
         }
+    }
+
+    /// The live processes a cleanup hook of a container in `folder` started, and their
+    /// descendants: their environment names the container (no command line is looked at, so a
+    /// shell that merely names the folder is not one).
+    public static func startedByHooks(in folder: String) -> [Int32] {
+        all().filter { commandLine(of: $0) != nil && isStartedByHook($0, in: folder) }
+    }
+
+    private static func all() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
+    }
+
+    /// The command line of a live process (nil: gone, a zombie, or a kernel thread).
+    private static func commandLine(of pid: Int32) -> String? {
+        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !bytes.isEmpty,
+            ChildProcess(pid: pid).isRunning
+        else { return nil }
+        return String(decoding: bytes.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+    }
+
+    private static func isStartedByHook(_ pid: Int32, in folder: String) -> Bool {
+        guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+        return String(decoding: environment, as: UTF8.self).contains("SDLAB_CONTAINER=\(folder)")
     }
 }

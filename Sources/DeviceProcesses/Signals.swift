@@ -31,10 +31,8 @@ public enum TerminationSignals {
 
 /// The pipe the signal handler writes to; made before any handler is installed.
 private let signalPipe: (read: Int32, write: Int32) = {
-    var ends: [Int32] = [-1, -1]
-    precondition(pipe(&ends) == 0, "cannot create the signal pipe")
-    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-    return (ends[0], ends[1])
+    guard let ends = closeOnExecPipe() else { preconditionFailure("cannot create the signal pipe") }
+    return ends
 }()
 
 private final class SignalWatcher: Sendable {

@@ -146,17 +146,24 @@ public final class RunningDevice: Sendable {
     public func stop() {
         hub.stop()
         bus.stop()
+        Self.stopWhatHooksLeft(in: directory)
         Self.removeRecords(in: directory)
         if let guardian { Self.endGuard(guardian) }
+    }
+
+    /// Whatever a cleanup hook started and that left the hook's process group on purpose
+    /// (`setsid`): found by the container the hook's environment names, since it is in no
+    /// group of ours. (One that also cleared its environment would escape this.)
+    private static func stopWhatHooksLeft(in directory: String) {
+        for pid in LiveProcesses.startedByHooks(in: directory) where pid != getpid() { kill(pid, SIGKILL) }
     }
 
     /// `sdlab guard` stops the bus once this process is gone, even by SIGKILL: it reads a pipe
     /// whose only write end is ours (close-on-exec, so no other child holds it). Without their
     /// bus the hub and the apps end by themselves. Nil if it cannot start: the device still runs.
     private static func startGuard(sdlab: String, bus: BusDaemon, directory: String) -> (ChildProcess, Int32)? {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        guard let pipe = closeOnExecPipe() else { return nil }
+        let ends = [pipe.read, pipe.write]
         defer { close(ends[0]) }
         let arguments = ["guard", "--pid", "\(bus.process.pid)", "--match", directory + "/bus"]
         guard
@@ -179,6 +186,7 @@ public final class RunningDevice: Sendable {
     public static func stopRecorded(in directory: String) -> [String] {
         let running = runningProcesses(in: directory)
         for (_, process) in running { process.stop() }
+        stopWhatHooksLeft(in: directory)
         removeRecords(in: directory)
         return running.map(\.name)
     }

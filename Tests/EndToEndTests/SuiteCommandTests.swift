@@ -240,4 +240,35 @@ extension LaunchFailureTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(LiveProcesses.mentioning(folder).isEmpty, "\(LiveProcesses.mentioning(folder))")
     }
+
+    /// Before: a hook's child that called `setsid` was in no group of ours and outlived the run.
+    /// The hook waits until the child has left its group (else the group's end would take it).
+    @Test func aHookChildThatLeavesItsGroupEndsWithTheRun() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-setsid")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        apps:
+          - name: mail
+            sdk: msal
+            background: true
+            cleanup:
+              hook: >-
+                setsid sh -c 'touch "$SDLAB_CONTAINER/left"; exec sleep 300' >/dev/null 2>&1 &
+                while [ ! -e "$SDLAB_CONTAINER/left" ]; do sleep 0.05; done;
+                rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: mail
+          - write: {app: mail, kind: plain, count: 1}
+          - checkin
+          - settle
+        """.write(toFile: folder + "/setsid.yaml", atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath, ["run", folder + "/setsid.yaml"], environment: environment(with: ["TMPDIR": folder]),
+            timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // SIGKILL is delivered at once; a process may take a moment to be gone on a busy machine.
+        try await eventually("the hook's child is gone") { LiveProcesses.mentioning(folder).isEmpty }
+    }
 }
