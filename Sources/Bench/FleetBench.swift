@@ -127,7 +127,10 @@ public struct FleetBench: Sendable {
         let users = ["cou1", "cou2"]
         try await connection.callHub(HubMethod.enroll, [.string("stage"), .string("stage")])
 
-        let specs = (1...apps).map { AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll) }
+        // Every delivery is timed from its trace line, so no post goes untraced here.
+        let specs = (1...apps).map {
+            AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll, tracedPostsPerSecond: 0)
+        }
         let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
         launched = launch.apps
         let clients = specs.map { AppClient(connection, app: $0.name, timeout: .seconds(60)) }

@@ -64,9 +64,18 @@ public struct AppOptions: ParsableArguments, Sendable {
             valueName: "file"))
     public var hubNameFile: String?
 
+    @Option(
+        help:
+            "At most this many post-received trace lines a second, in bursts of twice as many; past it posts are counted in posts-untraced lines (default \(Self.defaultTracedPostsPerSecond); 0: trace every post)."
+    )
+    public var tracedPostsPerSecond: Int?
+
+    public static let defaultTracedPostsPerSecond = 1000
+
     public init() {}
 
     public func validate() throws {
+        guard (tracedPostsPerSecond ?? 0) >= 0 else { throw ValidationError("--traced-posts-per-second: 0 or more") }
         guard AppName.isValid(name) else {
             throw ValidationError("--name \(name): letters, digits and _ only, not starting with a digit")
         }
@@ -98,7 +107,8 @@ public struct AppOptions: ParsableArguments, Sendable {
     public var arguments: [String] {
         Self.commandLine(
             name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: policy, hookDirectory: hookDirectory,
-            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus, hubNameFile: hubNameFile)
+            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus, hubNameFile: hubNameFile,
+            tracedPostsPerSecond: tracedPostsPerSecond)
     }
 
     /// The command line of an app with these options, as the runner starts it: written next to
@@ -106,7 +116,7 @@ public struct AppOptions: ParsableArguments, Sendable {
     public static func commandLine(
         name: String, sdk: SDKKind, backgroundMode: Bool, cleanup: CleanupPolicy,
         hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
-        trace: String?, bus: String?, hubNameFile: String? = nil
+        trace: String?, bus: String?, hubNameFile: String? = nil, tracedPostsPerSecond: Int? = nil
     ) -> [String] {
         var arguments = [
             "--name", name, "--sdk", sdk.rawValue, "--container", container,
@@ -115,6 +125,7 @@ public struct AppOptions: ParsableArguments, Sendable {
         if let bus { arguments += ["--bus", bus] }
         if let trace { arguments += ["--trace", trace] }
         if let hubNameFile { arguments += ["--hub-name-file", hubNameFile] }
+        if let tracedPostsPerSecond { arguments += ["--traced-posts-per-second", "\(tracedPostsPerSecond)"] }
         if backgroundMode { arguments.append("--background-mode") }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
         let declared = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }

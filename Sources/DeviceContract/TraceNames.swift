@@ -36,6 +36,9 @@ public enum TraceName: String, Sendable, CaseIterable {
     /// The SDK acted on the hub's answer but could not write its state to the keychain (it
     /// writes again at the next check): `error`.
     case keychainFailed = "keychain-failed"
+    /// Posts heard past the app's trace budget (`--traced-posts-per-second`): not traced one by
+    /// one but counted here, before the next traced one or at the end of a check: `count`.
+    case postsUntraced = "posts-untraced"
     /// The Workspace ONE SDK deleted its data-encryption key (before `wipe`).
     case sdkKeysDeleted = "sdk-keys-deleted"
     /// A cleanup began; a job left unfinished is run again at launch (`cleanup-resumed`) and at

@@ -19,11 +19,14 @@ public struct AppConfiguration: Sendable {
     public var hubTimeout: Duration
     /// Where the app finds the hub (`--hub-name-file`).
     public var hub: HubAddress
+    /// See `PostTraceBudget`; 0: every post is traced.
+    public var tracedPostsPerSecond: Int
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
         container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
-        hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5), hub: HubAddress = .wellKnown
+        hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5), hub: HubAddress = .wellKnown,
+        tracedPostsPerSecond: Int = AppOptions.defaultTracedPostsPerSecond
     ) {
         self.name = name
         self.sdk = sdk
@@ -35,6 +38,7 @@ public struct AppConfiguration: Sendable {
         self.hookDirectory = hookDirectory
         self.hubTimeout = hubTimeout
         self.hub = hub
+        self.tracedPostsPerSecond = tracedPostsPerSecond
     }
 
     public var busName: String { AppBus.name(of: name) }
@@ -44,6 +48,7 @@ public struct AppConfiguration: Sendable {
         self.init(
             name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
             container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
-            hookDirectory: options.hookDirectory, hub: HubAddress(nameFile: options.hubNameFile))
+            hookDirectory: options.hookDirectory, hub: HubAddress(nameFile: options.hubNameFile),
+            tracedPostsPerSecond: options.tracedPostsPerSecond ?? AppOptions.defaultTracedPostsPerSecond)
     }
 }

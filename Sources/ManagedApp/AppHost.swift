@@ -26,6 +26,7 @@ public final class AppHost: Sendable {
     private let trace: TraceLog?
     private let state: Mutex<State>
     private let statePath: String
+    private let postBudget: Mutex<PostTraceBudget>
 
     /// What the app shows and believes right now.
     struct State {
@@ -74,6 +75,7 @@ public final class AppHost: Sendable {
             throw LaunchError("\(error)")
         }
         statePath = configuration.container + "/app-state.json"
+        postBudget = Mutex(PostTraceBudget(perSecond: configuration.tracedPostsPerSecond, now: TraceLog.now()))
         let saved = FileManager.default.contents(atPath: statePath).flatMap {
             try? JSONDecoder().decode(String?.self, from: $0)
         }
@@ -111,12 +113,16 @@ public final class AppHost: Sendable {
         Task(executorPreference: connection) { [self] in await workLoop() }
         // Each post is noted in the trace as it arrives (on the connection's thread, in order).
         try await sdk.observePosts { [self] post in
-            trace?.record(
-                .postReceived,
-                [
-                    .name: .string(NotifyCenter.accountChanged), .sender: .string(post.sender),
-                    .serial: .uint(UInt64(post.serial)),
-                ])
+            let (traced, untraced) = postBudget.withLock { $0.admit(at: TraceLog.now()) }
+            noteUntraced(untraced)
+            if traced {
+                trace?.record(
+                    .postReceived,
+                    [
+                        .name: .string(NotifyCenter.accountChanged), .sender: .string(post.sender),
+                        .serial: .uint(UInt64(post.serial)),
+                    ])
+            }
             inbox.requestCheck(.signal)
         }
         try connection.export(AppControl(self).interfaces, at: AppBus.path)
@@ -196,7 +202,13 @@ public final class AppHost: Sendable {
         }
         await rerun(unfinished, noting: .cleanupRetried)
         await fetchExternalKeyIfNeeded()
+        noteUntraced(postBudget.withLock { $0.takeUntraced() })
         trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user)])
+    }
+
+    /// Tells how many posts were heard past the trace budget since it was last told.
+    private func noteUntraced(_ count: Int) {
+        if count > 0 { trace?.record(.postsUntraced, [.count: .int(Int64(count))]) }
     }
 
     private func carryOut(_ answer: SDKAnswer, trigger: CheckTrigger) async {

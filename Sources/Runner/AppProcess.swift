@@ -27,11 +27,14 @@ public struct AppSpec: Sendable, Equatable {
     public var executable: String?
     /// The folder a cleanup hook runs in: the scenario file's, so its relative paths are the file's.
     public var hookDirectory: String?
+    /// The app's `--traced-posts-per-second` (nil: its default); the bench traces every post.
+    public var tracedPostsPerSecond: Int?
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-        executable: String? = nil, hookDirectory: String? = nil
+        executable: String? = nil, hookDirectory: String? = nil, tracedPostsPerSecond: Int? = nil
     ) {
+        self.tracedPostsPerSecond = tracedPostsPerSecond
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
@@ -46,7 +49,7 @@ public struct AppSpec: Sendable, Equatable {
             name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
-            hubNameFile: RunningDevice.hubNameFile(in: directory))
+            hubNameFile: RunningDevice.hubNameFile(in: directory), tracedPostsPerSecond: tracedPostsPerSecond)
     }
 }
 

@@ -193,3 +193,69 @@ struct LargePropertySetTests {
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 }
+
+/// The bus's limits (Bus/device.conf) against one client that asks without end.
+@Suite(.timeLimit(.minutes(2)))
+struct BusLimitTests {
+    /// Before: 4,096 rules per connection and 10,000 connections; every rule is tried on every
+    /// post, so 409,600 rules slowed each delivery from 0.27 to 92 ms.
+    @Test func aClientGetsSixtyFourMatchRulesAndNoMore() async throws {
+        try await AppDevice.with { lab in
+            let greedy = try await Connection.connect(to: lab.address)
+            defer { Task { await greedy.close() } }
+            var added = 0
+            var refusal: DBusError?
+            while refusal == nil, added < 100 {
+                do {
+                    _ = try await greedy.call(
+                        destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                        interface: "org.freedesktop.DBus", member: "AddMatch",
+                        [.string("type='signal',member='Rule\(added)'")], timeout: .seconds(10))
+                    added += 1
+                } catch let error as DBusError {
+                    refusal = error
+                }
+            }
+            #expect(
+                added == 64 && refusal?.shortName == "LimitsExceeded",
+                "\(added) rules, then \(String(describing: refusal))")
+        }
+    }
+}
+
+/// A flood of posts from a process on the bus (Docs/behaviour.md §3).
+@Suite(.timeLimit(.minutes(2)))
+struct PostFloodTests {
+    /// Before: each post was one trace line in every app (165 MB in 25 s for 5 apps). Now the
+    /// lines are budgeted, and every post is still accounted for: traced, or counted.
+    @Test func aFloodOfPostsIsCountedNotTracedOneByOne() async throws {
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
+            let flooder = try await Connection.connect(to: lab.address)
+            defer { Task { await flooder.close() } }
+            let posts = 6000
+            let started = ContinuousClock.now
+            for _ in 0..<posts { try flooder.post(NotifyCenter.accountChanged) }
+            await flooder.flush()
+            func heard() throws -> (traced: Int, counted: Int) {
+                let trace = try lab.trace("app-mail.jsonl")
+                return (
+                    trace.filter { $0["event"] as? String == "post-received" }.count,
+                    trace.filter { $0["event"] as? String == "posts-untraced" }.compactMap { $0["count"] as? Int }
+                        .reduce(0, +)
+                )
+            }
+            try await eventually(within: .seconds(60), "every post is traced or counted") {
+                try await lab.app("mail").settle()
+                let (traced, counted) = try heard()
+                return traced + counted == posts
+            }
+            // At most the burst plus the rate over the flood (which the test's clock overestimates).
+            let seconds = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
+            let (traced, _) = try heard()
+            #expect(Double(traced) <= 2000 + 1000 * seconds, "\(traced) of \(posts) posts traced in \(seconds) s")
+            #expect(traced < posts, "some were counted, not traced")
+        }
+    }
+}
