@@ -96,7 +96,9 @@ public enum ScenarioRun {
         let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
         driver.onFleetProgress = fleetProgress
         var since: UInt64 = 0
+        var failedStep: (step: Step, began: UInt64)?
         for step in flattened(scenario.steps) {
+            let began = TraceLog.now()
             var outcome = await run(step, driver: driver, since: &since)
             outcome.notes += driver.traces.newEvents().compactMap(\.surfacedProblem)
             result.steps.append(outcome)
@@ -110,10 +112,20 @@ public enum ScenarioRun {
                 result.environmentFailure = "the device's bus (dbus-daemon) stopped during the run"
                 break
             }
-            if !outcome.passed, !isExpectation(step) { break }
+            if !outcome.passed, !isExpectation(step) {
+                failedStep = (step, began)
+                // A step that got no reply may still be carried out: let the hub answer once
+                // (bounded) before the device stops, so a late commit shows in its trace.
+                await driver.hubAnswers(within: .seconds(30))
+                break
+            }
         }
         result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = driver.traces.merged()
+        if let (step, began) = failedStep, let after = Self.commits(in: result.events, since: began, of: step) {
+            result.steps.append(after)
+            progress(after)
+        }
         let broken = DeviceInvariants.violations(in: result.events)
         if !broken.isEmpty {
             result.steps.append(
@@ -147,6 +159,21 @@ public enum ScenarioRun {
         } catch {
             return StepResult(location: step.location, title: title, failures: ["\(step.location): \(error)"])
         }
+    }
+
+    /// What the hub committed from the start of a failed step on, whatever the step's reply
+    /// said: a step that timed out may have been carried out later (a hung bus, a busy hub).
+    /// Nil when it committed nothing.
+    static func commits(in events: [TraceEvent], since began: UInt64, of step: Step) -> StepResult? {
+        let committed = events.filter { $0.proc == "hub" && $0.is(.sessionChanged) && $0.t >= began }
+        guard !committed.isEmpty else { return nil }
+        let notes = committed.map { change in
+            let seconds = Double(change.t - began) / 1e9
+            return "the hub committed \(change[.state] ?? "?") (user \(change[.user] ?? "none"), generation "
+                + "\(change[.generation] ?? "?")) \(String(format: "%.1f", seconds)) s after this step began"
+        }
+        return StepResult(
+            location: step.location, title: "the hub after the failed step: \(step.title)", failures: [], notes: notes)
     }
 
     /// `repeat` unrolled, so each step is reported where it is written.

@@ -227,6 +227,12 @@ public final class StepDriver {
 
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }
 
+    /// Returns once the hub answers a `GetSession`, or `limit` has passed: whatever it was
+    /// sent before has reached it by then.
+    func hubAnswers(within limit: Duration) async {
+        _ = try? await connection.callHub(HubMethod.getSession, at: device.hubAddress, timeout: limit)
+    }
+
     private func hub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws {
         try await connection.callHub(method, arguments, at: device.hubAddress, timeout: .seconds(30))
     }

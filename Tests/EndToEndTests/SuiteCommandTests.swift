@@ -276,3 +276,24 @@ extension LaunchFailureTests {
         try await eventually("the hook's child is gone") { LiveProcesses.mentioning(folder).isEmpty }
     }
 }
+
+/// A failed step is told with what the hub did, not only with what its reply said.
+@Suite struct FailedStepReconciliationTests {
+    /// Before: the run reported the step's failure only, although the hub had committed it.
+    @Test func aFailedStepThatTheHubCarriedOutIsToldAsCommitted() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-committed")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try """
+        steps:
+          - enroll: stage
+          - checkout: {user: cou1, password: cou1, error: BadCredentials}
+        """.write(toFile: folder + "/committed.yaml", atomically: true, encoding: .utf8)
+        let result = try await run(
+            sdlabPath, ["run", folder + "/committed.yaml"], environment: environment(with: ["TMPDIR": folder]),
+            timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("the hub after the failed step"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("the hub committed checked-out (user cou1, generation 1)"), "\(result.stdout)")
+    }
+}
