@@ -133,10 +133,54 @@ public struct AppSnapshot: Sendable, Equatable {
         .vardict([
             "name": .string(name), "sdk": .string(sdk), "pid": .int32(pid), "foreground": .bool(foreground),
             "blocked": .bool(blocked), "user": .string(user ?? ""), "previous": .string(previous ?? ""),
-            "callbacks": .strings(callbacks), "error": .string(error ?? ""), "displayed": .strings(displayed),
+            "callbacks": .strings(callbacks), "error": .string(error ?? ""),
+            "displayed": .strings(Self.runs(of: displayed)),
             "preferencesApplied": .bool(preferencesApplied), "checks": .uint32(UInt32(clamping: checks)),
             "cleanupFailures": .strings(cleanupFailures),
         ])
+    }
+
+    /// Canaries on the wire: a run of consecutive numbers under one prefix is one item,
+    /// `PREFIX/FIRST..LAST`, so an app showing 800,000 records answers in a few bytes (in full,
+    /// past 32 MiB, the bus refused the reply).
+    static func runs(of canaries: [String]) -> [String] {
+        var items: [String] = []
+        var run: (prefix: Substring, first: Int, last: Int)?
+        func close() {
+            guard let open = run else { return }
+            items.append(
+                open.first == open.last ? "\(open.prefix)/\(open.first)" : "\(open.prefix)/\(open.first)..\(open.last)")
+            run = nil
+        }
+        for canary in canaries {
+            guard let slash = canary.lastIndex(of: "/"), let number = Int(canary[canary.index(after: slash)...]) else {
+                close()
+                items.append(canary)
+                continue
+            }
+            let prefix = canary[..<slash]
+            if let open = run, open.prefix == prefix, open.last + 1 == number {
+                run?.last = number
+            } else {
+                close()
+                run = (prefix, number, number)
+            }
+        }
+        close()
+        return items
+    }
+
+    /// The canaries of `runs(of:)`, one by one again.
+    static func expanded(_ items: [String]) -> [String] {
+        items.flatMap { item -> [String] in
+            guard let slash = item.lastIndex(of: "/") else { return [item] }
+            let bounds = item[item.index(after: slash)...].split(separator: ".", omittingEmptySubsequences: false)
+            guard bounds.count == 3, bounds[1].isEmpty, let first = Int(bounds[0]), let last = Int(bounds[2]),
+                first <= last, last - first < 10_000_000
+            else { return [item] }
+            let prefix = item[...slash]
+            return (first...last).map { "\(prefix)\($0)" }
+        }
     }
 
     public init(wire value: DBusValue?) {
@@ -153,7 +197,7 @@ public struct AppSnapshot: Sendable, Equatable {
         previous = string("previous")
         callbacks = strings("callbacks")
         error = string("error")
-        displayed = strings("displayed")
+        displayed = Self.expanded(strings("displayed"))
         preferencesApplied = flag("preferencesApplied")
         checks = Int(fields["checks"]?.variant?.uint32 ?? 0)
         cleanupFailures = strings("cleanupFailures")

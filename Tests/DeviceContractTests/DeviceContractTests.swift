@@ -61,6 +61,28 @@ import Testing
         #expect(snapshot.exposed(currentUser: "cou1").map(\.user) == ["cou2"])
     }
 
+    /// Before: the canaries went one by one, and past about 800,000 records the reply was over
+    /// the bus's 32 MiB and the snapshot failed.
+    @Test func aSnapshotSendsRunsOfCanariesAndReadsThemBackOneByOne() throws {
+        var snapshot = AppSnapshot()
+        let plain = (1...1_000_000).map { "SDLAB-CANARY/cou1/mail/plain/\($0)" }
+        let sensitive = [1, 2, 3, 7, 9, 10].map { "SDLAB-CANARY/cou1/mail/sensitive/\($0)" }
+        snapshot.displayed = plain + sensitive + ["not a canary", "SDLAB-CANARY/cou1/mail/plain/5"]
+        let items = snapshot.wireValue.stringKeyed?["displayed"]?.variant?.items ?? []
+        let wire = items.compactMap(\.string)
+        let expected = [
+            "SDLAB-CANARY/cou1/mail/plain/1..1000000", "SDLAB-CANARY/cou1/mail/sensitive/1..3",
+            "SDLAB-CANARY/cou1/mail/sensitive/7", "SDLAB-CANARY/cou1/mail/sensitive/9..10", "not a canary",
+            "SDLAB-CANARY/cou1/mail/plain/5",
+        ]
+        // Compared outside #expect: a failing comparison of a million items would have it
+        // compute their difference for a very long time.
+        let sentAsRuns = wire == expected
+        #expect(sentAsRuns, "sent as \(wire.count) items, the first \(wire.prefix(8))")
+        let readBack = AppSnapshot(wire: snapshot.wireValue).displayed == snapshot.displayed
+        #expect(readBack, "read back one by one")
+    }
+
     @Test func errorsCarryTheirNamesOnTheBus() {
         #expect(DeviceError.offline.dbusError.name == "dev.sdlab.Error.Offline")
         #expect(AppError.blocked.dbusError.isDevice("Blocked") && !AppError.blocked.dbusError.isDevice("Offline"))

@@ -259,3 +259,21 @@ struct PostFloodTests {
         }
     }
 }
+
+/// An app that shows very many records (Docs/behaviour.md §8).
+@Suite(.timeLimit(.minutes(3)))
+struct LargeSnapshotTests {
+    /// Before: past about 800,000 records the snapshot's reply was over the bus's 32 MiB, and
+    /// the app answered an error.
+    @Test func anAppShowingNineHundredThousandRecordsStillAnswersItsSnapshot() async throws {
+        try await AppDevice.with { lab in
+            try await lab.connection.checkOut("cou1")
+            try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
+            let mail = lab.app("mail")
+            for _ in 0..<9 { try await mail.write(.plain, count: RecordKind.mostPerWrite) }
+            let snapshot = try await mail.snapshot()
+            #expect(snapshot.displayed.count == 900_000)
+            #expect(snapshot.displayed.last == "SDLAB-CANARY/cou1/mail/plain/900000")
+        }
+    }
+}
