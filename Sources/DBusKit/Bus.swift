@@ -49,6 +49,11 @@ extension Connection {
         }
     }
 
+    /// The process ID of the client with this unique name, as the bus knows it.
+    public func processID(of uniqueName: String) async throws -> UInt32? {
+        try await busCall("GetConnectionUnixProcessID", [.string(uniqueName)]).first?.uint32
+    }
+
     public struct NameOwnerChange: Sendable, Equatable {
         public let name: String
         /// Empty when the name had no owner.

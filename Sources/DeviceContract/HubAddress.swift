@@ -38,10 +38,10 @@ public final class HubAddress: Sendable {
         return name
     }
 
-    static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
+    static let serviceUnknown = DBusError.prefix + "ServiceUnknown"
 
     /// Whether `error` says the name called has left the bus (rather than that the hub erred).
     static func isGone(_ error: DBusError) -> Bool {
-        error.name == serviceUnknown || error.name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+        error.name == serviceUnknown || error.name == DBusError.prefix + "NameHasNoOwner"
     }
 }

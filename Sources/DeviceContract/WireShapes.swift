@@ -144,31 +144,23 @@ public struct AppSnapshot: Sendable, Equatable {
     /// `PREFIX/FIRST..LAST`, so an app showing 800,000 records answers in a few bytes (in full,
     /// past 32 MiB, the bus refused the reply).
     static func runs(of canaries: [String]) -> [String] {
-        var items: [String] = []
-        var run: (prefix: Substring, first: Int, last: Int)?
-        func close() {
-            guard let open = run else { return }
-            items.append(
-                open.first == open.last ? "\(open.prefix)/\(open.first)" : "\(open.prefix)/\(open.first)..\(open.last)")
-            run = nil
-        }
-        for canary in canaries {
+        NumberedRuns.of(canaries) { canary in
             guard let slash = canary.lastIndex(of: "/"), let number = Int(canary[canary.index(after: slash)...]) else {
-                close()
-                items.append(canary)
-                continue
+                return nil
             }
-            let prefix = canary[..<slash]
-            if let open = run, open.prefix == prefix, open.last + 1 == number {
-                run?.last = number
-            } else {
-                close()
-                run = (prefix, number, number)
+            return (String(canary[...slash]), number)
+        }.map { piece in
+            switch piece {
+            case .unnumbered(let item): item
+            case .run(let prefix, let first, let last) where first == last: "\(prefix)\(first)"
+            case .run(let prefix, let first, let last): "\(prefix)\(first)..\(last)"
             }
         }
-        close()
-        return items
     }
+
+    /// The most canaries one item may stand for when read back: a run is at most what one app
+    /// can show, and no item from the bus makes the reader build without bound.
+    static let longestRun = 10_000_000
 
     /// The canaries of `runs(of:)`, one by one again.
     static func expanded(_ items: [String]) -> [String] {
@@ -176,7 +168,7 @@ public struct AppSnapshot: Sendable, Equatable {
             guard let slash = item.lastIndex(of: "/") else { return [item] }
             let bounds = item[item.index(after: slash)...].split(separator: ".", omittingEmptySubsequences: false)
             guard bounds.count == 3, bounds[1].isEmpty, let first = Int(bounds[0]), let last = Int(bounds[2]),
-                first <= last, last - first < 10_000_000
+                first <= last, last - first < longestRun
             else { return [item] }
             let prefix = item[...slash]
             return (first...last).map { "\(prefix)\($0)" }

@@ -50,11 +50,7 @@ public enum HubProcess {
 
     /// ` (PID N)` for the owner of `name`, or nothing when the bus does not say.
     private static func holder(of name: String, on connection: Connection) async -> String {
-        guard let owner = try? await connection.nameOwner(name),
-            let pid = try? await connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID", [.string(owner)], timeout: .seconds(5)
-            ).first?.uint32
+        guard let owner = try? await connection.nameOwner(name), let pid = try? await connection.processID(of: owner)
         else { return "" }
         return " (PID \(pid))"
     }

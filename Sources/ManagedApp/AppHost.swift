@@ -188,22 +188,22 @@ public final class AppHost: Sendable {
             return $0.model.unfinishedCleanups
         }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
+        var looked = true
         switch await sdk.check(trigger, answered: answered) {
         case .noOpportunity:
-            // The SDK did not look, so the app learned nothing.
-            await rerun(unfinished, noting: .cleanupRetried)
-            trace?.record(
-                .checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
-            return
+            looked = false  // the SDK did not look, so the app learned nothing
         case .failed(let error):
             noteFailure(error, trigger: trigger)
         case .answered(let answer):
             await carryOut(answer, trigger: trigger)
         }
         await rerun(unfinished, noting: .cleanupRetried)
-        await fetchExternalKeyIfNeeded()
+        if looked { await fetchExternalKeyIfNeeded() }
         noteUntraced(postBudget.withLock { $0.takeUntraced() })
-        trace?.record(.checkFinished, [.trigger: .string(trigger.rawValue), .user: .user(user)])
+        trace?.record(
+            .checkFinished,
+            fields: [(.trigger, .string(trigger.rawValue)), (.user, .user(user))]
+                + (looked ? [] : [(.opportunity, .bool(false))]))
     }
 
     /// Tells how many posts were heard past the trace budget since it was last told.

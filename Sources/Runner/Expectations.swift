@@ -218,35 +218,17 @@ public enum AppNames {
 
     /// `fleet1–fleet5, fleet7, mail`: runs of a name with consecutive numbers written as one range.
     public static func listed(_ names: [String]) -> String {
-        var parts: [String] = []
-        var run: (stem: String, first: Int, last: Int)?
-        func flush() {
-            guard let current = run else { return }
-            parts.append(
-                current.first == current.last
-                    ? "\(current.stem)\(current.first)"
-                    : "\(current.stem)\(current.first)–\(current.stem)\(current.last)")
-            run = nil
-        }
-        for name in names {
-            guard let (stem, number) = numbered(name) else {
-                flush()
-                parts.append(name)
-                continue
+        NumberedRuns.of(names, numbered: numbered).map { piece in
+            switch piece {
+            case .unnumbered(let name): name
+            case .run(let stem, let first, let last) where first == last: "\(stem)\(first)"
+            case .run(let stem, let first, let last): "\(stem)\(first)–\(stem)\(last)"
             }
-            if let current = run, current.stem == stem, current.last + 1 == number {
-                run?.last = number
-            } else {
-                flush()
-                run = (stem, number, number)
-            }
-        }
-        flush()
-        return parts.joined(separator: ", ")
+        }.joined(separator: ", ")
     }
 
     /// `fleet12` is (`fleet`, 12); a name without a number at its end is nil.
-    private static func numbered(_ name: String) -> (String, Int)? {
+    private static func numbered(_ name: String) -> (stem: String, number: Int)? {
         let digits = name.reversed().prefix { $0.isNumber }
         guard !digits.isEmpty, digits.count < name.count, let number = Int(String(digits.reversed())) else {
             return nil

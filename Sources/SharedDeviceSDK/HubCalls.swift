@@ -16,11 +16,11 @@ public enum SDKErrors {
 /// counts as unreachable, and the SDK then changes nothing.
 struct HubCalls: Sendable {
     let connection: Connection
-    let hub: HubAddress
+    let address: HubAddress
     let timeout: Duration
 
     func call<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.callHub(method, arguments, at: hub, timeout: timeout)
+        try await connection.callHub(method, arguments, at: address, timeout: timeout)
     }
 
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.

@@ -51,3 +51,34 @@ public struct Keychain: Sendable {
         try FileManager.default.removeItem(atPath: file)
     }
 }
+
+/// A value an SDK keeps in the keychain, and what the keychain holds of it: written only when
+/// the two differ, so one that could not be written (a full disk) is written at the next
+/// `write`, while the SDK goes on with the value in memory.
+struct KeychainRecord<Value: Codable & Equatable & Sendable>: Sendable {
+    let name: String
+    /// What the keychain holds; nil when that is not known (a file that cannot be read back).
+    private var held: Value?
+
+    init(_ name: String, holding held: Value?) {
+        self.name = name
+        self.held = held
+    }
+
+    /// Saves `value` unless the keychain holds it already.
+    mutating func write(_ value: Value, to keychain: Keychain) throws {
+        guard held != value else { return }
+        try keychain.save(value, as: name)
+        held = value
+    }
+}
+
+/// Why a keychain write failed, or nil when it did not.
+func whyFailed(_ write: () throws -> Void) -> String? {
+    do {
+        try write()
+        return nil
+    } catch {
+        return "\(error)"
+    }
+}

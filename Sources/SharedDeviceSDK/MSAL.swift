@@ -59,8 +59,7 @@ public actor MSALPublicClient {
     private let broker: Broker
     private let keychain: Keychain
     private var client: MSALClient
-    /// The last-seen account as the keychain holds it.
-    private var saved: BrokerAccount?
+    private var lastSeen: KeychainRecord<BrokerAccount?>
     /// Why the last-seen account could not be written at the last call, if it could not.
     public private(set) var keychainFailure: String?
     static let item = "msal-last-seen-account"
@@ -69,9 +68,10 @@ public actor MSALPublicClient {
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
         timeout: Duration = .seconds(5)
     ) {
-        broker = Broker(hub: HubCalls(connection: connection, hub: hub, timeout: timeout), clientID: clientID)
+        broker = Broker(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
-        saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
+        let saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
+        lastSeen = KeychainRecord(Self.item, holding: saved)
         client = MSALClient(lastSeen: saved)
     }
 
@@ -83,16 +83,8 @@ public actor MSALPublicClient {
         let answer = try await broker.hub.accounts()
         do throws(MSALError) {
             let result = try client.getCurrentAccount(answer)
-            // Unchanged (a spoofed post, a return to the foreground): nothing to write.
-            keychainFailure = nil
-            if client.lastSeen != saved {
-                do {
-                    try keychain.save(client.lastSeen, as: Self.item)
-                    saved = client.lastSeen
-                } catch {
-                    keychainFailure = "\(error)"
-                }
-            }
+            // Unchanged (a spoofed post, a return to the foreground): nothing is written.
+            keychainFailure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
             return .success(result)
         } catch {
             return .failure(error)
@@ -123,8 +115,7 @@ public actor AndroidMSALPublicClient {
     private let broker: Broker
     private let keychain: Keychain
     private var client: AndroidMSALClient
-    /// The stored account as the keychain holds it (nil: not known to be written).
-    private var saved: AndroidMSALClient.Stored?
+    private var current: KeychainRecord<BrokerAccount?>
     /// Why the stored account could not be written at the last change, if it could not.
     public private(set) var keychainFailure: String?
     static let item = "msal-android-current-account"
@@ -133,7 +124,7 @@ public actor AndroidMSALPublicClient {
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
         timeout: Duration = .seconds(5)
     ) {
-        broker = Broker(hub: HubCalls(connection: connection, hub: hub, timeout: timeout), clientID: clientID)
+        broker = Broker(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
         let stored: AndroidMSALClient.Stored =
             switch keychain.item(Self.item, as: BrokerAccount?.self) {
@@ -142,7 +133,7 @@ public actor AndroidMSALPublicClient {
             case .none: keychain.hasItem(Self.item) ? .corrupt : .none
             }
         client = AndroidMSALClient(stored: stored)
-        saved = stored
+        current = KeychainRecord(Self.item, holding: stored.account)
     }
 
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
@@ -185,14 +176,18 @@ public actor AndroidMSALPublicClient {
 
     /// Writes the stored account if the keychain does not hold it yet.
     private func save() {
-        keychainFailure = nil
-        guard client.stored != saved else { return }
-        let account: BrokerAccount? = if case .account(let account) = client.stored { account } else { nil }
-        do {
-            try keychain.save(account, as: Self.item)
-            saved = client.stored
-        } catch {
-            keychainFailure = "\(error)"
+        keychainFailure = whyFailed { try current.write(client.stored.account ?? nil, to: keychain) }
+    }
+}
+
+extension AndroidMSALClient.Stored {
+    /// The account as the keychain keeps it: none or one; nil for a value that could not be
+    /// read back (it is written over at the first change).
+    var account: BrokerAccount?? {
+        switch self {
+        case .none: .some(nil)
+        case .account(let account): .some(account)
+        case .corrupt: nil
         }
     }
 }

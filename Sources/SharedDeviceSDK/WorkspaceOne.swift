@@ -27,8 +27,7 @@ public actor WorkspaceOneController {
     private let keychain: Keychain
     private let delegate: (any WorkspaceOneControllerDelegate)?
     private var sdk: WorkspaceOneSDK
-    /// The session as last written to the keychain.
-    private var savedSession: Session?
+    private var lastSession: KeychainRecord<Session?>
     /// The data key is to be deleted (a `wipe` whose deletion failed).
     private var keyToDelete = false
 
@@ -36,11 +35,12 @@ public actor WorkspaceOneController {
         connection: Connection, keychain: Keychain, delegate: (any WorkspaceOneControllerDelegate)? = nil,
         hub address: HubAddress = .wellKnown, timeout: Duration = .seconds(5)
     ) {
-        hub = HubCalls(connection: connection, hub: address, timeout: timeout)
+        hub = HubCalls(connection: connection, address: address, timeout: timeout)
         self.keychain = keychain
         self.delegate = delegate
-        savedSession = keychain.item(Self.item, as: Session?.self) ?? nil
-        sdk = WorkspaceOneSDK(lastSession: savedSession)
+        let saved = keychain.item(Self.item, as: Session?.self) ?? nil
+        lastSession = KeychainRecord(Self.item, holding: saved)
+        sdk = WorkspaceOneSDK(lastSession: saved)
     }
 
     /// One detection: what the SDK did, and the session the hub answered (nil: it did not,
@@ -72,7 +72,7 @@ public actor WorkspaceOneController {
 
     /// isDeviceStagingEnabled: whether the device is enrolled as shared.
     public func isDeviceStagingEnabled() async throws -> Bool {
-        try await hub.connection.hubProperty(.shared, at: hub.hub, timeout: hub.timeout)?.bool ?? false
+        try await hub.connection.hubProperty(.shared, at: hub.address, timeout: hub.timeout)?.bool ?? false
     }
 
     /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
@@ -91,8 +91,7 @@ public actor WorkspaceOneController {
         let session = await hub.session()
         let effects = sdk.detect(opportunity, hub: session)
         if effects.contains(.deleteDataKeys) { keyToDelete = true }
-        var keychainFailure: String?
-        do { try writeKeychain() } catch { keychainFailure = "\(error)" }
+        let keychainFailure = whyFailed { try writeKeychain() }
         for case .callback(let callback) in effects {
             switch callback {
             case .wipe: await delegate?.controllerDidWipeCurrentUserData()
@@ -109,9 +108,6 @@ public actor WorkspaceOneController {
             try keychain.deleteKey(Self.dataKeyName)
             keyToDelete = false
         }
-        if sdk.lastSession != savedSession {
-            try keychain.save(sdk.lastSession, as: Self.item)
-            savedSession = sdk.lastSession
-        }
+        try lastSession.write(sdk.lastSession, to: keychain)
     }
 }

@@ -86,3 +86,8 @@ final class AppDevice: Sendable {
 
     func events(_ file: String) throws -> [String] { try trace(file).compactMap { $0["event"] as? String } }
 }
+
+/// How many descriptors a process holds open (-1 when it cannot be read).
+func openDescriptors(of pid: Int32) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+}

@@ -229,10 +229,6 @@ private struct Fuzz: Sendable {
         }
         #expect(lab.device.bus.process.isRunning, "seed \(seed): the bus exited")
     }
-
-    private func openDescriptors(of pid: Int32) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
-    }
 }
 
 /// A process under fuzz and what it declares.

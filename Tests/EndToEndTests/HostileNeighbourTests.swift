@@ -126,7 +126,7 @@ struct SpoofedPostTests {
             try lab.connection.post(NotifyCenter.accountChanged)  // the first post's check may open what it keeps
             await lab.connection.flush()
             try await mail.settle()
-            let before = Self.openDescriptors(of: app.process.pid)
+            let before = openDescriptors(of: app.process.pid)
             let spoofer = try await Connection.connect(to: lab.address)
             defer { Task { await spoofer.close() } }
             let file = open("/dev/null", O_RDONLY | O_CLOEXEC)
@@ -141,12 +141,8 @@ struct SpoofedPostTests {
                 try lab.events("app-mail.jsonl").filter { $0 == "post-received" }.count >= 51
             }
             try await mail.settle()
-            #expect(Self.openDescriptors(of: app.process.pid) == before)
+            #expect(openDescriptors(of: app.process.pid) == before)
         }
-    }
-
-    static func openDescriptors(of pid: Int32) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 }
 

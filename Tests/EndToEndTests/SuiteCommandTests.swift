@@ -133,6 +133,15 @@ struct SuiteCommandTests {
     }
 }
 
+/// Writes `scenario` as `name.yaml` in `folder` and runs it with `sdlab run`, its run folder
+/// under `folder` too (TMPDIR), so a test can look for whatever the run left behind there.
+func runScenario(_ scenario: String, named name: String, in folder: String) async throws -> CommandOutput {
+    let file = folder + "/\(name).yaml"
+    try scenario.write(toFile: file, atomically: true, encoding: .utf8)
+    return try await run(
+        sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+}
+
 /// A launch that fails says why: an executable that exits at once is reported as ended, with
 /// its status, rather than as "not ready" when the 15 s bound runs out (which is what the
 /// message would say had the runner waited for it).
@@ -140,15 +149,13 @@ struct SuiteCommandTests {
     @Test func anAppThatExitsAtOnceIsToldAsEndedWithItsStatus() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-false")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = folder + "/false.yaml"
-        try """
-        apps:
-          - {name: broken, sdk: msal, executable: /bin/false}
-        steps:
-          - launch: broken
-        """.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        let result = try await runScenario(
+            """
+            apps:
+              - {name: broken, sdk: msal, executable: /bin/false}
+            steps:
+              - launch: broken
+            """, named: "false", in: folder)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout.contains("the app broken did not start: it ended (exit code 1) before it was ready"),
@@ -161,18 +168,15 @@ extension LaunchFailureTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nameless")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let app = folder + "/nameless.sh"
-        try "#!/bin/sh\necho ready\nexec sleep 30\n".write(toFile: app, atomically: true, encoding: .utf8)
-        chmod(app, 0o755)
-        let scenario = folder + "/nameless.yaml"
-        try """
-        apps:
-          - {name: nameless, sdk: msal, executable: \(app)}
-        steps:
-          - launch: nameless
-          - settle
-        """.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        try AppGroupTests.writeExecutable(app, "#!/bin/sh\necho ready\nexec sleep 30\n")
+        let result = try await runScenario(
+            """
+            apps:
+              - {name: nameless, sdk: msal, executable: \(app)}
+            steps:
+              - launch: nameless
+              - settle
+            """, named: "nameless", in: folder)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout.contains("launch nameless: it said ready but does not own dev.sdlab.App.nameless on the bus"),
@@ -185,21 +189,19 @@ extension LaunchFailureTests {
     @Test func theAppsStillBusyAreNamed() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-unsettled")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = folder + "/slow.yaml"
-        try """
-        apps:
-          - {name: quick, sdk: msal, background: true}
-          - {name: slow, sdk: msal, background: true, cleanup: {hook: sleep 3}}
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - launch: [quick, slow]
-          - write: {app: slow, kind: plain, count: 1}
-          - checkin
-          - settle: 1s
-        """.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", scenario], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        let result = try await runScenario(
+            """
+            apps:
+              - {name: quick, sdk: msal, background: true}
+              - {name: slow, sdk: msal, background: true, cleanup: {hook: sleep 3}}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: [quick, slow]
+              - write: {app: slow, kind: plain, count: 1}
+              - checkin
+              - settle: 1s
+            """, named: "slow", in: folder)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let failure = try #require(result.stdout.split(separator: "\n").first { $0.contains("not settled within") })
         #expect(failure.contains("slow.yaml:10:5: not settled within 1.0 seconds: slow: "), "\(failure)")
@@ -231,16 +233,14 @@ extension LaunchFailureTests {
             sh -c 'while :; do sleep 1; done' "$0" &
             exec "\(app)" "$@"
             """)
-        try """
-        apps:
-          - {name: mail, sdk: msal, background: true, executable: ./launcher.sh}
-        steps:
-          - launch: mail
-          - settle
-        """.write(toFile: folder + "/launcher.yaml", atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", folder + "/launcher.yaml"], environment: environment(with: ["TMPDIR": folder]),
-            timeout: .seconds(60))
+        let result = try await runScenario(
+            """
+            apps:
+              - {name: mail, sdk: msal, background: true, executable: ./launcher.sh}
+            steps:
+              - launch: mail
+              - settle
+            """, named: "launcher", in: folder)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(LiveProcesses.mentioning(folder).isEmpty, "\(LiveProcesses.mentioning(folder))")
     }
@@ -250,27 +250,25 @@ extension LaunchFailureTests {
     @Test func aHookChildThatLeavesItsGroupEndsWithTheRun() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-setsid")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try """
-        apps:
-          - name: mail
-            sdk: msal
-            background: true
-            cleanup:
-              hook: >-
-                setsid sh -c 'touch "$SDLAB_CONTAINER/left"; exec sleep 300' >/dev/null 2>&1 &
-                while [ ! -e "$SDLAB_CONTAINER/left" ]; do sleep 0.05; done;
-                rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - launch: mail
-          - write: {app: mail, kind: plain, count: 1}
-          - checkin
-          - settle
-        """.write(toFile: folder + "/setsid.yaml", atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", folder + "/setsid.yaml"], environment: environment(with: ["TMPDIR": folder]),
-            timeout: .seconds(60))
+        let result = try await runScenario(
+            """
+            apps:
+              - name: mail
+                sdk: msal
+                background: true
+                cleanup:
+                  hook: >-
+                    setsid sh -c 'touch "$SDLAB_CONTAINER/left"; exec sleep 300' >/dev/null 2>&1 &
+                    while [ ! -e "$SDLAB_CONTAINER/left" ]; do sleep 0.05; done;
+                    rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: mail
+              - write: {app: mail, kind: plain, count: 1}
+              - checkin
+              - settle
+            """, named: "setsid", in: folder)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         // SIGKILL is delivered at once; a process may take a moment to be gone on a busy machine.
         try await eventually("the hook's child is gone") { LiveProcesses.mentioning(folder).isEmpty }
@@ -283,14 +281,12 @@ extension LaunchFailureTests {
     @Test func aFailedStepThatTheHubCarriedOutIsToldAsCommitted() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-committed")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try """
-        steps:
-          - enroll: stage
-          - checkout: {user: cou1, password: cou1, error: BadCredentials}
-        """.write(toFile: folder + "/committed.yaml", atomically: true, encoding: .utf8)
-        let result = try await run(
-            sdlabPath, ["run", folder + "/committed.yaml"], environment: environment(with: ["TMPDIR": folder]),
-            timeout: .seconds(60))
+        let result = try await runScenario(
+            """
+            steps:
+              - enroll: stage
+              - checkout: {user: cou1, password: cou1, error: BadCredentials}
+            """, named: "committed", in: folder)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("the hub after the failed step"), "\(result.stdout)")
         #expect(
