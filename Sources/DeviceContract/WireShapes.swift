@@ -134,45 +134,10 @@ public struct AppSnapshot: Sendable, Equatable {
             "name": .string(name), "sdk": .string(sdk), "pid": .int32(pid), "foreground": .bool(foreground),
             "blocked": .bool(blocked), "user": .string(user ?? ""), "previous": .string(previous ?? ""),
             "callbacks": .strings(callbacks), "error": .string(error ?? ""),
-            "displayed": .strings(Self.runs(of: displayed)),
+            "displayed": .strings(CanaryRuns.items(of: displayed)),
             "preferencesApplied": .bool(preferencesApplied), "checks": .uint32(UInt32(clamping: checks)),
             "cleanupFailures": .strings(cleanupFailures),
         ])
-    }
-
-    /// Canaries on the wire: a run of consecutive numbers under one prefix is one item,
-    /// `PREFIX/FIRST..LAST`, so an app showing 800,000 records answers in a few bytes (in full,
-    /// past 32 MiB, the bus refused the reply).
-    static func runs(of canaries: [String]) -> [String] {
-        NumberedRuns.of(canaries) { canary in
-            guard let slash = canary.lastIndex(of: "/"), let number = Int(canary[canary.index(after: slash)...]) else {
-                return nil
-            }
-            return (String(canary[...slash]), number)
-        }.map { piece in
-            switch piece {
-            case .unnumbered(let item): item
-            case .run(let prefix, let first, let last) where first == last: "\(prefix)\(first)"
-            case .run(let prefix, let first, let last): "\(prefix)\(first)..\(last)"
-            }
-        }
-    }
-
-    /// The most canaries one item may stand for when read back: a run is at most what one app
-    /// can show, and no item from the bus makes the reader build without bound.
-    static let longestRun = 10_000_000
-
-    /// The canaries of `runs(of:)`, one by one again.
-    static func expanded(_ items: [String]) -> [String] {
-        items.flatMap { item -> [String] in
-            guard let slash = item.lastIndex(of: "/") else { return [item] }
-            let bounds = item[item.index(after: slash)...].split(separator: ".", omittingEmptySubsequences: false)
-            guard bounds.count == 3, bounds[1].isEmpty, let first = Int(bounds[0]), let last = Int(bounds[2]),
-                first <= last, last - first < longestRun
-            else { return [item] }
-            let prefix = item[...slash]
-            return (first...last).map { "\(prefix)\($0)" }
-        }
     }
 
     public init(wire value: DBusValue?) {
@@ -189,9 +154,59 @@ public struct AppSnapshot: Sendable, Equatable {
         previous = string("previous")
         callbacks = strings("callbacks")
         error = string("error")
-        displayed = Self.expanded(strings("displayed"))
+        displayed = CanaryRuns.expanded(strings("displayed"))
         preferencesApplied = flag("preferencesApplied")
         checks = Int(fields["checks"]?.variant?.uint32 ?? 0)
         cleanupFailures = strings("cleanupFailures")
+    }
+}
+
+/// Canaries on the wire (`Snapshot`'s `displayed`, `Write`'s reply): a run of consecutive
+/// numbers under one prefix is one item, `PREFIX/FIRST..LAST`, so an app showing 800,000
+/// records answers in a few bytes (in full, past 32 MiB, the bus refused the reply).
+public enum CanaryRuns {
+    /// The canaries as items: a run of consecutive numbers under one prefix is one item.
+    public static func items(of canaries: [String]) -> [String] {
+        NumberedRuns.of(canaries, numbered: numbered).map { piece in
+            switch piece {
+            case .unnumbered(let item): item
+            case .run(let prefix, let first, let last) where first == last: "\(prefix)\(first)"
+            case .run(let prefix, let first, let last): "\(prefix)\(first)..\(last)"
+            }
+        }
+    }
+
+    /// `PREFIX/N` split at its last slash, N in digits as written by a number (no sign, no
+    /// leading zero), so an item reads back as exactly the canaries it stands for.
+    private static func numbered(_ canary: String) -> (stem: String, number: Int)? {
+        let bytes = canary.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let digits = bytes[bytes.index(after: slash)...]
+        guard (1...18).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1 else {
+            return nil
+        }
+        var number = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            number = number * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return (String(canary[...slash]), number)
+    }
+
+    /// The most canaries one item may stand for when read back: a run is at most what one app
+    /// can show, and no item from the bus makes the reader build without bound.
+    public static let longestRun = 10_000_000
+
+    /// The canaries of `items(of:)`, one by one again.
+    public static func expanded(_ items: [String]) -> [String] {
+        items.flatMap { item -> [String] in
+            guard let slash = item.lastIndex(of: "/") else { return [item] }
+            let bounds = item[item.index(after: slash)...].split(separator: ".", omittingEmptySubsequences: false)
+            guard bounds.count == 3, bounds[1].isEmpty, let first = Int(bounds[0]), let last = Int(bounds[2]),
+                first <= last, last - first < longestRun
+            else { return [item] }
+            let prefix = item[...slash]
+            return (first...last).map { "\(prefix)\($0)" }
+        }
     }
 }

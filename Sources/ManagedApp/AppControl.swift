@@ -48,11 +48,8 @@ struct AppControl: Sendable {
                         guard (1...Self.maxRecordsPerWrite).contains(count) else {
                             throw DBusError.invalidArgs("count is 1 to \(Self.maxRecordsPerWrite)")
                         }
-                        return [
-                            .strings(
-                                try await host.inbox.perform { try await host.write(kind, count: Int(count)) }.map(
-                                    \.description))
-                        ]
+                        let canaries = try await host.inbox.perform { try await host.write(kind, count: Int(count)) }
+                        return [.strings(CanaryRuns.items(of: canaries.map(\.description)))]
                     },
                     .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) {
                         [host] call async throws in

@@ -153,10 +153,8 @@ public struct AppClient: Sendable {
         try await call(.unlock, [.string(user), .string(password)])
     }
 
-    @discardableResult
-    public func write(_ kind: RecordKind, count: Int) async throws -> [String] {
-        try await call(.write, [.string(kind.rawValue), .uint32(UInt32(count))]).first?.items?.compactMap(\.string)
-            ?? []
+    public func write(_ kind: RecordKind, count: Int) async throws {
+        try await call(.write, [.string(kind.rawValue), .uint32(UInt32(count))])
     }
 
     public func snapshot() async throws -> AppSnapshot { AppSnapshot(wire: try await call(.snapshot).first) }

@@ -168,18 +168,24 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
     public static func all(in text: Substring) -> [Canary] { all(inUTF8: Array(text.utf8)) }
 
     /// Every canary in UTF-8 bytes: a byte search for the prefix, then the token after it, up
-    /// to a space, a quote, a comma or a brace.
+    /// to a space, a quote, a comma or a brace. (Written over raw bytes: an app showing a
+    /// million records reads them all back for each snapshot.)
     public static func all(inUTF8 bytes: [UInt8]) -> [Canary] {
         let marker = Array(prefix.utf8)
-        var found: [Canary] = []
-        var index = 0
-        while let start = firstIndex(of: marker, in: bytes, from: index) {
-            var end = start + marker.count
-            while end < bytes.count, !Self.ends(bytes[end]) { end += 1 }
-            if let canary = Canary(token: bytes[(start + marker.count)..<end]) { found.append(canary) }
-            index = start + marker.count
+        return bytes.withUnsafeBufferPointer { bytes in
+            var found: [Canary] = []
+            var index = 0
+            while let start = firstIndex(of: marker, in: bytes, from: index) {
+                let tokenStart = start + marker.count
+                var end = tokenStart
+                while end < bytes.count, !Self.ends(bytes[end]) { end += 1 }
+                if let canary = Canary(token: UnsafeBufferPointer(rebasing: bytes[tokenStart..<end])) {
+                    found.append(canary)
+                }
+                index = tokenStart
+            }
+            return found
         }
-        return found
     }
 
     private static func ends(_ byte: UInt8) -> Bool {
@@ -188,23 +194,43 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
             || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")
     }
 
-    /// `USER/APP/KIND/N`.
-    private init?(token: ArraySlice<UInt8>) {
-        let parts = token.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard parts.count == 4, !parts[0].isEmpty, !parts[1].isEmpty,
-            let kind = RecordKind(rawValue: String(decoding: parts[2], as: UTF8.self)),
-            let number = Int(String(decoding: parts[3], as: UTF8.self))
+    /// `USER/APP/KIND/N`, N in decimal digits.
+    private init?(token: UnsafeBufferPointer<UInt8>) {
+        var slashes: [Int] = []
+        for index in token.indices where token[index] == UInt8(ascii: "/") {
+            slashes.append(index)
+            if slashes.count > 3 { return nil }
+        }
+        guard slashes.count == 3, slashes[0] > 0, slashes[1] > slashes[0] + 1 else { return nil }
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: token[range]), as: UTF8.self)
+        }
+        guard let kind = RecordKind(rawValue: text(slashes[1] + 1..<slashes[2])),
+            let number = Self.decimal(UnsafeBufferPointer(rebasing: token[(slashes[2] + 1)...]))
         else { return nil }
-        self.init(
-            user: String(decoding: parts[0], as: UTF8.self), app: String(decoding: parts[1], as: UTF8.self),
-            kind: kind, number: number)
+        self.init(user: text(0..<slashes[0]), app: text(slashes[0] + 1..<slashes[1]), kind: kind, number: number)
     }
 
-    private static func firstIndex(of marker: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    /// A non-negative decimal number of at most 18 digits, or nil.
+    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard (1...18).contains(digits.count) else { return nil }
+        var value = 0
+        for digit in digits {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    private static func firstIndex(of marker: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let first = marker.first, bytes.count >= marker.count else { return nil }
         var index = start
         while index <= bytes.count - marker.count {
-            if bytes[index] == first, bytes[index..<(index + marker.count)].elementsEqual(marker) { return index }
+            if bytes[index] == first {
+                var matched = 1
+                while matched < marker.count, bytes[index + matched] == marker[matched] { matched += 1 }
+                if matched == marker.count { return index }
+            }
             index += 1
         }
         return nil

@@ -122,7 +122,10 @@ struct SpoofedPostTests {
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
             let app = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
-            let mail = lab.app("mail")
+            // A debug build reads 900,000 records back in about 6 s alone, several times that
+            // beside the whole suite: the bound is the reply's size, not its speed.
+            var mail = lab.app("mail")
+            mail.timeout = .seconds(120)
             try lab.connection.post(NotifyCenter.accountChanged)  // the first post's check may open what it keeps
             await lab.connection.flush()
             try await mail.settle()
@@ -260,13 +263,23 @@ struct PostFloodTests {
 @Suite(.timeLimit(.minutes(3)))
 struct LargeSnapshotTests {
     /// Before: past about 800,000 records the snapshot's reply was over the bus's 32 MiB, and
-    /// the app answered an error.
+    /// the app answered an error; and each write answered its 100,000 canaries one by one.
     @Test func anAppShowingNineHundredThousandRecordsStillAnswersItsSnapshot() async throws {
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
             try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
-            let mail = lab.app("mail")
-            for _ in 0..<9 { try await mail.write(.plain, count: RecordKind.mostPerWrite) }
+            // A debug build reads 900,000 records back in about 6 s alone, several times that
+            // beside the whole suite: the bound is the reply's size, not its speed.
+            var mail = lab.app("mail")
+            mail.timeout = .seconds(120)
+            for write in 0..<9 {
+                let first = write * RecordKind.mostPerWrite + 1
+                let reply = try await mail.call(.write, [.string("plain"), .uint32(UInt32(RecordKind.mostPerWrite))])
+                #expect(
+                    reply.first?.items?.compactMap(\.string) == [
+                        "SDLAB-CANARY/cou1/mail/plain/\(first)..\(first + RecordKind.mostPerWrite - 1)"
+                    ])
+            }
             // The reply as sent, not read back one by one here (900,000 strings would hold up
             // the other tests running in this process).
             let reply = try await mail.call(.snapshot).first?.stringKeyed?["displayed"]?.variant?.items
