@@ -29,6 +29,10 @@ static inline int sdlab_spawn_close_from(void *actions, int from) {
    _GNU_SOURCE. */
 static inline int sdlab_pipe_cloexec(int ends[2]) { return (int)syscall(SYS_pipe2, ends, 02000000); }
 
+/* prctl(PR_SET_CHILD_SUBREAPER = 36, 1): a process whose parent ends while this one lives
+   becomes our child instead of init's. Wrapped because Swift cannot call the variadic prctl(). */
+static inline int sdlab_become_subreaper(void) { return (int)syscall(SYS_prctl, 36, 1, 0, 0, 0); }
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

@@ -21,20 +21,33 @@ struct SDLab: AsyncParsableCommand {
     /// As ArgumentParser's, but a usage error exits 2 (Docs/outputs.md) instead of 64.
     static func main() async {
         raiseOpenFileLimit()
+        var adopts = false
         do {
             var command = try parseAsRoot()
+            adopts = command is RunsDevicesToTheirEnd
+            if adopts { Subreaper.adoptOrphans() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            if adopts { Subreaper.stopEveryChild() }
         } catch {
+            if adopts { Subreaper.stopEveryChild() }
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
             note(fullMessage(for: error))
             exit(withError: ExitCode(ExitCodes.usage))
         }
     }
 }
+
+/// A command whose devices start and end within it: nothing their processes started may
+/// outlive it, so it adopts their orphans and stops whatever is left when it ends.
+protocol RunsDevicesToTheirEnd {}
+
+extension RunCommand: RunsDevicesToTheirEnd {}
+extension FuzzCommand: RunsDevicesToTheirEnd {}
+extension BenchCommand: RunsDevicesToTheirEnd {}
 
 /// Exit codes of Docs/outputs.md.
 enum ExitCodes {

@@ -273,6 +273,41 @@ extension LaunchFailureTests {
         // SIGKILL is delivered at once; a process may take a moment to be gone on a busy machine.
         try await eventually("the hook's child is gone") { LiveProcesses.mentioning(folder).isEmpty }
     }
+
+    /// Before: a hook's child that left its group and cleared its environment named nothing of
+    /// the run, so nothing found it, and it outlived the run. It is now the runner's child once
+    /// its hook ends (the runner is a child subreaper) and is stopped when the run ends.
+    @Test func aHookChildThatLeavesItsGroupAndItsEnvironmentEndsWithTheRun() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-escape")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let pidFile = folder + "/escaped.pid"
+        let result = try await runScenario(
+            """
+            apps:
+              - name: mail
+                sdk: msal
+                background: true
+                cleanup:
+                  hook: >-
+                    (cd '\(folder)' && env -i setsid sh -c 'echo $$ > escaped.pid.part;
+                    mv escaped.pid.part escaped.pid; exec sleep 300' >/dev/null 2>&1 &)
+                    ; while [ ! -e '\(pidFile)' ]; do sleep 0.05; done;
+                    rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: mail
+              - write: {app: mail, kind: plain, count: 1}
+              - checkin
+              - settle
+            """, named: "escape", in: folder)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let escaped = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let running = ChildProcess(pid: escaped).isRunning
+        if running { kill(escaped, SIGKILL) }
+        #expect(!running, "the hook's child \(escaped) outlived the run")
+    }
 }
 
 /// A failed step is told with what the hub did, not only with what its reply said.
