@@ -310,6 +310,34 @@ extension LaunchFailureTests {
     }
 }
 
+/// The end of a run with apps that do not answer (Docs/outputs.md).
+@Suite struct HungAppsAtTheEndTests {
+    /// Before: the end-of-run snapshots were asked one app after another, 30 s each, so three
+    /// hung apps took 90 s after the 10 s `settle` (past this test's 60 s bound). Now they are asked at once, 30 s in
+    /// all, and each hung app's exposure is told as unknown, not as none.
+    @Test func hungAppsCostTheEndOfARunOneBoundInAllAndAreToldAsUnknown() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hung")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Each app's cleanup stops the app itself (its hook's parent): a hung app.
+        let result = try await runScenario(
+            """
+            apps:
+              - {name: hung, count: 3, sdk: msal, background: true, cleanup: {hook: 'kill -STOP $PPID'}}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: all
+              - checkin
+              - settle: 10s
+            """, named: "hung", in: folder)
+        // Settling cannot succeed: an app's cleanup ends only after its hook stopped the app.
+        #expect(result.status == 1 && result.stdout.contains("not settled within 10.0 seconds"), "\(result.stdout)")
+        for app in ["hung1", "hung2", "hung3"] {
+            #expect(result.stdout.contains("\(app): exposed unknown: no snapshot within 30"), "\(result.stdout)")
+        }
+    }
+}
+
 /// A failed step is told with what the hub did, not only with what its reply said.
 @Suite struct FailedStepReconciliationTests {
     /// Before: the run reported the step's failure only, although the hub had committed it.
