@@ -38,24 +38,34 @@ public struct ScanSummary: Sendable, Equatable {
         }
         // All at once, so a bus that hangs costs the bound once, not once per app.
         let awake = driver.running.keys.filter { driver.fleet.apps[$0]?.state != .suspended }
-        let answers = await withTaskGroup(of: (String, Result<AppSnapshot, any Error>).self) { group in
+        let answers = await withTaskGroup(of: SnapshotAnswer.self) { group in
             for name in awake {
                 let app = AppClient(driver.connection, app: name, timeout: Self.snapshotBound)
                 group.addTask {
-                    do { return (name, .success(try await app.snapshot())) } catch { return (name, .failure(error)) }
+                    do { return SnapshotAnswer(app: name, snapshot: try await app.snapshot()) } catch {
+                        return SnapshotAnswer(app: name, failure: "\(error)")
+                    }
                 }
             }
-            return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+            var answers: [SnapshotAnswer] = []
+            for await answer in group { answers.append(answer) }
+            return answers
         }
-        for (name, answer) in answers {
-            switch answer {
-            case .success(let snapshot):
+        for answer in answers {
+            if let snapshot = answer.snapshot {
                 let exposed = snapshot.exposed(currentUser: currentUser)
-                if !exposed.isEmpty { apps[name, default: Findings()].exposed = exposed }
-            case .failure(let error):
-                unanswered[name] = "\(error)"
+                if !exposed.isEmpty { apps[answer.app, default: Findings()].exposed = exposed }
+            } else {
+                unanswered[answer.app] = answer.failure
             }
         }
+    }
+
+    /// One app's end-of-run snapshot, or why there is none.
+    private struct SnapshotAnswer: Sendable {
+        var app: String
+        var snapshot: AppSnapshot?
+        var failure: String?
     }
 
     /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name order.
