@@ -182,14 +182,9 @@ public enum CanaryRuns {
         let bytes = canary.utf8
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let digits = bytes[bytes.index(after: slash)...]
-        guard (1...18).contains(digits.count), digits.first != UInt8(ascii: "0") || digits.count == 1 else {
-            return nil
-        }
-        var number = 0
-        for digit in digits {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
-            number = number * 10 + Int(digit - UInt8(ascii: "0"))
-        }
+        guard digits.first != UInt8(ascii: "0") || digits.count == 1,
+            let number = digits.withContiguousStorageIfAvailable(Canary.decimal) ?? nil
+        else { return nil }
         return (String(canary[...slash]), number)
     }
 

@@ -132,11 +132,18 @@ public struct ChildProcess: Sendable, Hashable {
 
     public var isRunning: Bool { kill(pid, 0) == 0 && !isZombie }
 
-    private var isZombie: Bool {
+    private var isZombie: Bool { statFields?.first == "Z" }
+
+    /// The process's parent, as `/proc` says; nil once it is gone.
+    var parentID: Int32? { statFields.flatMap { $0.count > 1 ? Int32($0[1]) : nil } }
+
+    /// The fields of `/proc/PID/stat` after the command (state, parent, …): read past the
+    /// command's closing parenthesis, since a command may hold spaces and parentheses.
+    private var statFields: [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
-        else { return false }
-        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("Z")
+        else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     /// Waits, at most `timeout` (nil: for as long as it runs), until the process has exited,

@@ -5,7 +5,7 @@ import Glibc
 /// or their environment puts an app's container in it (a cleanup hook names it there only).
 public enum LiveProcesses {
     public static func mentioning(_ folder: String) -> [(pid: Int32, commandLine: String)] {
-        all().compactMap { pid in
+        allPIDs().compactMap { pid in
             guard let line = commandLine(of: pid) else { return nil }
             return line.contains(folder) || isStartedByHook(pid, in: folder) ? (pid, line) : nil
         }
@@ -15,10 +15,11 @@ public enum LiveProcesses {
     /// descendants: their environment names the container (no command line is looked at, so a
     /// shell that merely names the folder is not one).
     public static func startedByHooks(in folder: String) -> [Int32] {
-        all().filter { commandLine(of: $0) != nil && isStartedByHook($0, in: folder) }
+        allPIDs().filter { commandLine(of: $0) != nil && isStartedByHook($0, in: folder) }
     }
 
-    private static func all() -> [Int32] {
+    /// Every process ID in `/proc`, live or not.
+    static func allPIDs() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
     }
 

@@ -61,7 +61,8 @@ public struct ScanSummary: Sendable, Equatable {
         }
     }
 
-    /// One app's end-of-run snapshot, or why there is none.
+    /// One app's end-of-run snapshot, or why there is none. (Not a tuple holding a `Result`:
+    /// the optimised build corrupted that task group's results, and every release run crashed.)
     private struct SnapshotAnswer: Sendable {
         var app: String
         var snapshot: AppSnapshot?

@@ -211,8 +211,8 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
         self.init(user: text(0..<slashes[0]), app: text(slashes[0] + 1..<slashes[1]), kind: kind, number: number)
     }
 
-    /// A non-negative decimal number of at most 18 digits, or nil.
-    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// A number in 1 to 18 decimal digits (no sign), or nil.
+    public static func decimal(_ digits: UnsafeBufferPointer<UInt8>) -> Int? {
         guard (1...18).contains(digits.count) else { return nil }
         var value = 0
         for digit in digits {

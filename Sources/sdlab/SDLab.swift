@@ -22,6 +22,7 @@ struct SDLab: AsyncParsableCommand {
     static func main() async {
         raiseOpenFileLimit()
         var adopts = false
+        var failure: (any Error)?
         do {
             var command = try parseAsRoot()
             adopts = command is RunsDevicesToTheirEnd
@@ -31,13 +32,14 @@ struct SDLab: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-            if adopts { Subreaper.stopEveryChild() }
         } catch {
-            if adopts { Subreaper.stopEveryChild() }
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            note(fullMessage(for: error))
-            exit(withError: ExitCode(ExitCodes.usage))
+            failure = error
         }
+        if adopts { Subreaper.stopEveryChild() }
+        guard let failure else { return }
+        guard exitCode(for: failure) == .validationFailure else { exit(withError: failure) }
+        note(fullMessage(for: failure))
+        exit(withError: ExitCode(ExitCodes.usage))
     }
 }
 

@@ -313,8 +313,8 @@ extension LaunchFailureTests {
 /// The end of a run with apps that do not answer (Docs/outputs.md).
 @Suite struct HungAppsAtTheEndTests {
     /// Before: the end-of-run snapshots were asked one app after another, 30 s each, so three
-    /// hung apps took 90 s after the 10 s `settle` (past this test's 60 s bound). Now they are asked at once, 30 s in
-    /// all, and each hung app's exposure is told as unknown, not as none.
+    /// hung apps took 90 s after the 10 s `settle` (past this test's 60 s bound). Now they are
+    /// asked at once, 30 s in all, and each hung app's exposure is told as unknown, not as none.
     @Test func hungAppsCostTheEndOfARunOneBoundInAllAndAreToldAsUnknown() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hung")
         defer { try? FileManager.default.removeItem(atPath: folder) }
