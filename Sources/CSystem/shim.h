@@ -33,6 +33,20 @@ static inline int sdlab_pipe_cloexec(int ends[2]) { return (int)syscall(SYS_pipe
    becomes our child instead of init's. Wrapped because Swift cannot call the variadic prctl(). */
 static inline int sdlab_become_subreaper(void) { return (int)syscall(SYS_prctl, 36, 1, 0, 0, 0); }
 
+/* openat2(2) with RESOLVE_BENEATH (0x08) and RESOLVE_NO_SYMLINKS (0x04): opens `path` relative to
+   the folder `folder` only if every step stays beneath it and none is a link, whatever `..` or
+   links the path holds. The struct is the kernel's open_how, declared here so that no kernel
+   header is needed. */
+struct sdlab_open_how { unsigned long long flags, mode, resolve; };
+static inline int sdlab_open_beneath(int folder, const char *path, int flags, unsigned mode) {
+    struct sdlab_open_how how = { (unsigned long long)flags, mode, 0x08 | 0x04 };
+    return (int)syscall(SYS_openat2, folder, path, &how, sizeof how);
+}
+
+/* O_PATH (010000000): a descriptor that only names a place, which glibc defines only under
+   _GNU_SOURCE. */
+static inline int sdlab_open_path_flag(void) { return 010000000; }
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

@@ -15,6 +15,11 @@ public enum FolderListing {
     /// The entries of `folder`, in no particular order; none when it cannot be read.
     public static func entries(of folder: String) -> [Entry] {
         guard let stream = opendir(folder) else { return [] }
+        return entries(reading: stream)
+    }
+
+    /// The entries of an open folder stream, which this closes.
+    static func entries(reading stream: OpaquePointer) -> [Entry] {
         defer { closedir(stream) }
         var entries: [Entry] = []
         while let entry = readdir(stream) {

@@ -15,11 +15,17 @@ import SharedDeviceSDK
 /// a cleanup deletes a few files rather than one per record; one file per user of preferences,
 /// `preferences/USER.json`; the keychain folder holds `NAME.key` (raw 256-bit keys) and the
 /// SDK's saved items.
+///
+/// Record files are named after users, and user names come from the bus: they are reached
+/// through `ConfinedFolder`, so no name and no planted link can make a write or a delete land
+/// outside the container.
 public struct Container: Sendable {
     public let root: String
     public let app: String
     /// The container's keychain folder.
     public let keychain: Keychain
+    /// The container's own files, reached beneath it only.
+    private let files: ConfinedFolder
 
     public enum Folder: String, CaseIterable, Sendable {
         case documents, preferences, caches, keychain
@@ -47,6 +53,7 @@ public struct Container: Sendable {
                 attributes: [.posixPermissions: 0o700])
         }
         keychain = try Keychain(folder: root + "/" + Folder.keychain.rawValue)
+        files = try ConfinedFolder(root)
     }
 
     public func path(_ folder: Folder) -> String { root + "/" + folder.rawValue }
@@ -70,13 +77,13 @@ public struct Container: Sendable {
             values += canaries.map { "\($0) preference of \(user)" }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try store(
-                encoder.encode(PreferencesFile(user: user, values: values)), at: path(.preferences) + "/\(user).json")
+            try files.write(encoder.encode(PreferencesFile(user: user, values: values)), to: preferencesFile(of: user))
         case .common, .plain:
-            try store(Self.values(canaries), at: recordsPath(canaries, "txt"))
+            try files.write(Self.values(canaries), to: recordsFile(canaries, "txt"))
         case .sensitive, .external:
             guard let key = kind == .sensitive ? keys.data : keys.external else { throw MissingKey(kind: kind) }
-            try store(AES.GCM.seal(Self.values(canaries), using: key).combined!, at: recordsPath(canaries, "sealed"))
+            try files.write(
+                AES.GCM.seal(Self.values(canaries), using: key).combined!, to: recordsFile(canaries, "sealed"))
         }
         return canaries
     }
@@ -105,9 +112,7 @@ public struct Container: Sendable {
     }
 
     /// Whether `user` has kept preferences.
-    public func hasPreferences(of user: String) -> Bool {
-        FileManager.default.fileExists(atPath: path(.preferences) + "/\(user).json")
-    }
+    public func hasPreferences(of user: String) -> Bool { files.contains(preferencesFile(of: user)) }
 
     /// Whether `user` has records of `kind`, readable or not.
     public func hasRecords(_ kind: RecordKind, of user: String) -> Bool { !numbers(of: kind, user: user).isEmpty }
@@ -118,16 +123,21 @@ public struct Container: Sendable {
             throw DeleteFailure(file: "the records of \(user)", reason: "it is not a user name")
         }
         if kinds.contains(.preferences) {
-            for file in storedFiles(of: .preferences, user: user) { try remove(file) }
+            for file in storedFiles(of: .preferences, user: user) { try files.remove(file) }
         }
         // Each user folder is listed once, whatever the kinds; it goes with its last record.
         for folder in Set(kinds.subtracting([.preferences]).map(folder(of:))) {
-            let userFolders = user.map { [path(folder) + "/" + $0] } ?? files(in: path(folder))
+            let userFolders = user.map { [folder.rawValue + "/" + $0] } ?? entries(of: folder.rawValue)
             for userFolder in userFolders {
-                let stored = files(in: userFolder)
+                // Anything but a folder in a user folder's place (a link, say) is removed itself,
+                // never followed.
+                guard let stored = files.entries(of: userFolder)?.map({ userFolder + "/" + $0.name }) else {
+                    try files.remove(userFolder)
+                    continue
+                }
                 let doomed = stored.filter { file in kinds.contains { Self.holds(file, $0) } }
-                for file in doomed { try remove(file) }
-                if doomed.count == stored.count { try remove(userFolder, folder: true) }
+                for file in doomed { try files.remove(file) }
+                if doomed.count == stored.count { try files.remove(userFolder, folder: true) }
             }
         }
     }
@@ -138,13 +148,6 @@ public struct Container: Sendable {
             kind.rawValue + "-")
     }
 
-    /// unlink or rmdir; a file already gone is fine.
-    private func remove(_ file: String, folder: Bool = false) throws {
-        guard (folder ? rmdir(file) : unlink(file)) == 0 || errno == ENOENT else {
-            throw DeleteFailure(file: file, reason: String(cString: strerror(errno)))
-        }
-    }
-
     /// The values stored for canaries, a line each: the canary itself, then some payload.
     static func values(_ canaries: [Canary]) -> Data {
         Data(canaries.map { "\($0) record of \($0.user) in \($0.app)\n" }.joined().utf8)
@@ -153,27 +156,28 @@ public struct Container: Sendable {
     /// Where records of every kind but preferences are kept.
     private func folder(of kind: RecordKind) -> Folder { kind == .common ? .caches : .documents }
 
-    /// The file of one write: `KIND-FIRST-LAST.SUFFIX` in the user's folder.
-    private func recordsPath(_ canaries: [Canary], _ suffix: String) throws -> String {
+    /// The file of one write, `KIND-FIRST-LAST.SUFFIX` in the user's folder, which this creates.
+    private func recordsFile(_ canaries: [Canary], _ suffix: String) throws -> String {
         let (first, last) = (canaries.first!, canaries.last!)
-        let folder = path(folder(of: first.kind)) + "/" + first.user
-        try FileManager.default.createDirectory(
-            atPath: folder, withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700])
+        let folder = folder(of: first.kind).rawValue + "/" + first.user
+        try files.makeFolder(folder)
         return folder + "/\(first.kind.rawValue)-\(first.number)-\(last.number).\(suffix)"
     }
+
+    private func preferencesFile(of user: String) -> String { Folder.preferences.rawValue + "/\(user).json" }
 
     /// The files that hold records of `kind`: one user's, or every user's.
     private func storedFiles(of kind: RecordKind, user: String? = nil) -> [String] {
         if kind == .preferences {
-            return files(in: path(.preferences)).filter { $0.hasSuffix(user.map { "/\($0).json" } ?? ".json") }
+            let suffix = user.map { "/\($0).json" } ?? ".json"
+            return entries(of: Folder.preferences.rawValue).filter { $0.hasSuffix(suffix) }
         }
-        let folders = user.map { [path(folder(of: kind)) + "/" + $0] } ?? files(in: path(folder(of: kind)))
-        return folders.flatMap(files(in:)).filter { Self.holds($0, kind) }
+        let folders = user.map { [folder(of: kind).rawValue + "/" + $0] } ?? entries(of: folder(of: kind).rawValue)
+        return folders.flatMap(entries(of:)).filter { Self.holds($0, kind) }
     }
 
     private func read(_ file: String, kind: RecordKind, keys: Keys) -> [Canary]? {
-        guard let bytes = FileManager.default.contents(atPath: file) else { return nil }
+        guard let bytes = files.contents(of: file) else { return nil }
         let plain: Data
         switch kind {
         case .sensitive, .external:
@@ -194,7 +198,7 @@ public struct Container: Sendable {
         if kind == .preferences {
             return Canary.all(in: preferenceValues(of: user).joined(separator: " ")[...]).map(\.number)
         }
-        return files(in: path(folder(of: kind)) + "/" + user).compactMap { file in
+        return entries(of: folder(of: kind).rawValue + "/" + user).compactMap { file in
             let name = file.split(separator: "/").last ?? ""
             guard name.hasPrefix(kind.rawValue + "-") else { return nil }
             // KIND-FIRST-LAST.SUFFIX: the last number of the file's records.
@@ -203,19 +207,13 @@ public struct Container: Sendable {
     }
 
     private func preferenceValues(of user: String) -> [String] {
-        guard let bytes = FileManager.default.contents(atPath: path(.preferences) + "/\(user).json") else { return [] }
+        guard let bytes = files.contents(of: preferencesFile(of: user)) else { return [] }
         return (try? JSONDecoder().decode(PreferencesFile.self, from: bytes))?.values ?? []
     }
 
-    private func files(in folder: String) -> [String] {
-        FolderListing.entries(of: folder).map(\.name).sorted().map { folder + "/" + $0 }
-    }
-
-    private func store(_ data: Data, at file: String) throws {
-        guard FileManager.default.createFile(atPath: file, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            throw WriteFailure(file: file)
-        }
+    /// The paths of the entries of a folder of the container, sorted; none if it is no folder.
+    private func entries(of folder: String) -> [String] {
+        (files.entries(of: folder) ?? []).map(\.name).sorted().map { folder + "/" + $0 }
     }
 }
 

@@ -88,3 +88,73 @@ import Testing
         }
     }
 }
+
+/// A link planted where a user's records go (by a hook, or anything else running as the user)
+/// is never followed: records are not written through it, and a cleanup removes the link
+/// rather than what it points to.
+@Suite struct PlantedLinkTests {
+    static func withOutside(_ body: (String) throws -> Void) throws {
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sdlab-outside-\(UUID().uuidString)"
+        )
+        .path
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        try "not the app's\n".write(toFile: outside + "/plain-1-1.txt", atomically: true, encoding: .utf8)
+        try body(outside)
+    }
+
+    static func outsideIsUntouched(_ outside: String) -> Bool {
+        (try? FileManager.default.contentsOfDirectory(atPath: outside)) == ["plain-1-1.txt"]
+            && (try? String(contentsOfFile: outside + "/plain-1-1.txt", encoding: .utf8)) == "not the app's\n"
+    }
+
+    @Test func aLinkInPlaceOfAUserFolderIsNotWrittenThroughAndIsRemovedByACleanup() throws {
+        try Self.withOutside { outside in
+            try ContainerTests.withContainer { container in
+                try FileManager.default.createSymbolicLink(
+                    atPath: container.path(.documents) + "/cou1", withDestinationPath: outside)
+                #expect(throws: (any Error).self) { try container.write(.plain, count: 2, user: "cou1", keys: .init()) }
+                #expect(Self.outsideIsUntouched(outside))
+                try container.delete([.plain], of: "cou1")
+                #expect(Self.outsideIsUntouched(outside))
+                #expect(
+                    !FileManager.default.fileExists(atPath: container.path(.documents) + "/cou1"), "the link is gone")
+                // With the link gone, the user's records go to a folder of the container's own.
+                try container.write(.plain, count: 1, user: "cou1", keys: .init())
+                #expect(container.readable(with: .init()).map(\.user) == ["cou1"])
+            }
+        }
+    }
+
+    @Test func aWipeRemovesLinksWithoutFollowingThem() throws {
+        try Self.withOutside { outside in
+            try ContainerTests.withContainer { container in
+                try container.write(.common, count: 1, user: "cou1", keys: .init())
+                for folder in [Container.Folder.documents, .caches] {
+                    try FileManager.default.createSymbolicLink(
+                        atPath: container.path(folder) + "/cou2", withDestinationPath: outside)
+                }
+                try container.delete(Set(RecordKind.allCases))
+                #expect(Self.outsideIsUntouched(outside))
+                #expect(container.readable(with: .init()).isEmpty)
+            }
+        }
+    }
+
+    @Test func aLinkInPlaceOfAPreferencesFileIsReplacedNotWrittenThrough() throws {
+        try Self.withOutside { outside in
+            try ContainerTests.withContainer { container in
+                try FileManager.default.createSymbolicLink(
+                    atPath: container.path(.preferences) + "/cou1.json", withDestinationPath: outside + "/plain-1-1.txt"
+                )
+                #expect(!container.hasPreferences(of: "cou1"), "a link is not the user's preferences")
+                try container.write(.preferences, count: 1, user: "cou1", keys: .init())
+                #expect(Self.outsideIsUntouched(outside))
+                #expect(container.hasPreferences(of: "cou1"))
+                try container.delete([.preferences], of: "cou1")
+                #expect(Self.outsideIsUntouched(outside))
+            }
+        }
+    }
+}
