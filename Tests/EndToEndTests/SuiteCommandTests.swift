@@ -355,4 +355,34 @@ extension LaunchFailureTests {
         #expect(
             result.stdout.contains("the hub committed checked-out (user cou1, generation 1)"), "\(result.stdout)")
     }
+
+    /// Before: with the bus stopped, a check-in timed out and the run said only that it failed
+    /// (and the hub's user was still cou1); once the bus went on, the hub carried it out.
+    @Test func aCheckInThatTimedOutBehindAHungBusIsToldAsCommittedOnceTheBusGoesOn() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hung-bus")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (scenario, printed) = (folder + "/hung-bus.yaml", folder + "/printed.txt")
+        // The wait is the window in which the test stops the bus, between the two changes.
+        try """
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - wait: 5s
+          - checkin
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (runner, _) = try ChildProcess.spawn(
+            sdlabPath, ["run", "--jobs", "1", scenario], stdout: .file(printed), stderr: .null,
+            environment: environment(with: ["TMPDIR": folder]))
+        defer { runner.stop(grace: .seconds(2)) }
+        let output = { (try? String(contentsOfFile: printed, encoding: .utf8)) ?? "" }
+        try await eventually(within: .seconds(30), "the check-out is done") { output().contains("✓ checkout") }
+        let bus = try #require(LiveProcesses.mentioning(folder).first { $0.commandLine.contains("dbus-daemon") }?.pid)
+        kill(bus, SIGSTOP)
+        defer { kill(bus, SIGCONT) }
+        try await eventually(within: .seconds(60), "the check-in timed out") { output().contains("✗ checkin") }
+        kill(bus, SIGCONT)
+        #expect(runner.exitStatus(timeout: .seconds(60)) == .exited(1), "\(output())")
+        #expect(output().contains("the hub after the failed step: checkin"), "\(output())")
+        #expect(output().contains("the hub committed checked-in (user none, generation 2)"), "\(output())")
+    }
 }
