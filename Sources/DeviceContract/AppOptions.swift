@@ -66,11 +66,15 @@ public struct AppOptions: ParsableArguments, Sendable {
 
     @Option(
         help:
-            "At most this many post-received trace lines a second, in bursts of twice as many; past it posts are counted in posts-untraced lines (default \(Self.defaultTracedPostsPerSecond); 0: trace every post)."
+            "At most this many post-received trace lines a second, after a burst of \(Self.tracedPostsBurst); past it posts are counted in posts-untraced lines (default \(Self.defaultTracedPostsPerSecond); 0: trace every post)."
     )
     public var tracedPostsPerSecond: Int?
 
-    public static let defaultTracedPostsPerSecond = 1000
+    /// A flood of posts from any bus client would make every app's trace, and the runner that
+    /// reads them, grow with it: past the burst, lines are few. A storm of a thousand session
+    /// changes fits the burst; legitimate posts never come faster for long.
+    public static let defaultTracedPostsPerSecond = 100
+    public static let tracedPostsBurst = 2000
 
     public init() {}
 

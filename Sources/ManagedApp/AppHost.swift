@@ -75,7 +75,9 @@ public final class AppHost: Sendable {
             throw LaunchError("\(error)")
         }
         statePath = configuration.container + "/app-state.json"
-        postBudget = Mutex(PostTraceBudget(perSecond: configuration.tracedPostsPerSecond, now: TraceLog.now()))
+        postBudget = Mutex(
+            PostTraceBudget(
+                perSecond: configuration.tracedPostsPerSecond, burst: AppOptions.tracedPostsBurst, now: TraceLog.now()))
         let saved = FileManager.default.contents(atPath: statePath).flatMap {
             try? JSONDecoder().decode(String?.self, from: $0)
         }
