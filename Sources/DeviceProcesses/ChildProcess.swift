@@ -260,6 +260,16 @@ public func raiseOpenFileLimit() {
     _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
 }
 
+/// How many files this process may open (its soft limit), which the processes it starts
+/// inherit; nil when unlimited or unknown.
+public func openFileLimit() -> Int? {
+    var limit = rlimit()
+    guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+        return nil
+    }
+    return Int(clamping: limit.rlim_cur)
+}
+
 /// Runs `body` on a new thread that nobody joins.
 public func detachThread(_ body: @escaping @Sendable () -> Void) {
     final class Body: Sendable {

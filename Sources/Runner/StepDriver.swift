@@ -133,10 +133,26 @@ public final class StepDriver {
         for (app, effect) in effects { try await carryOut(effect, on: app) }
     }
 
+    /// The descriptors the bus keeps for itself and for the hub, the runner and the guard.
+    static let busDescriptorsBesideApps = 16
+
+    /// The bus holds one descriptor per app and inherits the runner's limit of open files
+    /// (raised to the hard limit at start): past it, an app's connection would fail with the
+    /// bus's own "Too many open files", which says neither what to change nor by how much.
+    private func checkOpenFiles(toLaunch name: String) throws {
+        let needed = running.count + 1 + Self.busDescriptorsBesideApps
+        guard let limit = openFileLimit(), needed > limit else { return }
+        throw StepFailure(
+            description:
+                "launch \(name): \(running.count + 1) apps at once need about \(needed) open files in the device's"
+                + " bus, over this machine's limit of \(limit) (`ulimit -Hn`); raise the hard limit to run this fleet")
+    }
+
     private func carryOut(_ effect: AppLifecycle.Effect, on name: String) async throws {
         switch effect {
         case .spawn:
             guard let entry = scenario.apps.first(where: { $0.name == name }) else { return }
+            try checkOpenFiles(toLaunch: name)
             let spec = AppSpec(
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
                 executable: entry.executable, hookDirectory: scenario.folder)

@@ -164,6 +164,29 @@ func runScenario(_ scenario: String, named name: String, in folder: String) asyn
 }
 
 extension LaunchFailureTests {
+    /// Before: past the limit of open files, an app failed to connect with the bus's own
+    /// "Too many open files", which says neither what to change nor by how much.
+    @Test func aFleetOverTheLimitOfOpenFilesIsToldSoBeforeTheBusRunsOut() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nofile")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let names = (1...30).map { "fleet\($0)" }
+        let file = folder + "/nofile.yaml"
+        try """
+        apps:
+        \(names.map { "  - {name: \($0), sdk: msal, background: true}" }.joined(separator: "\n"))
+        steps:
+          - launch: [\(names.joined(separator: ", "))]
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await run(
+            "/usr/bin/prlimit", ["--nofile=40:40", sdlabPath, "run", file],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(90))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "launch fleet25: 25 apps at once need about 41 open files in the device's bus, over this machine's"
+                    + " limit of 40 (`ulimit -Hn`)"), "\(result.stdout)")
+    }
+
     @Test func anAppThatSaysReadyWithoutItsBusNameFailsAtLaunch() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nameless")
         defer { try? FileManager.default.removeItem(atPath: folder) }
