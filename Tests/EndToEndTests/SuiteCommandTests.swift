@@ -390,21 +390,35 @@ extension LaunchFailureTests {
         steps:
           - enroll: stage
           - checkout: cou1
-          - wait: 5s
+          - wait: 10s
           - checkin
         """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let (runner, _) = try ChildProcess.spawn(
             sdlabPath, ["run", "--jobs", "1", scenario], stdout: .file(printed), stderr: .null,
             environment: environment(with: ["TMPDIR": folder]))
         defer { runner.stop(grace: .seconds(2)) }
-        let output = { (try? String(contentsOfFile: printed, encoding: .utf8)) ?? "" }
-        try await eventually(within: .seconds(30), "the check-out is done") { output().contains("✓ checkout") }
-        let bus = try #require(LiveProcesses.mentioning(folder).first { $0.commandLine.contains("dbus-daemon") }?.pid)
-        kill(bus, SIGSTOP)
+        let output = { @Sendable in (try? String(contentsOfFile: printed, encoding: .utf8)) ?? "" }
+        // Watched from a thread of its own: beside the whole suite, the test's task may wait
+        // seconds for a turn, and the window would pass.
+        let stopped = await offPool { () -> (bus: Int32, inTime: Bool)? in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if output().contains("✓ checkout"),
+                    let bus = LiveProcesses.mentioning(folder).first(where: { $0.commandLine.contains("dbus-daemon") })
+                {
+                    kill(bus.pid, SIGSTOP)
+                    return (bus.pid, !output().contains("✓ wait"))
+                }
+                usleep(10_000)
+            }
+            return nil
+        }
+        let bus = try #require(stopped, "the check-out is done and the bus found").bus
         defer { kill(bus, SIGCONT) }
+        #expect(stopped?.inTime == true, "the bus was stopped before the check-in was sent")
         try await eventually(within: .seconds(60), "the check-in timed out") { output().contains("✗ checkin") }
         kill(bus, SIGCONT)
-        #expect(runner.exitStatus(timeout: .seconds(60)) == .exited(1), "\(output())")
+        #expect(await offPool { runner.exitStatus(timeout: .seconds(60)) } == .exited(1), "\(output())")
         #expect(output().contains("the hub after the failed step: checkin"), "\(output())")
         #expect(output().contains("the hub committed checked-in (user none, generation 2)"), "\(output())")
     }
