@@ -61,12 +61,13 @@ public final class ConfinedFolder: Sendable {
         }
     }
 
-    /// Replaces the file `relative` with `data` as a whole: written beside it, then renamed over
-    /// it, so that a reader finds the old content or the new.
+    /// Replaces the file `relative` with `data` as a whole: written to `NAME.draft` beside it,
+    /// then renamed over it, so that a reader finds the old content or the new. A draft left by
+    /// a process killed mid-write keeps the name as its start.
     public func write(_ data: Data, to relative: String) throws {
         let (parent, name) = try split(relative)
         defer { close(parent) }
-        let draft = "." + name + ".draft"
+        let draft = name + Self.draftSuffix
         let fd = openat(parent, draft, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.failure("cannot create", relative) }
         let written = data.withUnsafeBytes { buffer -> Bool in
@@ -91,6 +92,8 @@ public final class ConfinedFolder: Sendable {
             throw failure
         }
     }
+
+    public static let draftSuffix = ".draft"
 
     /// Creates the folder `relative` (its parent must exist); one already there is fine.
     public func makeFolder(_ relative: String) throws {

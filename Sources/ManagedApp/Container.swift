@@ -142,7 +142,7 @@ public struct Container: Sendable {
         }
     }
 
-    /// Whether a record file holds records of `kind` (`KIND-FIRST-LAST.SUFFIX`).
+    /// Whether a record file (`KIND-FIRST-LAST.SUFFIX`, or a draft of one) holds records of `kind`.
     private static func holds(_ file: String, _ kind: RecordKind) -> Bool {
         file[(file.lastIndex(of: "/").map { file.index(after: $0) } ?? file.startIndex)...].hasPrefix(
             kind.rawValue + "-")
@@ -169,8 +169,11 @@ public struct Container: Sendable {
     /// The files that hold records of `kind`: one user's, or every user's.
     private func storedFiles(of kind: RecordKind, user: String? = nil) -> [String] {
         if kind == .preferences {
-            let suffix = user.map { "/\($0).json" } ?? ".json"
-            return entries(of: Folder.preferences.rawValue).filter { $0.hasSuffix(suffix) }
+            // A draft left by a write cut short holds the user's values too, and goes with them.
+            let file = user.map { "/\($0).json" } ?? ".json"
+            return entries(of: Folder.preferences.rawValue).filter {
+                $0.hasSuffix(file) || $0.hasSuffix(file + ConfinedFolder.draftSuffix)
+            }
         }
         let folders = user.map { [folder(of: kind).rawValue + "/" + $0] } ?? entries(of: folder(of: kind).rawValue)
         return folders.flatMap(entries(of:)).filter { Self.holds($0, kind) }

@@ -89,6 +89,27 @@ import Testing
     }
 }
 
+extension ContainerTests {
+    /// An app killed in the middle of a write leaves its draft (`NAME.draft`): it holds that
+    /// user's values, and a cleanup deletes it with the rest.
+    @Test func aDraftLeftByAWriteCutShortGoesWithItsUsersRecords() throws {
+        try Self.withContainer { container in
+            try container.write(.plain, count: 2, user: "cou1", keys: .init())
+            try container.write(.preferences, count: 1, user: "cou1", keys: .init())
+            let drafts = [
+                container.path(.documents) + "/cou1/plain-3-4.txt.draft",
+                container.path(.preferences) + "/cou1.json.draft",
+            ]
+            for draft in drafts {
+                try "SDLAB-CANARY/cou1/mail/plain/3 rec".write(toFile: draft, atomically: false, encoding: .utf8)
+            }
+            try container.delete([.plain, .preferences], of: "cou1")
+            #expect(drafts.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+            #expect(!FileManager.default.fileExists(atPath: container.path(.documents) + "/cou1"))
+        }
+    }
+}
+
 /// A link planted where a user's records go (by a hook, or anything else running as the user)
 /// is never followed: records are not written through it, and a cleanup removes the link
 /// rather than what it points to.
