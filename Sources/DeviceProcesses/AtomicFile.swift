@@ -47,7 +47,14 @@ public enum AtomicFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw posixError("cannot create \(path)") }
         defer { close(fd) }
-        let written = data.withUnsafeBytes { buffer -> Bool in
+        guard writeFully(fd, data), ftruncate(fd, off_t(data.count)) == 0 else {
+            throw posixError("cannot write \(path)")
+        }
+    }
+
+    /// Writes all of `data` from the start of the open file `fd`; false when the disk refuses.
+    static func writeFully(_ fd: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
                 let n = pwrite(fd, buffer.baseAddress! + offset, buffer.count - offset, off_t(offset))
@@ -57,7 +64,6 @@ public enum AtomicFile {
             }
             return true
         }
-        guard written, ftruncate(fd, off_t(data.count)) == 0 else { throw posixError("cannot write \(path)") }
     }
 
     private static func posixError(_ what: String) -> Failure {

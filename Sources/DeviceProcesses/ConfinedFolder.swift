@@ -20,7 +20,9 @@ public final class ConfinedFolder: Sendable {
     public init(_ path: String) throws {
         descriptor = open(path, sdlab_open_path_flag() | O_DIRECTORY | O_CLOEXEC)
         self.path = path
-        guard descriptor >= 0 else { throw Self.failure("cannot open", path) }
+        guard descriptor >= 0 else {
+            throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     deinit { close(descriptor) }
@@ -69,27 +71,17 @@ public final class ConfinedFolder: Sendable {
         defer { close(parent) }
         let draft = name + Self.draftSuffix
         let fd = openat(parent, draft, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Self.failure("cannot create", relative) }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
-        let failure = written ? nil : Self.failure("cannot write", relative)
+        guard fd >= 0 else { throw failure("cannot create", relative) }
+        let problem = AtomicFile.writeFully(fd, data) ? nil : failure("cannot write", relative)
         close(fd)
-        if let failure {
+        if let problem {
             unlinkat(parent, draft, 0)
-            throw failure
+            throw problem
         }
         guard renameat(parent, draft, parent, name) == 0 else {
-            let failure = Self.failure("cannot replace", relative)
+            let problem = failure("cannot replace", relative)
             unlinkat(parent, draft, 0)
-            throw failure
+            throw problem
         }
     }
 
@@ -100,7 +92,7 @@ public final class ConfinedFolder: Sendable {
         let (parent, name) = try split(relative)
         defer { close(parent) }
         guard mkdirat(parent, name, 0o700) == 0 || errno == EEXIST else {
-            throw Self.failure("cannot create", relative)
+            throw failure("cannot create", relative)
         }
     }
 
@@ -110,7 +102,7 @@ public final class ConfinedFolder: Sendable {
         let (parent, name) = try split(relative)
         defer { close(parent) }
         guard unlinkat(parent, name, folder ? AT_REMOVEDIR : 0) == 0 || errno == ENOENT else {
-            throw Self.failure("cannot delete", relative)
+            throw failure("cannot delete", relative)
         }
     }
 
@@ -123,11 +115,12 @@ public final class ConfinedFolder: Sendable {
         }
         let parentPath = slash.map { String(relative[..<$0]) } ?? "."
         let parent = sdlab_open_beneath(descriptor, parentPath, sdlab_open_path_flag() | O_DIRECTORY | O_CLOEXEC, 0)
-        guard parent >= 0 else { throw Self.failure("cannot reach the folder of", relative) }
+        guard parent >= 0 else { throw failure("cannot reach the folder of", relative) }
         return (parent, name)
     }
 
-    private static func failure(_ what: String, _ path: String) -> Failure {
-        Failure(description: "\(what) \(path): \(String(cString: strerror(errno)))")
+    /// What failed on `relative`, named by its whole path, with the system's reason.
+    private func failure(_ what: String, _ relative: String) -> Failure {
+        Failure(description: "\(what) \(path)/\(relative): \(String(cString: strerror(errno)))")
     }
 }

@@ -137,10 +137,16 @@ struct SuiteCommandTests {
 /// Writes `scenario` as `name.yaml` in `folder` and runs it with `sdlab run`, its run folder
 /// under `folder` too (TMPDIR), so a test can look for whatever the run left behind there.
 func runScenario(_ scenario: String, named name: String, in folder: String) async throws -> CommandOutput {
+    try await run(
+        sdlabPath, ["run", writeScenario(scenario, named: name, in: folder)],
+        environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+}
+
+/// Writes `scenario` as `NAME.yaml` in `folder` and gives the file's path.
+func writeScenario(_ scenario: String, named name: String, in folder: String) throws -> String {
     let file = folder + "/\(name).yaml"
     try scenario.write(toFile: file, atomically: true, encoding: .utf8)
-    return try await run(
-        sdlabPath, ["run", file], environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+    return file
 }
 
 /// A launch that fails says why: an executable that exits at once is reported as ended, with
@@ -170,14 +176,13 @@ extension LaunchFailureTests {
     @Test func aFleetOverTheLimitOfOpenFilesIsToldSoBeforeTheBusRunsOut() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nofile")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let names = (1...30).map { "fleet\($0)" }
-        let file = folder + "/nofile.yaml"
-        try """
-        apps:
-        \(names.map { "  - {name: \($0), sdk: msal, background: true}" }.joined(separator: "\n"))
-        steps:
-          - launch: [\(names.joined(separator: ", "))]
-        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try writeScenario(
+            """
+            apps:
+              - {name: fleet, count: 30, sdk: msal, background: true}
+            steps:
+              - launch: all
+            """, named: "nofile", in: folder)
         let result = try await run(
             "/usr/bin/prlimit", ["--nofile=40:40", sdlabPath, "run", file],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(90))
@@ -385,15 +390,16 @@ extension LaunchFailureTests {
     @Test func aCheckInThatTimedOutBehindAHungBusIsToldAsCommittedOnceTheBusGoesOn() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hung-bus")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let (scenario, printed) = (folder + "/hung-bus.yaml", folder + "/printed.txt")
+        let printed = folder + "/printed.txt"
         // The wait is the window in which the test stops the bus, between the two changes.
-        try """
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - wait: 10s
-          - checkin
-        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let scenario = try writeScenario(
+            """
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - wait: 10s
+              - checkin
+            """, named: "hung-bus", in: folder)
         let (runner, _) = try ChildProcess.spawn(
             sdlabPath, ["run", "--jobs", "1", scenario], stdout: .file(printed), stderr: .null,
             environment: environment(with: ["TMPDIR": folder]))
