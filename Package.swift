@@ -9,6 +9,15 @@ let package = Package(
         .library(name: "DBusKit", targets: ["DBusKit"]),
         // The simulated SDKs as an app calls them, and the host that runs an app as a fleet member.
         .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract"]),
+        // What a team's own app code links: the real SDKs' modules under their real names, so its
+        // files compile with their imports as they are, and the host that runs it in a device.
+        .library(name: "MSAL", targets: ["MSAL"]),
+        .library(name: "AWSDK", targets: ["AWSDK"]),
+        .library(name: "notify", targets: ["notify"]),
+        .library(name: "Security", targets: ["Security"]),
+        .library(name: "SQLite3", targets: ["SQLite3"]),
+        .library(name: "UIKit", targets: ["UIKit"]),
+        .library(name: "DeviceHost", targets: ["DeviceHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,11 +46,13 @@ let package = Package(
             dependencies: [
                 "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // zlib, to read what a cleanup compressed rather than removed.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The device attacker: reads containers and tries every key found in them (Docs/behaviour.md §8).
         .target(
             name: "LeakScan",
             dependencies: [
-                "SharedDevice", "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
+                "CZlib", "SharedDevice", "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The hub process: the SharedDevice session served on the bus, its credentials and
         // its state file.
@@ -127,6 +138,38 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // MARK: A team's own app code (Docs/your-app.md)
+        // The process's link to its device, which every facade below talks through.
+        .target(name: "DeviceLink", dependencies: ["DBusKit", "DeviceContract", "SharedDevice"]),
+        // notify(3)'s registrations, posts and states over the device's notification center.
+        .target(name: "DarwinNotify", dependencies: ["DBusKit", "DeviceContract", "DeviceLink", "SharedDevice"]),
+        // CoreFoundation's names a team's code uses (CFString, CFDictionary, …) and the Darwin
+        // notify center, which Foundation brings on iOS; every facade re-exports it.
+        .target(name: "CoreFoundationDarwin", dependencies: ["DarwinNotify", "DeviceLink"]),
+        .target(name: "notify", dependencies: ["CoreFoundationDarwin", "DarwinNotify"]),
+        .target(name: "Security", dependencies: ["CoreFoundationDarwin", "DeviceLink"]),
+        .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLite3", dependencies: ["CSQLite3", "CoreFoundationDarwin"]),
+        .target(
+            name: "MSAL",
+            dependencies: [
+                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
+            ]),
+        .target(
+            name: "AWSDK",
+            dependencies: [
+                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
+            ]),
+        // Runs a team's app in a device as `sdlab-app` runs ours: the App1 object, the trace,
+        // the sandbox, and the scan of its bytes.
+        .target(
+            name: "DeviceHost",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "LeakScan", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
+        .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost"]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",
@@ -139,6 +182,14 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
+        .testTarget(name: "LeakScanTests", dependencies: ["LeakScan", "SharedDevice"]),
+        .testTarget(
+            name: "NotifyTests",
+            dependencies: [
+                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "Hub", "notify",
+                "SharedDevice", "TestSupport",
+            ]),
+        .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
         .testTarget(
             name: "DeviceContractTests",
             dependencies: [

@@ -1,0 +1,77 @@
+import DBusKit
+import DeviceContract
+import Synchronization
+
+/// The device a team's app runs in, as the facades (`MSAL`, `AWSDK`, `notify`, `Security`, the
+/// Darwin center) reach it: the bus, the hub, the app's keychain, and the host that listens to
+/// what they do. The host installs it before any of the app's code runs; without it (a facade
+/// used outside a device) each facade answers as the real SDK does when its broker, server or
+/// daemon is missing.
+public final class DeviceLink: Sendable {
+    public let connection: Connection
+    public let hub: HubAddress
+    /// How long an SDK waits for the hub before it counts as unreachable.
+    public let hubTimeout: Duration
+    /// The app's name: MSAL's client id, and `dev.sdlab.App.NAME` on the bus.
+    public let appName: String
+    /// The app's keychain: a folder beside its sandbox, which outlives the app's data as on a phone.
+    public let keychainFolder: String
+    public let listener: any DeviceListener
+
+    public init(
+        connection: Connection, hub: HubAddress, hubTimeout: Duration, appName: String, keychainFolder: String,
+        listener: any DeviceListener
+    ) {
+        self.connection = connection
+        self.hub = hub
+        self.hubTimeout = hubTimeout
+        self.appName = appName
+        self.keychainFolder = keychainFolder
+        self.listener = listener
+    }
+
+    private static let installed = Mutex<DeviceLink?>(nil)
+
+    /// The link of this process, once the host installed it.
+    public static var current: DeviceLink? { installed.withLock { $0 } }
+
+    /// Done once by the host, before the app's code runs.
+    public static func install(_ link: DeviceLink) { installed.withLock { $0 = link } }
+}
+
+/// What an SDK's check told the app, as the host traces it.
+public struct CheckReport: Sendable, Equatable {
+    /// The SDK's callbacks in the trace's words: `current-account(cou2,cou1)`, `wipe`, …
+    public var callbacks: [String]
+    /// Whom the SDK says the app serves now (nil: nobody).
+    public var user: String?
+    /// The previous account of an iOS MSAL result, when the check has one.
+    public var previous: String??
+    /// Workspace ONE: the app's UI is blocked until it is launched again.
+    public var blocked: Bool
+
+    public init(callbacks: [String], user: String?, previous: String?? = nil, blocked: Bool = false) {
+        self.callbacks = callbacks
+        self.user = user
+        self.previous = previous
+        self.blocked = blocked
+    }
+}
+
+/// What the facades tell the host as they work, so that the app's trace says what its SDK did
+/// and when, exactly as `sdlab-app`'s does.
+public protocol DeviceListener: Sendable {
+    /// A post reached this process (called on the bus connection's thread, as it arrives).
+    func heardPost(_ name: String, sender: String, serial: UInt32)
+    /// An SDK began asking the device whom the app serves.
+    func checkStarted()
+    /// The SDK answered; called before the app's completion or delegate runs.
+    func checkFinished(_ report: CheckReport)
+    /// The SDK could not answer (`error` is the device's or the bus's error name); nothing changed.
+    func checkFailed(_ error: String)
+    /// App code a facade called (a completion, a delegate method, a notification callback) returned.
+    func appCodeReturned()
+    /// What the person at the device types into MSAL's sign-in page; nil when nobody is there
+    /// (the app started an interactive sign-in that no scenario step asked for).
+    func takeCredentials() -> (user: String, password: String)?
+}
