@@ -170,6 +170,40 @@ let package = Package(
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost"]),
+        // MARK: Examples of a team's own app code, each in a correct and a broken variant
+        // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
+        // entry only picks the mistake it ships with.
+        .target(
+            name: "MSALNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"], path: "Sources/Examples/MSALNotes",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALNotes", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotes", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALNotesForgetsCaches", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsCaches", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALNotesForgetsKeychain", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsKeychain", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "WS1Inventory", dependencies: ["AWSDK", "DeviceHost", "UIKit"], path: "Sources/Examples/WS1Inventory",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleWS1Inventory", dependencies: ["WS1Inventory", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleWS1Inventory", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleWS1InventoryForgetsAppSupport", dependencies: ["WS1Inventory", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleWS1InventoryForgetsAppSupport",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "SQLiteShifts", dependencies: ["DeviceHost", "MSAL", "SQLite3", "UIKit"],
+            path: "Sources/Examples/SQLiteShifts", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleSQLiteShifts", dependencies: ["SQLiteShifts", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleSQLiteShifts", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleSQLiteShiftsLeavesWAL", dependencies: ["SQLiteShifts", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleSQLiteShiftsLeavesWAL", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",

@@ -19,7 +19,7 @@ public final class HubAddress: Sendable {
 
     /// The name to call: the well-known one, or the recorded one (read once).
     func destination() throws(DBusError) -> String {
-        guard let nameFile else { return DeviceBus.hubName }
+        guard nameFile != nil else { return DeviceBus.hubName }
         if let name = known.withLock({ $0 }) { return name }
         return try reread()
     }

@@ -70,3 +70,13 @@ public enum TraceField: String, Sendable, CaseIterable {
     case previous, current, reason, policy, hook, keeps, holds
     case kind, count
 }
+
+/// Why an app checks its account: the mechanism a timing report names.
+public enum CheckTrigger: String, Sendable {
+    case launch, foreground, signal
+    /// Continued after a suspension: a check only if the account-change state moved
+    /// (notify_check) or posts arrived, since posts to a stopped app may have been dropped.
+    case poll
+    /// After the app's own sign-in or sign-out.
+    case signIn = "sign-in", signOut = "sign-out"
+}

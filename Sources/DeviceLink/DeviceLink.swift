@@ -49,12 +49,18 @@ public struct CheckReport: Sendable, Equatable {
     public var previous: String??
     /// Workspace ONE: the app's UI is blocked until it is launched again.
     public var blocked: Bool
+    /// False when this was no detection opportunity for the SDK (a Workspace ONE app's return
+    /// to the foreground while blocked): it did not look, and the app learned nothing.
+    public var looked: Bool
 
-    public init(callbacks: [String], user: String?, previous: String?? = nil, blocked: Bool = false) {
+    public init(
+        callbacks: [String], user: String?, previous: String?? = nil, blocked: Bool = false, looked: Bool = true
+    ) {
         self.callbacks = callbacks
         self.user = user
         self.previous = previous
         self.blocked = blocked
+        self.looked = looked
     }
 }
 
@@ -69,9 +75,16 @@ public protocol DeviceListener: Sendable {
     func checkFinished(_ report: CheckReport)
     /// The SDK could not answer (`error` is the device's or the bus's error name); nothing changed.
     func checkFailed(_ error: String)
-    /// App code a facade called (a completion, a delegate method, a notification callback) returned.
-    func appCodeReturned()
+    /// App code a facade called (a completion, a delegate method, a notification callback)
+    /// returned; `afterCheck`: the code a check's answer led to (its completion, or the
+    /// delegate calls of a Workspace ONE detection), once per `checkStarted`.
+    func appCodeReturned(afterCheck: Bool)
     /// What the person at the device types into MSAL's sign-in page; nil when nobody is there
     /// (the app started an interactive sign-in that no scenario step asked for).
     func takeCredentials() -> (user: String, password: String)?
+}
+
+extension DeviceListener {
+    /// App code that no check led to returned (a notification callback, say).
+    public func appCodeReturned() { appCodeReturned(afterCheck: false) }
 }

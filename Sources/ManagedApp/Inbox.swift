@@ -1,14 +1,5 @@
+import DeviceContract
 import Synchronization
-
-/// Why an app checks its account: the mechanism a timing report names.
-public enum CheckTrigger: String, Sendable {
-    case launch, foreground, signal
-    /// Continued after a suspension: a check only if the account-change state moved
-    /// (notify_check) or posts arrived, since posts to a stopped app may have been dropped.
-    case poll
-    /// After the app's own sign-in or sign-out.
-    case signIn = "sign-in", signOut = "sign-out"
-}
 
 /// The app's work, one piece at a time. Check requests coalesce: any number made before a
 /// check starts are served by that one check (so a hundred posts that queued up while the

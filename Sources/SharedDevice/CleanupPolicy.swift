@@ -168,7 +168,8 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
     public static func all(in text: Substring) -> [Canary] { all(inUTF8: Array(text.utf8)) }
 
     /// Every canary in UTF-8 bytes: a byte search for the prefix, then the token after it, up
-    /// to a space, a quote, a comma or a brace. (Written over raw bytes: an app showing a
+    /// to the first byte that cannot be part of one, so that a canary followed by binary data (a
+    /// database row, a binary plist) still reads. (Written over raw bytes: an app showing a
     /// million records reads them all back for each snapshot.)
     public static func all(inUTF8 bytes: [UInt8]) -> [Canary] {
         let marker = Array(prefix.utf8)
@@ -188,13 +189,21 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Anything but what user and app names, kinds and numbers are made of: ASCII letters,
+    /// digits, `_`, `-`, `.` and the `/` between them.
     private static func ends(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
-            || byte == UInt8(ascii: "\r")
-            || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}")
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "/"):
+            false
+        default: true
+        }
     }
 
-    /// `USER/APP/KIND/N`, N in decimal digits.
+    /// `USER/APP/KIND/N`, N in decimal digits: the digits the token's last part starts with, as
+    /// a letter stored right after a canary (the next column of a database row, the next object
+    /// of a binary plist) is part of the token but not of the number.
     private init?(token: UnsafeBufferPointer<UInt8>) {
         var slashes: [Int] = []
         for index in token.indices where token[index] == UInt8(ascii: "/") {
@@ -206,9 +215,13 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
             String(decoding: UnsafeBufferPointer(rebasing: token[range]), as: UTF8.self)
         }
         guard let kind = RecordKind(rawValue: text(slashes[1] + 1..<slashes[2])),
-            let number = Self.decimal(UnsafeBufferPointer(rebasing: token[(slashes[2] + 1)...]))
+            let number = Self.decimal(Self.leadingDigits(UnsafeBufferPointer(rebasing: token[(slashes[2] + 1)...])))
         else { return nil }
         self.init(user: text(0..<slashes[0]), app: text(slashes[0] + 1..<slashes[1]), kind: kind, number: number)
+    }
+
+    private static func leadingDigits(_ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: text.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
     }
 
     /// A number in 1 to 18 decimal digits (no sign), or nil.

@@ -97,6 +97,11 @@ public actor MSALPublicClient {
 
     public func signOut() async throws { try await broker.signOut() }
 
+    /// The broker's accounts, or why they could not be had.
+    public nonisolated func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+        try await broker.hub.accounts()
+    }
+
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws

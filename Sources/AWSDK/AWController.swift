@@ -1,0 +1,141 @@
+@_exported import CoreFoundationDarwin
+import DeviceContract
+import DeviceLink
+import Foundation
+import SharedDevice
+import SharedDeviceSDK
+import Synchronization
+
+// The Workspace ONE SDK for iOS's public surface, with its real spellings (Docs/behaviour.md
+// §11), over the device's Hub.
+
+/// The error domains of the SDK's errors.
+public enum AWSDKErrorDomains {
+    public static let setup = "com.airwatch.sdk.setup"
+}
+
+/// The codes of `AWSDKErrorDomains.setup`.
+public enum AWSDKSetupError: Int, Sendable {
+    /// The initial check ran on a shared device that is checked in: nobody is signed in.
+    case sharedDeviceNotCheckedOut = 31
+    /// The Hub could not be reached.
+    case hubNotReachable = 2
+}
+
+/// What a Workspace ONE app implements to hear from the SDK. All but the initial check are
+/// optional (empty by default).
+public protocol AWControllerDelegate: AnyObject {
+    func controllerDidFinishInitialCheck(error: NSError?)
+    func controllerDidWipeCurrentUserData()
+    func controllerDidDetectUserChange()
+    func controllerDidReceive(profiles: [AnyObject])
+    func controllerDidLockDataAccess()
+    func controllerDidUnlockDataAccess()
+    func controllerWillPromptForPasscode()
+}
+
+extension AWControllerDelegate {
+    public func controllerDidWipeCurrentUserData() {}
+    public func controllerDidDetectUserChange() {}
+    public func controllerDidReceive(profiles: [AnyObject]) {}
+    public func controllerDidLockDataAccess() {}
+    public func controllerDidUnlockDataAccess() {}
+    public func controllerWillPromptForPasscode() {}
+}
+
+/// The SDK's controller. `start()` once per launch; the SDK then follows the app's lifecycle by
+/// itself: at each return to the foreground it looks for a check-in or check-out (it hears no
+/// broadcast). On a start after a check-in and a check-out by someone else the delegate hears,
+/// in order: wipe (the SDK has deleted its data keys), user change, initial check.
+public class AWController: NSObject, @unchecked Sendable {
+    private static let shared = AWController()
+
+    public static func clientInstance() -> AWController { shared }
+
+    private let lock = NSLock()
+    private weak var currentDelegate: AWControllerDelegate?
+    private var started = false
+    private var sdk: WorkspaceOneController?
+
+    /// Weak, as on iOS; setting it replaces the previous one.
+    public weak var delegate: AWControllerDelegate? {
+        get { lock.withLock { currentDelegate } }
+        set { lock.withLock { currentDelegate = newValue } }
+    }
+
+    public var callbackScheme = ""
+
+    /// Starts the SDK: the initial check, then a look at each return to the foreground.
+    /// Without a device the initial check fails (the Hub cannot be reached).
+    public func start() {
+        guard lock.withLock({ !started ? (started = true, true).1 : false }) else { return }
+        guard let link = DeviceLink.current, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk")
+        else {
+            let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)
+            return DispatchQueue.main.async { self.delegate?.controllerDidFinishInitialCheck(error: error) }
+        }
+        let sdk = WorkspaceOneController(
+            connection: link.connection, keychain: keychain, hub: link.hub, timeout: link.hubTimeout)
+        lock.withLock { self.sdk = sdk }
+        // Observes for the rest of the process, as the SDK does once started.
+        _ = NotificationCenter.default.addObserver(
+            forName: AppLifecycleNames.willEnterForeground, object: nil, queue: nil
+        ) { [weak self] _ in
+            self?.look(link) { await sdk.applicationWillEnterForeground() }
+        }
+        look(link) { await sdk.start() }
+    }
+
+    /// Whether the SDK found the device checked in: the app's UI stays blocked until it is
+    /// launched again.
+    var isBlocked: Bool {
+        guard let sdk = lock.withLock({ self.sdk }), let link = DeviceLink.current else { return false }
+        return waitFor(timeout: link.hubTimeout) { await sdk.isBlocked } ?? false
+    }
+
+    var controller: WorkspaceOneController? { lock.withLock { sdk } }
+
+    /// One detection opportunity: asks the Hub, tells the host, then the delegate on the main queue.
+    private func look(_ link: DeviceLink, _ detect: @escaping @Sendable () async -> WorkspaceOneController.Detection) {
+        link.listener.checkStarted()
+        let sdk = controller
+        Task {
+            let detection = await detect()
+            let blocked = await sdk?.isBlocked ?? false
+            let callbacks = detection.effects.compactMap { effect -> WorkspaceOneSDK.Callback? in
+                if case .callback(let callback) = effect { callback } else { nil }
+            }
+            if !detection.taken {
+                link.listener.checkFinished(CheckReport(callbacks: [], user: nil, looked: false))
+                return
+            }
+            if let session = detection.session {
+                link.listener.checkFinished(
+                    CheckReport(callbacks: callbacks.map(\.description), user: session.user, blocked: blocked))
+            } else {
+                link.listener.checkFailed(SDKErrors.hubUnreachable)
+            }
+            DispatchQueue.main.async { [weak self] in
+                for callback in callbacks { self?.tell(callback) }
+                link.listener.appCodeReturned(afterCheck: true)
+            }
+        }
+    }
+
+    private func tell(_ callback: WorkspaceOneSDK.Callback) {
+        guard let delegate else { return }
+        switch callback {
+        case .wipe: delegate.controllerDidWipeCurrentUserData()
+        case .userChanged: delegate.controllerDidDetectUserChange()
+        case .initialCheck(error: nil): delegate.controllerDidFinishInitialCheck(error: nil)
+        case .initialCheck(error: let error?):
+            let code =
+                error == WorkspaceOneSDK.notCheckedOutError
+                ? AWSDKSetupError.sharedDeviceNotCheckedOut : AWSDKSetupError.hubNotReachable
+            delegate.controllerDidFinishInitialCheck(
+                error: NSError(
+                    domain: AWSDKErrorDomains.setup, code: code.rawValue,
+                    userInfo: [NSLocalizedDescriptionKey: error]))
+        }
+    }
+}

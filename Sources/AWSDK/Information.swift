@@ -1,0 +1,112 @@
+import DBusKit
+import DeviceContract
+import DeviceLink
+import Foundation
+import SharedDevice
+
+/// The app's assignment status (only what shared-device code reads).
+public class ApplicationStatusInformation: NSObject {}
+
+public enum SharedDeviceStatus: Int, Sendable {
+    case unknown, checkedInUnassigned, checkedOutAssigned
+}
+
+public class SharedDeviceInformation: NSObject {
+    public let isDeviceStagingEnabled: Bool
+    public let sharedDeviceStatus: SharedDeviceStatus
+    public let userContextID: String?
+
+    init(isDeviceStagingEnabled: Bool, sharedDeviceStatus: SharedDeviceStatus, userContextID: String?) {
+        self.isDeviceStagingEnabled = isDeviceStagingEnabled
+        self.sharedDeviceStatus = sharedDeviceStatus
+        self.userContextID = userContextID
+    }
+}
+
+/// Whether the device is shared, and whether it is checked out (to whom).
+public class DeviceInformationController: NSObject, @unchecked Sendable {
+    public static let sharedController = DeviceInformationController()
+
+    public func fetchApplicationAssignmentStatus(
+        completion: @escaping (ApplicationStatusInformation?, SharedDeviceInformation?, Error?) -> Void
+    ) {
+        let completion = AppValue(completion)
+        guard let link = DeviceLink.current else {
+            let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)
+            return DispatchQueue.main.async { completion.value(nil, nil, error) }
+        }
+        Task {
+            do {
+                let shared =
+                    try await link.connection.hubProperty(.shared, at: link.hub, timeout: link.hubTimeout)?.bool
+                    ?? false
+                let session = Session(
+                    wire: try await link.connection.callHub(HubMethod.getSession, at: link.hub, timeout: link.hubTimeout)
+                        .first)
+                let status: SharedDeviceStatus =
+                    switch session?.state {
+                    case .checkedOut?: .checkedOutAssigned
+                    case .checkedIn?: .checkedInUnassigned
+                    default: .unknown
+                    }
+                let information = SharedDeviceInformation(
+                    isDeviceStagingEnabled: shared, sharedDeviceStatus: status, userContextID: session?.user)
+                DispatchQueue.main.async {
+                    completion.value(ApplicationStatusInformation(), information, nil)
+                    link.listener.appCodeReturned()
+                }
+            } catch {
+                DispatchQueue.main.async {
+                    completion.value(nil, nil, error as NSError)
+                    link.listener.appCodeReturned()
+                }
+            }
+        }
+    }
+}
+
+public class UserInformation: NSObject {
+    public let userName: String
+    public let userIdentifier: String
+    public let firstName: String
+    public let lastName: String
+    public let email: String
+    public let domain: String
+    public let groupID: String
+
+    init(_ fields: [String: String]) {
+        userName = fields["userName"] ?? ""
+        userIdentifier = fields["userIdentifier"] ?? ""
+        firstName = fields["firstName"] ?? ""
+        lastName = fields["lastName"] ?? ""
+        email = fields["email"] ?? ""
+        domain = fields["domain"] ?? ""
+        groupID = fields["groupID"] ?? ""
+    }
+}
+
+/// The checked-out user's identity: available once the SDK's initial check succeeded.
+public class UserInformationController: NSObject, @unchecked Sendable {
+    public static let sharedInstance = UserInformationController()
+
+    public func retrieveUserInfo(completionHandler: @escaping (UserInformation?, NSError?) -> Void) {
+        let completion = AppValue(completionHandler)
+        guard let link = DeviceLink.current, let sdk = AWController.clientInstance().controller else {
+            let error = NSError(
+                domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue,
+                userInfo: [NSLocalizedDescriptionKey: "the SDK has not finished its initial check"])
+            return DispatchQueue.main.async { completion.value(nil, error) }
+        }
+        Task {
+            let answer: Result<[String: String], any Error>
+            do { answer = .success(try await sdk.userInformation()) } catch { answer = .failure(error) }
+            DispatchQueue.main.async {
+                switch answer {
+                case .success(let fields): completion.value(UserInformation(fields), nil)
+                case .failure(let error): completion.value(nil, error as NSError)
+                }
+                link.listener.appCodeReturned()
+            }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import ArgumentParser
+import DBusKit
+import DeviceContract
+import DeviceLink
+import DeviceProcesses
+import Foundation
+import Glibc
+import SharedDevice
+import Synchronization
+
+/// Runs a team's app in a device exactly as `sdlab-app` runs ours: the same options, bus
+/// contract and trace, so every step, expectation, report and bench works for it. The host
+/// runs the main queue and main run loop, drives the app's lifecycle from the scenario's steps,
+/// and hands it the scenario's records. Two steps: `prepare()` before any of the app's code
+/// (options, sandbox, bus), then `run` with the app. UIKit's `@main` does both for an app
+/// delegate; an app without one calls `DeviceHost.main(app:)`.
+public final class DeviceHost: Sendable {
+    let app: HostedApp
+    let connection: Connection
+    let hub: HubAddress
+    let hubTimeout: Duration
+    /// The app's objects: touched on the main queue only.
+    private let parts = Mutex(AppValue<Parts>(Parts()))
+
+    struct Parts {
+        var lifecycle: AppLifecycleReceiver?
+        var deviceApp: DeviceLabApp?
+    }
+
+    private init(app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration) {
+        self.app = app
+        self.connection = connection
+        self.hub = hub
+        self.hubTimeout = hubTimeout
+    }
+
+    /// Reads the command line the runner starts apps with, puts the app's data in its
+    /// container, joins the device's bus and installs the link the facades use. On failure it
+    /// says what to start and exits 3.
+    public static func prepare(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> DeviceHost {
+        TerminationSignals.install()
+        let options: AppOptions
+        do {
+            options = try AppOptions.parse(arguments)
+        } catch {
+            AppOptions.exit(withError: error)
+        }
+        let sandbox = Sandbox(root: options.container)
+        do {
+            try sandbox.enter()
+        } catch {
+            cannotStart(options.name, "its sandbox: \(error)")
+        }
+        guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
+            cannotStart(options.name, "no device bus: " + whatToStart)
+        }
+        let connected = waitFor(timeout: .seconds(10)) { () -> Result<Connection, any Error> in
+            do { return .success(try await Connection.connect(to: address)) } catch { return .failure(error) }
+        }
+        guard case .success(let connection)? = connected else {
+            let why = if case .failure(let error)? = connected { "\(error)" } else { "no answer" }
+            cannotStart(options.name, "cannot reach the device bus at \(address) (\(why)): " + whatToStart)
+        }
+        let trace: TraceLog?
+        do {
+            trace = try options.trace.map { try TraceLog(path: $0, process: options.name) }
+        } catch {
+            cannotStart(options.name, "\(error)")
+        }
+        let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
+        let hub = HubAddress(nameFile: options.hubNameFile)
+        DeviceLink.install(
+            DeviceLink(
+                connection: connection, hub: hub, hubTimeout: .seconds(5), appName: options.name,
+                keychainFolder: sandbox.keychain, listener: app))
+        return DeviceHost(app: app, connection: connection, hub: hub, hubTimeout: .seconds(5))
+    }
+
+    static let whatToStart =
+        "this app runs inside a SharedDeviceLab device. Run a scenario that declares it"
+        + " (`sdlab run FILE`, with `executable:` naming this program), or start a device"
+        + " (`sdlab device up`) and pass --bus with the address it prints."
+
+    /// For an app without an app delegate: prepares, then runs `app`.
+    public static func main(app: DeviceLabApp?) -> Never {
+        prepare().run(lifecycle: nil, app: app)
+    }
+
+    /// Joins the device, launches the app, and serves the scenario's steps until SIGTERM (the
+    /// app's `willTerminate` runs, then its work in hand finishes) or until the bus goes away.
+    public func run(lifecycle: AppLifecycleReceiver?, app deviceApp: DeviceLabApp?) -> Never {
+        parts.withLock { $0 = AppValue(Parts(lifecycle: lifecycle, deviceApp: deviceApp)) }
+        Task { await serve() }
+        // A timer that never fires keeps the main run loop running when the app adds no source.
+        RunLoop.main.add(Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }, forMode: .default)
+        while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+    }
+
+    private func serve() async {
+        app.trace?.record(
+            .launched,
+            fields: [
+                (.sdk, .string(app.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
+                (.backgroundMode, .bool(app.backgroundMode)),
+            ] + Array(app.fields(of: CleanupJob(previousUser: nil, currentUser: nil, reason: "", policy: .wipeAll))
+                .dropFirst(3)))
+        do {
+            try connection.export([HostControl(host: self).interface], at: AppBus.path)
+            guard try await connection.requestName(AppBus.name(of: app.name)) == .primaryOwner else {
+                Self.cannotStart(app.name, "another process already owns \(AppBus.name(of: app.name))")
+            }
+        } catch {
+            Self.cannotStart(app.name, "\(error)")
+        }
+        await launch()
+        app.trace?.record(.ready)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        let terminated = await firstOf([
+            { @Sendable in
+                _ = await TerminationSignals.next()
+                return true
+            },
+            { @Sendable [connection] in
+                await connection.closed()
+                return false
+            },
+        ])
+        if terminated {
+            await lifecycle { $0.willTerminate() }
+            post(AppLifecycleNames.willTerminate)
+            await settled()
+        }
+        app.trace?.record(.terminated)
+        app.trace?.close()
+        UserDefaults.standard.synchronize()
+        exit(0)
+    }
+
+    static func cannotStart(_ name: String, _ why: String) -> Never {
+        FileHandle.standardError.write(Data("the app \(name) cannot start: \(why)\n".utf8))
+        exit(3)
+    }
+
+    // MARK: - The lifecycle, on the main queue
+
+    private func launch() async {
+        app.withState { $0.opportunity = .launch }
+        await lifecycle { $0.didFinishLaunching() }
+        post(AppLifecycleNames.didFinishLaunching)
+        await lifecycle { $0.didBecomeActive() }
+        post(AppLifecycleNames.didBecomeActive)
+        app.appCodeReturned(afterCheck: false)
+        await settled()
+    }
+
+    func foreground() async {
+        app.withState {
+            $0.opportunity = .foreground
+            $0.foreground = true
+        }
+        app.trace?.record(.foreground)
+        await lifecycle { $0.willEnterForeground() }
+        post(AppLifecycleNames.willEnterForeground)
+        await lifecycle { $0.didBecomeActive() }
+        post(AppLifecycleNames.didBecomeActive)
+        app.appCodeReturned(afterCheck: false)
+        await settled()
+    }
+
+    func background() async {
+        app.withState { $0.foreground = false }
+        app.trace?.record(.background)
+        await lifecycle { $0.willResignActive() }
+        post(AppLifecycleNames.willResignActive)
+        await lifecycle { $0.didEnterBackground() }
+        post(AppLifecycleNames.didEnterBackground)
+        app.appCodeReturned(afterCheck: false)
+    }
+
+    /// Calls the app's lifecycle receiver on the main queue and waits for it.
+    private func lifecycle(_ body: @escaping (AppLifecycleReceiver) -> Void) async {
+        let call = AppValue(body)
+        await onMain { [self] in
+            if let receiver = parts.withLock({ $0.value.lifecycle }) { call.value(receiver) }
+        }
+    }
+
+    /// Posts a `UIApplication` notification on the main queue and waits for its observers.
+    private func post(_ name: Notification.Name) {
+        DispatchQueue.main.async { NotificationCenter.default.post(name: name, object: nil) }
+    }
+
+    /// Runs `body` on the main queue and returns its result.
+    func onMain<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.main.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    func onMain(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.main.async {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Waits until the app's work in hand is done: no check in flight, every completion it led
+    /// to returned, and the main queue drained; at most `settleBound`.
+    func settled() async {
+        let deadline = ContinuousClock.now + Self.settleBound
+        while ContinuousClock.now < deadline {
+            await onMain {}
+            if app.isSettled { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    static let settleBound = Duration.seconds(15)
+
+    // MARK: - What the runner asks
+
+    func write(_ kind: RecordKind, count: Int) async throws -> [String] {
+        let records = try app.records(kind, count: count)
+        app.save()
+        let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
+        guard deviceApp.value != nil else {
+            throw DBusError.failed("the app takes no records: it is not a DeviceLabApp (Docs/your-app.md)")
+        }
+        let batch = records
+        do {
+            try await onMain { try deviceApp.value?.store(batch) }
+        } catch {
+            throw DBusError.failed("the app could not store the records: \(error)")
+        }
+        app.appCodeReturned(afterCheck: false)
+        app.trace?.record(
+            .wrote, [.kind: .string(kind.rawValue), .count: .int(Int64(count)), .user: .string(records[0].user)])
+        return records.map(\.canary)
+    }
+
+    func signIn(user: String, password: String) async throws {
+        app.withState {
+            $0.credentials = (user, password)
+            $0.opportunity = .signIn
+        }
+        defer { app.withState { $0.credentials = nil } }
+        try await appAction { $0.signIn(completion: $1) }
+        app.trace?.record(.signedIn, [.user: .string(user)])
+        await settled()
+    }
+
+    func signOut() async throws {
+        app.withState { $0.opportunity = .signOut }
+        try await appAction { $0.signOut(completion: $1) }
+        app.trace?.record(.signedOut)
+        await settled()
+    }
+
+    /// Calls the app's own sign-in or sign-out on the main queue and waits for its completion.
+    private func appAction(_ action: @escaping (DeviceLabApp, @escaping (Error?) -> Void) -> Void) async throws {
+        let call = AppValue(action)
+        let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
+        let error: String? = await withCheckedContinuation { continuation in
+            DispatchQueue.main.async {
+                guard let target = deviceApp.value else { return continuation.resume(returning: "none") }
+                call.value(target) { error in continuation.resume(returning: error.map { "\($0)" }) }
+            }
+        }
+        switch error {
+        case nil: return
+        case "none"?: throw AppError.notSupported.dbusError
+        case let error? where error.contains("notOffered") || error.contains("offers no"):
+            throw AppError.notSupported.dbusError
+        case let error?: throw DBusError.failed(error)
+        }
+    }
+
+    /// What the app shows and believes: the runner's expectations read this.
+    func snapshot() async -> AppSnapshot {
+        let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
+        let displayed = await withCheckedContinuation { continuation in
+            DispatchQueue.main.async { continuation.resume(returning: deviceApp.value?.displayedRecords() ?? []) }
+        }
+        let state = app.withState { $0 }
+        var snapshot = AppSnapshot()
+        snapshot.name = app.name
+        snapshot.sdk = app.sdk.rawValue
+        snapshot.pid = getpid()
+        snapshot.foreground = state.foreground
+        snapshot.blocked = state.blocked
+        snapshot.user = state.user
+        snapshot.previous = state.previous
+        snapshot.callbacks = state.callbacks
+        snapshot.error = state.lastError
+        snapshot.displayed = state.blocked ? [] : displayed.flatMap { Canary.all(in: $0[...]).map(\.description) }
+        snapshot.checks = state.checks
+        snapshot.cleanupFailures = state.cleanupFailures
+        return snapshot
+    }
+}

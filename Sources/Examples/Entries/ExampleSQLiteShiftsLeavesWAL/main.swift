@@ -1,0 +1,5 @@
+import SQLiteShifts
+import UIKit
+
+ShiftLog.mistake = .leavesDeletedRowsOnDisk
+AppDelegate.main()

@@ -1,0 +1,5 @@
+import UIKit
+import WS1Inventory
+
+InventoryStore.mistake = .forgetsApplicationSupport
+AppDelegate.main()

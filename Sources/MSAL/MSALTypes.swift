@@ -1,0 +1,261 @@
+@_exported import CoreFoundationDarwin
+import Foundation
+
+// MSAL for iOS's public types, with their real spellings (Docs/behaviour.md §10). All are
+// classes, as on Apple platforms, where they are NSObject subclasses.
+
+/// The domain of every error MSAL gives an app.
+public let MSALErrorDomain = "MSALErrorDomain"
+/// Under this `userInfo` key, the specific code of an `MSALError.internal` error.
+public let MSALInternalErrorCodeKey = "MSALInternalErrorCodeKey"
+public let MSALErrorDescriptionKey = "MSALErrorDescriptionKey"
+
+/// The codes an app sees. Only these (and -50142) reach an app as themselves; every other
+/// error is `internal`, with the specific code under `MSALInternalErrorCodeKey`.
+public enum MSALError: Int, Sendable {
+    case `internal` = -50000
+    case workplaceJoinRequired = -50001
+    case interactionRequired = -50002
+    case serverDeclinedScopes = -50003
+    case serverProtectionPoliciesRequired = -50004
+    case userCanceled = -50005
+    case serverError = -50006
+}
+
+/// The specific codes of `MSALError.internal`.
+public enum MSALInternalError: Int, Sendable {
+    case invalidParameter = -42000
+    case ambiguousAccount = -42102
+    case brokerNotAvailable = -42714
+}
+
+public class MSALAccountId: NSObject {
+    public let identifier: String?
+    public let objectId: String?
+    public let tenantId: String?
+
+    init(identifier: String) {
+        self.identifier = identifier
+        let parts = identifier.split(separator: ".", maxSplits: 1).map(String.init)
+        objectId = parts.first
+        tenantId = parts.count > 1 ? parts[1] : nil
+    }
+}
+
+public class MSALAccount: NSObject {
+    public let username: String?
+    public let identifier: String?
+    public let environment: String
+    public let homeAccountId: MSALAccountId?
+    public let accountClaims: [String: Any]?
+    public let isSSOAccount: Bool
+
+    init(username: String, homeAccountID: String, environment: String) {
+        self.username = username
+        identifier = homeAccountID
+        self.environment = environment
+        homeAccountId = MSALAccountId(identifier: homeAccountID)
+        accountClaims = ["preferred_username": username]
+        isSSOAccount = true
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        (object as? MSALAccount)?.identifier?.lowercased() == identifier?.lowercased()
+    }
+
+    public override var hash: Int { identifier?.lowercased().hashValue ?? 0 }
+    public override var description: String { "MSALAccount(\(username ?? "?"))" }
+}
+
+public class MSALTenantProfile: NSObject {
+    public let identifier: String?
+    public let tenantId: String?
+    public let environment: String?
+    public let isHomeTenantProfile: Bool
+
+    init(account: MSALAccount) {
+        identifier = account.homeAccountId?.objectId
+        tenantId = account.homeAccountId?.tenantId
+        environment = account.environment
+        isHomeTenantProfile = true
+    }
+}
+
+public class MSALResult: NSObject {
+    public let accessToken: String
+    public let account: MSALAccount
+    public let expiresOn: Date?
+    public let idToken: String?
+    public let scopes: [String]
+    public let tenantProfile: MSALTenantProfile
+    public let correlationId: UUID
+    public let authority: MSALAuthority?
+
+    init(accessToken: String, account: MSALAccount, expiresOn: Date?, scopes: [String], authority: MSALAuthority?) {
+        self.accessToken = accessToken
+        self.account = account
+        self.expiresOn = expiresOn
+        idToken = nil
+        self.scopes = scopes
+        tenantProfile = MSALTenantProfile(account: account)
+        correlationId = UUID()
+        self.authority = authority
+    }
+}
+
+public enum MSALDeviceMode: Int, Sendable {
+    case `default` = 0
+    case shared = 1
+}
+
+public class MSALDeviceInformation: NSObject {
+    public let deviceMode: MSALDeviceMode
+    public let extraDeviceInformation: [AnyHashable: Any]
+    public let hasAADSSOExtension: Bool
+
+    init(deviceMode: MSALDeviceMode) {
+        self.deviceMode = deviceMode
+        extraDeviceInformation = [:]
+        hasAADSSOExtension = false
+    }
+}
+
+// MARK: - Configuration and parameters
+
+public class MSALAuthority: NSObject {
+    public let url: URL
+
+    public init(url: URL) throws { self.url = url }
+}
+
+public class MSALAADAuthority: MSALAuthority {}
+
+public class MSALPublicClientApplicationConfig: NSObject {
+    public var clientId: String
+    public var redirectUri: String?
+    public var authority: MSALAuthority
+    public var knownAuthorities: [MSALAuthority] = []
+
+    public convenience init(clientId: String) {
+        self.init(clientId: clientId, redirectUri: nil, authority: nil)
+    }
+
+    public init(clientId: String, redirectUri: String?, authority: MSALAuthority?) {
+        self.clientId = clientId
+        self.redirectUri = redirectUri
+        // swift-format-ignore: NeverForceUnwrap
+        self.authority = authority ?? (try! MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!))
+    }
+}
+
+public class MSALParameters: NSObject {
+    /// Where the completion runs; nil: whichever thread finished the work.
+    public var completionBlockQueue: DispatchQueue?
+    public var correlationId: UUID?
+
+    public override init() {}
+}
+
+public class MSALWebviewParameters: NSObject {
+    /// A view controller on iOS; anything of the app's here (there is no UIKit on Linux).
+    public let authPresentationViewController: AnyObject
+
+    public init(authPresentationViewController: AnyObject) {
+        self.authPresentationViewController = authPresentationViewController
+    }
+}
+
+public enum MSALPromptType: Int, Sendable {
+    case selectAccount, login, consent, create, promptIfNecessary
+    public static let `default` = MSALPromptType.promptIfNecessary
+}
+
+public class MSALTokenParameters: MSALParameters {
+    public var scopes: [String]
+    public var authority: MSALAuthority?
+
+    init(scopes: [String]) { self.scopes = scopes }
+}
+
+public class MSALInteractiveTokenParameters: MSALTokenParameters {
+    public let webviewParameters: MSALWebviewParameters
+    public var promptType: MSALPromptType = .default
+    public var loginHint: String?
+    public var domainHint: String?
+
+    public init(scopes: [String], webviewParameters: MSALWebviewParameters) {
+        self.webviewParameters = webviewParameters
+        super.init(scopes: scopes)
+    }
+}
+
+public class MSALSilentTokenParameters: MSALTokenParameters {
+    public let account: MSALAccount
+    public var forceRefresh = false
+
+    public init(scopes: [String], account: MSALAccount) {
+        self.account = account
+        super.init(scopes: scopes)
+    }
+}
+
+public class MSALSignoutParameters: MSALParameters {
+    public let webviewParameters: MSALWebviewParameters
+    public var signoutFromBrowser = false
+    public var wipeAccount = false
+    public var wipeCacheForAllAccounts = false
+
+    public init(webviewParameters: MSALWebviewParameters) { self.webviewParameters = webviewParameters }
+}
+
+// MARK: - Global configuration
+
+public enum MSALLogLevel: Int, Sendable {
+    case nothing, error, warning, info, verbose, last
+}
+
+public enum MSALBrokeredAvailability: Int, Sendable {
+    case auto, none
+}
+
+public class MSALLoggerConfig: NSObject, @unchecked Sendable {
+    private let lock = NSLock()
+    private var level = MSALLogLevel.info
+    private var pii = false
+    private var callback: ((MSALLogLevel, String?, Bool) -> Void)?
+
+    public var logLevel: MSALLogLevel {
+        get { lock.withLock { level } }
+        set { lock.withLock { level = newValue } }
+    }
+
+    public var piiEnabled: Bool {
+        get { lock.withLock { pii } }
+        set { lock.withLock { pii = newValue } }
+    }
+
+    public func setLogCallback(_ callback: @escaping (MSALLogLevel, String?, Bool) -> Void) {
+        lock.withLock { self.callback = callback }
+    }
+
+    /// Passes a message to the app's callback at `level` or above; one with personal data only
+    /// when the app enabled it.
+    func log(_ level: MSALLogLevel, _ message: String, containsPII: Bool = false) {
+        let (callback, wanted) = lock.withLock {
+            (self.callback, level.rawValue <= self.level.rawValue && (!containsPII || pii))
+        }
+        guard wanted, level != .nothing else { return }
+        callback?(level, message, containsPII)
+    }
+}
+
+public class MSALGlobalConfig: NSObject {
+    public static let loggerConfig = MSALLoggerConfig()
+    private static let availability = NSLock()
+    nonisolated(unsafe) private static var brokered = MSALBrokeredAvailability.auto
+
+    public static var brokerAvailability: MSALBrokeredAvailability {
+        get { availability.withLock { brokered } }
+        set { availability.withLock { brokered = newValue } }
+    }
+}
