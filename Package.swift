@@ -130,14 +130,6 @@ let package = Package(
         .executableTarget(
             name: "FloorBroker", dependencies: ["CFloor"],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        // An example of an app a team builds on SharedDeviceSDK, with a cleanup of its own.
-        .executableTarget(
-            name: "ShiftNotesExample",
-            dependencies: [
-                "DeviceContract", "ManagedApp", "SharedDevice",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
         // MARK: A team's own app code (Docs/your-app.md)
         // The process's link to its device, which every facade below talks through.
         .target(name: "DeviceLink", dependencies: ["DBusKit", "DeviceContract", "SharedDevice"]),
@@ -160,12 +152,14 @@ let package = Package(
             dependencies: [
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
             ]),
+        // The sandbox's fence: the C library's file-writing calls, refused outside the container.
+        .target(name: "CWriteGuard"),
         // Runs a team's app in a device as `sdlab-app` runs ours: the App1 object, the trace,
         // the sandbox, and the scan of its bytes.
         .target(
             name: "DeviceHost",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "LeakScan", "SharedDevice",
+                "CWriteGuard", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "LeakScan", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
@@ -185,6 +179,9 @@ let package = Package(
         .executableTarget(
             name: "ExampleMSALNotesForgetsKeychain", dependencies: ["MSALNotes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALNotesForgetsKeychain", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALNotesExportsOutside", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesExportsOutside", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "WS1Inventory", dependencies: ["AWSDK", "DeviceHost", "UIKit"], path: "Sources/Examples/WS1Inventory",
             swiftSettings: [.swiftLanguageMode(.v5)]),

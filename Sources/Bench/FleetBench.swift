@@ -101,6 +101,8 @@ public struct FleetBench: Sendable {
     public var records: Int
     public var warmup = 10
     public var warmupChanges = 1
+    /// A team's app to run the fleet of instead of `sdlab-app` (its cleanup its own code).
+    public var executable: String?
     /// Told what is happening, for a person watching.
     public var progress: @Sendable (String) -> Void = { _ in }
 
@@ -129,7 +131,9 @@ public struct FleetBench: Sendable {
 
         // Every delivery is timed from its trace line, so no post goes untraced here.
         let specs = (1...apps).map {
-            AppSpec(name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: .wipeAll, tracedPostsPerSecond: 0)
+            AppSpec(
+                name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: executable == nil ? .wipeAll : .own(),
+                executable: executable, tracedPostsPerSecond: 0)
         }
         let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
         launched = launch.apps

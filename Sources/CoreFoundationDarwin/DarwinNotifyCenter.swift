@@ -13,7 +13,7 @@ public final class CFNotificationCenter: Sendable {
     /// The notify client the center registers and posts with; nil outside a device, where the
     /// center hears and sends nothing.
     private let client: @Sendable () -> NotifyClient?
-    private let observations = Mutex<[ObserverKey: Int32]>([:])
+    private let observations = Mutex<[ObserverKey: Observation]>([:])
 
     init(client: @escaping @Sendable () -> NotifyClient?) {
         self.client = client
@@ -30,19 +30,18 @@ public final class CFNotificationCenter: Sendable {
         let call = ObserverCall(callback: callback, name: CFNotificationName(name as CFString))
         let delivered = { [self] (_: Int32) in call.run(self, observer: key.observer) }
         guard let token = try? client.registerDispatch(name, queue: .main, handler: delivered) else { return }
-        let replaced = observations.withLock { $0.updateValue(token, forKey: key) }
-        if let replaced { try? client.cancel(replaced) }
+        let replaced = observations.withLock { $0.updateValue(Observation(client: client, token: token), forKey: key) }
+        replaced?.cancel()
     }
 
     /// Removes the observer's registrations: for `name`, or for every name when nil.
     func removeObserver(_ observer: UnsafeRawPointer?, name: String?) {
         let observer = UInt(bitPattern: observer)
-        let tokens = observations.withLock { observations in
+        let removed = observations.withLock { observations in
             let keys = observations.keys.filter { $0.observer == observer && (name == nil || $0.name == name) }
             return keys.compactMap { observations.removeValue(forKey: $0) }
         }
-        guard let client = client() else { return }
-        for token in tokens { try? client.cancel(token) }
+        for observation in removed { observation.cancel() }
     }
 
     func post(_ name: String) {
@@ -54,6 +53,15 @@ public final class CFNotificationCenter: Sendable {
 private struct ObserverKey: Hashable {
     let observer: UInt
     let name: String
+}
+
+/// The registration of one observer for one name, with the client that made it (the process's
+/// client changes if another device link is installed).
+private struct Observation: Sendable {
+    let client: NotifyClient
+    let token: Int32
+
+    func cancel() { try? client.cancel(token) }
 }
 
 /// An observer's callback and what it is called with. Unchecked: the callback and the name are

@@ -60,7 +60,8 @@ public final class NotifyClient: Sendable {
 
     // MARK: - Posting
 
-    /// `notify_post`: a signal on the bus, or for a process-local name a delivery in this process.
+    /// `notify_post`: a signal on the bus, or for a process-local name a delivery in this process
+    /// (which the listener does not hear of: nothing reached the process from the device).
     public func post(_ name: String) throws(NotifyFailure) {
         try NotifyName.checkPostable(name)
         guard !NotifyName.isProcessLocal(name) else { return deliverPost(named: name) }
@@ -112,8 +113,9 @@ public final class NotifyClient: Sendable {
         let isLocal = NotifyName.isProcessLocal(name)
         if !isLocal { try refuseOnConnectionThread() }
         let (registration, installation) = try registry.withLock { registry throws(NotifyFailure) in
+            let token = try registry.takeToken()
             let watch = registry.watches[name] ?? startWatching(name, isLocal: isLocal, in: &registry)
-            let registration = Registration(token: try registry.takeToken(), watch: watch, delivery: delivery)
+            let registration = Registration(token: token, watch: watch, delivery: delivery)
             watch.registrations.append(registration)
             registry.registrations[registration.token] = registration
             return (registration, watch.installation)

@@ -19,7 +19,8 @@ final class NotifyPipe: @unchecked Sendable {
         self.writeEnd = writeEnd
     }
 
-    /// A new pipe, closed on exec; its write end never blocks (a full pipe drops the token,
+    /// A new pipe, closed on exec (Swift's Glibc module has no `pipe2`, so the flag follows
+    /// `pipe`); its write end never blocks (a full pipe drops the token,
     /// which is a coalesced post: the app has not read the earlier ones yet).
     static func make() -> NotifyPipe? {
         var ends: [Int32] = [-1, -1]

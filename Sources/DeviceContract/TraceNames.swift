@@ -61,6 +61,8 @@ public enum TraceName: String, Sendable, CaseIterable {
     case signedIn = "signed-in", signedOut = "signed-out"
     /// The app could not save whom it acts for: `error`.
     case saveFailed = "save-failed"
+    /// A team's app tried to write outside its container and was refused: `path`, `call`.
+    case writeRefused = "write-refused"
 }
 
 /// The fields of trace events.
@@ -69,6 +71,7 @@ public enum TraceField: String, Sendable, CaseIterable {
     case sdk, pid, backgroundMode = "background_mode"
     case previous, current, reason, policy, hook, keeps, holds
     case kind, count
+    case path, call
 }
 
 /// Why an app checks its account: the mechanism a timing report names.

@@ -45,6 +45,12 @@ public final class DeviceHost: Sendable {
         } catch {
             AppOptions.exit(withError: error)
         }
+        guard case .own = options.policy else {
+            cannotStart(
+                options.name,
+                "it cleans up with code of its own, not \(options.policy.name): declare `cleanup: own`"
+                    + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
+        }
         let sandbox = Sandbox(root: options.container)
         do {
             try sandbox.enter()
@@ -67,6 +73,7 @@ public final class DeviceHost: Sendable {
         } catch {
             cannotStart(options.name, "\(error)")
         }
+        WriteFence.install(allowing: [sandbox.root, "/dev"], trace: trace)
         let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
@@ -221,7 +228,10 @@ public final class DeviceHost: Sendable {
 
     // MARK: - What the runner asks
 
+    /// Hands the app the next records of its user, once the work in hand (a check a post
+    /// started, say) is done, as `sdlab-app` serves requests after its pending checks.
     func write(_ kind: RecordKind, count: Int) async throws -> [String] {
+        await settled()
         let records = try app.records(kind, count: count)
         app.save()
         let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }

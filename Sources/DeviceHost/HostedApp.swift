@@ -38,6 +38,8 @@ final class HostedApp: DeviceListener, Sendable {
         var checking: [CheckTrigger] = []
         /// Checks whose app code (completion, delegate) has not returned yet.
         var owed = 0
+        /// Scans asked for after the app's code returned, not done yet.
+        var scansDue = 0
         /// The change whose data the host watches go, until a scan finds it gone.
         var watching: CleanupJob?
         var failureTold = false
@@ -133,9 +135,14 @@ final class HostedApp: DeviceListener, Sendable {
     func appCodeReturned(afterCheck: Bool) {
         let watching = state.withLock { state in
             if afterCheck { state.owed = max(0, state.owed - 1) }
+            if state.watching != nil { state.scansDue += 1 }
             return state.watching != nil
         }
-        if watching { scans.async { self.scan(afterCheck: afterCheck) } }
+        guard watching else { return }
+        scans.async {
+            self.scan(afterCheck: afterCheck)
+            self.state.withLock { $0.scansDue -= 1 }
+        }
     }
 
     func takeCredentials() -> (user: String, password: String)? {
@@ -246,5 +253,6 @@ final class HostedApp: DeviceListener, Sendable {
         }
     }
 
-    var isSettled: Bool { state.withLock { $0.owed == 0 && $0.checking.isEmpty } }
+    /// No check in flight, every piece of app code it led to returned, and scanned after.
+    var isSettled: Bool { state.withLock { $0.owed == 0 && $0.checking.isEmpty && $0.scansDue == 0 } }
 }

@@ -230,7 +230,7 @@ struct CanaryReader {
     /// to search next.
     private mutating func readZipEntry(at start: Int, in bytes: UnsafeBufferPointer<UInt8>, via path: [String]) -> Int {
         let next = start + ZipEntry.signature.count
-        guard let entry = ZipEntry(at: start, in: bytes), !entry.isEncrypted else { return next }
+        guard let entry = ZipEntry(at: start, in: bytes) else { return next }
         let label = path + ["zip:" + entry.name]
         switch entry.method {
         case ZipEntry.stored:
@@ -560,20 +560,20 @@ struct ZipEntry {
     /// descriptor) or in zip64 (the sizes in an extra field).
     var compressedSize: Int?
 
-    var isEncrypted: Bool { flags & 1 != 0 }
-
+    /// The entry at `start`, if its data is stored or deflated and not encrypted (the rest is
+    /// not read, and this rules out most headers that are magic numbers by chance).
     init?(at start: Int, in bytes: UnsafeBufferPointer<UInt8>) {
         guard start + 30 <= bytes.count else { return nil }
         func number(at offset: Int, size: Int) -> Int {
             (0..<size).reduce(0) { value, byte in value | Int(bytes[start + offset + byte]) << (8 * byte) }
         }
+        (flags, method) = (number(at: 6, size: 2), number(at: 8, size: 2))
+        guard method == Self.stored || method == Self.deflated, flags & 1 == 0 else { return nil }
         let (nameLength, extraLength) = (number(at: 26, size: 2), number(at: 28, size: 2))
         dataStart = start + 30 + nameLength + extraLength
         guard dataStart <= bytes.count else { return nil }
-        name = String(
-            decoding: UnsafeBufferPointer(rebasing: bytes[(start + 30)..<(start + 30 + nameLength)]), as: UTF8.self)
-        flags = number(at: 6, size: 2)
-        method = number(at: 8, size: 2)
+        let name = UnsafeBufferPointer(rebasing: bytes[(start + 30)..<(start + 30 + nameLength)])
+        self.name = String(decoding: name, as: UTF8.self)
         let size = number(at: 18, size: 4)
         compressedSize = size == 0xFFFF_FFFF || (size == 0 && flags & 8 != 0) ? nil : size
     }

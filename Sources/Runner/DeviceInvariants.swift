@@ -1,11 +1,18 @@
 import DeviceContract
 
 /// What must hold in every run, whatever its steps (read from the merged trace): the
-/// generation never goes back, and no check gives two callbacks of one kind (Workspace ONE:
-/// at most one `wipe`, `user-changed` and `initial-check` per opportunity, Docs/behaviour.md §6).
+/// generation never goes back, no check gives two callbacks of one kind (Workspace ONE:
+/// at most one `wipe`, `user-changed` and `initial-check` per opportunity, Docs/behaviour.md §6),
+/// and no app writes outside its container (Docs/your-app.md: the sandbox refuses it).
 enum DeviceInvariants {
     static func violations(in events: [TraceEvent]) -> [String] {
-        generationGoesBack(in: events) + repeatedCallbacks(in: events)
+        generationGoesBack(in: events) + repeatedCallbacks(in: events) + writesOutside(in: events)
+    }
+
+    private static func writesOutside(in events: [TraceEvent]) -> [String] {
+        events.filter { $0.is(.writeRefused) }.map { event in
+            "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(event[.call] ?? "?"), refused)"
+        }
     }
 
     private static func generationGoesBack(in events: [TraceEvent]) -> [String] {

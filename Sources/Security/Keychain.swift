@@ -67,24 +67,28 @@ import Foundation
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Adds an item; `result` receives what its `kSecReturn…` keys ask for.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     onKeychain(.current, result) { $0.add(attributes, result) }
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Finds items; `result` receives what the query's `kSecReturn…` keys ask for.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     onKeychain(.current, result) { $0.copyMatching(query, result) }
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Changes every item the query finds.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     onKeychain(.current) { $0.update(query, attributesToUpdate) }
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Deletes every item the query finds.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     onKeychain(.current) { $0.delete(query) }
 }

@@ -76,14 +76,17 @@ public typealias notify_handler_t = (Int32) -> Void
 
 // MARK: Calls
 
+@discardableResult
 public func notify_post(_ name: UnsafePointer<CChar>!) -> UInt32 {
     NotifyCalls.process.post(name)
 }
 
+@discardableResult
 public func notify_register_check(_ name: UnsafePointer<CChar>!, _ out_token: UnsafeMutablePointer<Int32>!) -> UInt32 {
     NotifyCalls.process.registerCheck(name, out_token)
 }
 
+@discardableResult
 public func notify_register_dispatch(
     _ name: UnsafePointer<CChar>!, _ out_token: UnsafeMutablePointer<Int32>!, _ queue: DispatchQueue!,
     _ handler: @escaping notify_handler_t
@@ -91,12 +94,14 @@ public func notify_register_dispatch(
     NotifyCalls.process.registerDispatch(name, out_token, queue, handler)
 }
 
+@discardableResult
 public func notify_register_signal(
     _ name: UnsafePointer<CChar>!, _ sig: Int32, _ out_token: UnsafeMutablePointer<Int32>!
 ) -> UInt32 {
     NotifyCalls.process.registerSignal(name, sig, out_token)
 }
 
+@discardableResult
 public func notify_register_file_descriptor(
     _ name: UnsafePointer<CChar>!, _ notify_fd: UnsafeMutablePointer<Int32>!, _ flags: Int32,
     _ out_token: UnsafeMutablePointer<Int32>!
@@ -104,26 +109,32 @@ public func notify_register_file_descriptor(
     NotifyCalls.process.registerFileDescriptor(name, notify_fd, flags, out_token)
 }
 
+@discardableResult
 public func notify_check(_ token: Int32, _ check: UnsafeMutablePointer<Int32>!) -> UInt32 {
     NotifyCalls.process.check(token, check)
 }
 
+@discardableResult
 public func notify_set_state(_ token: Int32, _ state64: UInt64) -> UInt32 {
     NotifyCalls.process.setState(token, state64)
 }
 
+@discardableResult
 public func notify_get_state(_ token: Int32, _ state64: UnsafeMutablePointer<UInt64>!) -> UInt32 {
     NotifyCalls.process.getState(token, state64)
 }
 
+@discardableResult
 public func notify_suspend(_ token: Int32) -> UInt32 {
     NotifyCalls.process.suspend(token)
 }
 
+@discardableResult
 public func notify_resume(_ token: Int32) -> UInt32 {
     NotifyCalls.process.resume(token)
 }
 
+@discardableResult
 public func notify_cancel(_ token: Int32) -> UInt32 {
     NotifyCalls.process.cancel(token)
 }

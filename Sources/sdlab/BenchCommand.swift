@@ -73,6 +73,12 @@ struct BenchCommand: AsyncParsableCommand {
             valueName: "dir"))
     var folder: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A team's MSAL app built on the device host (Docs/your-app.md) to run the fleets of, instead of sdlab-app.",
+            valueName: "program"))
+    var executable: String?
+
     @Flag(help: "Keep each fleet's and floor's run folder (traces, containers, logs).")
     var keep = false
 
@@ -85,6 +91,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard (0...1000).contains(changes) else { throw ValidationError("--changes is 0 to 1000") }
         guard (1...10_000).contains(records) else { throw ValidationError("--records is 1 to 10000") }
         guard (1...100).contains(repeats) else { throw ValidationError("--repeat is 1 to 100") }
+        if let executable, !FileManager.default.isExecutableFile(atPath: executable) {
+            throw ValidationError("--executable \(executable): not an executable file")
+        }
     }
 
     private var fleetSizes: [Int]? {
@@ -151,6 +160,7 @@ struct BenchCommand: AsyncParsableCommand {
                 let runFolder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench", in: runFoldersBase)
                 var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
                 bench.progress = { progress("\(label): \($0)") }
+                bench.executable = executable
                 let measured: FleetMeasurement
                 do {
                     measured = try await bench.run(in: runFolder)

@@ -87,8 +87,8 @@ import Testing
         let container = try ScratchContainer()
         // A canary whose base64 has a slash where the canary is, so that an escape splits it.
         let secret = try #require(
-            (30..<300).lazy.map { Data(record(canary($0))) }.first {
-                $0.base64EncodedString().dropFirst(20).prefix(20).contains("/")
+            (1..<1000).lazy.map { Data(record(canary(1, user: "user\($0)"))) }.first {
+                $0.base64EncodedString().dropFirst(18).prefix(20).contains("/")
             })
         let json = try JSONEncoder().encode(Item(account: "\(canary(1))", secret: secret))
         #expect(String(decoding: json, as: UTF8.self).contains("CANARY\\/"))

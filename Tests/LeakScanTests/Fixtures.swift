@@ -47,7 +47,7 @@ func run(_ arguments: [String], output: String? = nil) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
     if let output {
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: output)
     }
     try process.run()

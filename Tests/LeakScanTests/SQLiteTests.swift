@@ -8,6 +8,8 @@ import Testing
     /// Writes rows holding canaries 1 to `rows` (each a canary column, then a text column, so
     /// that each canary is followed by a letter in its row), deletes them, then runs `ending`.
     private func deleteRows(_ rows: Int, in database: String, then ending: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (database as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try python(
             """
             import os, sqlite3, sys

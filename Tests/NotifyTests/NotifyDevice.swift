@@ -54,12 +54,18 @@ final class NotifyDevice: Sendable {
     }
 
     /// A process of the device: a connection and a notify client of its own.
-    func process(timeout: Duration = .seconds(10)) async throws -> DeviceProcess {
+    func process(timeout: Duration = .seconds(10), hub: HubAddress = .wellKnown) async throws -> DeviceProcess {
+        let connection = try await connection()
+        let listener = CountingListener()
+        let client = NotifyClient(connection: connection, hub: hub, timeout: timeout, listener: listener)
+        return DeviceProcess(connection: connection, client: client, listener: listener)
+    }
+
+    /// A connection of the test's own, closed after it.
+    func connection() async throws -> Connection {
         let connection = try await Connection.connect(to: bus.address)
         connections.withLock { $0.append(connection) }
-        let listener = CountingListener()
-        let client = NotifyClient(connection: connection, hub: .wellKnown, timeout: timeout, listener: listener)
-        return DeviceProcess(connection: connection, client: client, listener: listener)
+        return connection
     }
 
     /// The hub's state of a name, read directly.
@@ -75,11 +81,9 @@ struct DeviceProcess: Sendable {
     let listener: CountingListener
 
     /// Runs a blocking notify call off the cooperative pool, as an app's thread would make it.
-    func blocking<T: Sendable>(_ call: @escaping @Sendable (NotifyClient) throws(NotifyFailure) -> T)
-        async throws(NotifyFailure) -> T
-    {
+    func blocking<T: Sendable>(_ call: @escaping @Sendable (NotifyClient) throws -> T) async throws -> T {
         let client = client
-        return try await offPool { Result { () throws(NotifyFailure) in try call(client) } }.get()
+        return try await offPool { Result { try call(client) } }.get()
     }
 
     /// Registers a dispatch token whose deliveries come out of the returned stream.

@@ -4,9 +4,9 @@ import Testing
 
 /// App code as written for iOS, importing only Foundation and Security, over the keychain that
 /// `SDLAB_KEYCHAIN` names (set once for the process, as a test host would). These tests share
-/// that keychain, so they run one at a time.
+/// that keychain, so they run one at a time, each removing it when done.
 @Suite("iOS keychain code", .serialized)
-struct IOSCodeTests {
+final class IOSCodeTests {
     /// The process's keychain folder, named in the environment once.
     private static let folder: String = {
         let folder = NSTemporaryDirectory() + "security-tests-ios-" + UUID().uuidString
@@ -16,29 +16,39 @@ struct IOSCodeTests {
 
     init() { _ = Self.folder }
 
+    deinit { try? FileManager.default.removeItem(atPath: Self.folder) }
+
     @Test func theSnippetRunsAsOnIOS() throws {
-        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                    kSecAttrService as String: "com.contoso.notes",
-                                    kSecAttrAccount as String: "token",
-                                    kSecValueData as String: Data("secret".utf8)]
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: "com.contoso.notes",
+            kSecAttrAccount as String: "token",
+            kSecValueData as String: Data("secret".utf8),
+        ]
         let status = SecItemAdd(query as CFDictionary, nil)
         #expect(status == errSecSuccess)
 
-        let match: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                    kSecAttrService as String: "com.contoso.notes",
-                                    kSecAttrAccount as String: "token"]
+        let match: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: "com.contoso.notes",
+            kSecAttrAccount as String: "token",
+        ]
         let data = Data("rotated".utf8)
         let again = SecItemAdd(query as CFDictionary, nil)
         #expect(again == errSecDuplicateItem)
         if again == errSecDuplicateItem {
-            #expect(SecItemUpdate(match as CFDictionary, [kSecValueData as String: data] as CFDictionary) == errSecSuccess)
+            #expect(
+                SecItemUpdate(match as CFDictionary, [kSecValueData as String: data] as CFDictionary) == errSecSuccess)
         }
 
         var result: CFTypeRef?
-        let found = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword,
-                                         kSecAttrService as String: "com.contoso.notes",
-                                         kSecReturnData as String: true,
-                                         kSecMatchLimit as String: kSecMatchLimitOne] as CFDictionary, &result)
+        let found = SecItemCopyMatching(
+            [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: "com.contoso.notes",
+                kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitOne,
+            ] as CFDictionary, &result)
         #expect(found == errSecSuccess)
         #expect(result as? Data == data)
 
@@ -48,21 +58,25 @@ struct IOSCodeTests {
     }
 
     @Test func attributesReadBackAsOnIOS() throws {
-        let item: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
-                                   kSecAttrService as String: "com.contoso.notes",
-                                   kSecAttrAccount as String: "profile",
-                                   kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
-                                   kSecUseDataProtectionKeychain as String: true,
-                                   kSecValueData as String: Data("{}".utf8)]
+        let item: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: "com.contoso.notes",
+            kSecAttrAccount as String: "profile",
+            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            kSecUseDataProtectionKeychain as String: true,
+            kSecValueData as String: Data("{}".utf8),
+        ]
         #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
         defer { _ = SecItemDelete(item as CFDictionary) }
 
         var result: CFTypeRef?
-        let query: [CFString: Any] = [kSecClass: kSecClassGenericPassword,
-                                      kSecAttrAccount: "profile",
-                                      kSecReturnAttributes: kCFBooleanTrue as Any,
-                                      kSecReturnData: kCFBooleanTrue as Any,
-                                      kSecMatchLimit: kSecMatchLimitAll]
+        let query: [CFString: Any] = [
+            kSecClass: kSecClassGenericPassword,
+            kSecAttrAccount: "profile",
+            kSecReturnAttributes: kCFBooleanTrue as Any,
+            kSecReturnData: kCFBooleanTrue as Any,
+            kSecMatchLimit: kSecMatchLimitAll,
+        ]
         #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
         let items = try #require(result as? [[String: Any]])
         #expect(items.count == 1)

@@ -42,7 +42,9 @@ struct ResultTests {
         let keychain = try TemporaryKeychain.seeded()
         let query = Seed.password("token", data.merging([kSecMatchLimit as String: 1]) { $1 })
         #expect(keychain.store.find(query).result as? Data == Data("secret".utf8))
-        let two: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2, kSecReturnData as String: true]
+        let two: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: 2, kSecReturnData as String: true,
+        ]
         #expect((keychain.store.find(two).result as? [Data])?.count == 2)
     }
 

@@ -34,7 +34,9 @@ let statusCases: [StatusCase] = [
     StatusCase("add an existing account as synchronizable", errSecSuccess) {
         $0.addItem(Seed.password("token", group: "group.a", [kSecAttrSynchronizable as String: true]))
     },
-    StatusCase("add an existing internet password", errSecDuplicateItem) { $0.addItem(Seed.internetPassword(port: 443)) },
+    StatusCase("add an existing internet password", errSecDuplicateItem) {
+        $0.addItem(Seed.internetPassword(port: 443))
+    },
     StatusCase("add an internet password on another port", errSecSuccess) {
         $0.addItem(Seed.internetPassword(port: 8443))
     },
@@ -51,8 +53,10 @@ let statusCases: [StatusCase] = [
     StatusCase("add a string as kSecValueData", errSecParam) {
         $0.addItem(Seed.password("new", [kSecValueData as String: "secret"]))
     },
-    StatusCase("add a string as kSecAttrPort", errSecParam) { $0.addItem(Seed.internetPassword(port: 1)
-        .merging([kSecAttrPort as String: "443"]) { _, new in new })
+    StatusCase("add a string as kSecAttrPort", errSecParam) {
+        $0.addItem(
+            Seed.internetPassword(port: 1)
+                .merging([kSecAttrPort as String: "443"]) { _, new in new })
     },
     StatusCase("add an unknown kSecAttrAccessible", errSecParam) {
         $0.addItem(Seed.password("new", [kSecAttrAccessible as String: "always"]))
@@ -68,7 +72,9 @@ let statusCases: [StatusCase] = [
         $0.addItem(Seed.password("new", [kSecValueRef as String: NSData()]))
     },
     // CopyMatching
-    StatusCase("copy an existing item", errSecSuccess) { $0.find(Seed.password("token").merging(returnData) { $1 }).status },
+    StatusCase("copy an existing item", errSecSuccess) {
+        $0.find(Seed.password("token").merging(returnData) { $1 }).status
+    },
     StatusCase("copy all the service's items", errSecSuccess) {
         $0.find(Seed.password("token").merging(limitAll) { $1 }).status
     },
@@ -120,7 +126,8 @@ let statusCases: [StatusCase] = [
         $0.updateItems(Seed.password("token").merging(returnData) { $1 }, [kSecAttrLabel as String: "x"])
     },
     StatusCase("update with kSecMatchLimitOne in the query", errSecSuccess) {
-        $0.updateItems(Seed.password("token", [kSecMatchLimit as String: kSecMatchLimitOne]), [kSecAttrLabel as String: "x"])
+        $0.updateItems(
+            Seed.password("token", [kSecMatchLimit as String: kSecMatchLimitOne]), [kSecAttrLabel as String: "x"])
     },
     StatusCase("update with kSecMatchLimit among the changes", errSecParam) {
         $0.updateItems(Seed.password("token"), [kSecMatchLimit as String: kSecMatchLimitAll])
@@ -136,7 +143,9 @@ let statusCases: [StatusCase] = [
     StatusCase("delete every generic password", errSecSuccess) {
         $0.deleteItems([kSecClass as String: kSecClassGenericPassword])
     },
-    StatusCase("delete with kSecMatchLimitAll", errSecSuccess) { $0.deleteItems(Seed.password("token").merging(limitAll) { $1 }) },
+    StatusCase("delete with kSecMatchLimitAll", errSecSuccess) {
+        $0.deleteItems(Seed.password("token").merging(limitAll) { $1 })
+    },
     StatusCase("delete with kSecMatchLimitOne", errSecParam) {
         $0.deleteItems(Seed.password("token", [kSecMatchLimit as String: kSecMatchLimitOne]))
     },
@@ -216,6 +225,8 @@ struct StatusTableTests {
         let messages = statuses.map { SecCopyErrorMessageString($0, nil) as String? }
         #expect(Set(messages).count == statuses.count)
         #expect(messages[7] == "The specified item could not be found in the keychain.")
-        #expect(SecCopyErrorMessageString(-1, nil) as String? == "The operation couldn't be completed. (OSStatus error -1.)")
+        #expect(
+            SecCopyErrorMessageString(-1, nil) as String? == "The operation couldn't be completed. (OSStatus error -1.)"
+        )
     }
 }

@@ -31,7 +31,8 @@ struct StorageTests {
     @Test func aWriteThatFailsReturnsErrSecIOAndChangesNothing() throws {
         let keychain = try TemporaryKeychain.seeded()
         // A folder where the next save writes its temporary file: the write fails (even as root).
-        try FileManager.default.createDirectory(atPath: keychain.store.file.path + ".tmp", withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            atPath: keychain.store.file.path + ".tmp", withIntermediateDirectories: false)
         #expect(keychain.store.addItem(Seed.password("new")) == errSecIO)
         #expect(keychain.store.deleteItems(Seed.password("token")) == errSecIO)
         #expect(keychain.store.count([kSecClass as String: kSecClassGenericPassword]) == 3)
@@ -40,7 +41,8 @@ struct StorageTests {
     @Test func aTemporaryFileIsNeverFollowedThroughALink() throws {
         let keychain = try TemporaryKeychain.seeded()
         let elsewhere = keychain.folder + "-elsewhere"
-        try FileManager.default.createSymbolicLink(atPath: keychain.store.file.path + ".tmp", withDestinationPath: elsewhere)
+        try FileManager.default.createSymbolicLink(
+            atPath: keychain.store.file.path + ".tmp", withDestinationPath: elsewhere)
         #expect(keychain.store.addItem(Seed.password("new")) == errSecIO)
         #expect(!FileManager.default.fileExists(atPath: elsewhere))
     }

@@ -8,6 +8,8 @@ public final class NotesStore {
     /// A mistake the app ships with (the broken variants of this example): nil for none.
     public enum Mistake {
         case forgetsCaches, forgetsKeychain
+        /// Also exports each note to a shared folder outside the app's container.
+        case exportsOutsideTheContainer
     }
 
     public static var mistake: Mistake?
@@ -35,6 +37,9 @@ public final class NotesStore {
             try fileManager.createDirectory(at: previewsFolder, withIntermediateDirectories: true)
             let preview = previewsFolder.appendingPathComponent("\(user)-\(id.replacingOccurrences(of: "/", with: "_"))")
             try Data(note.utf8).write(to: preview)
+            if NotesStore.mistake == .exportsOutsideTheContainer {
+                try? Data(note.utf8).write(to: URL(fileURLWithPath: "/tmp/contoso-notes-export.txt"))
+            }
         }
     }
 

@@ -1,0 +1,13 @@
+#ifndef SDLAB_WRITE_GUARD_H
+#define SDLAB_WRITE_GUARD_H
+
+/// Called for each write the guard refused: the path as the app gave it (made absolute), and
+/// the call (`open`, `mkdir`, `rename`, …).
+typedef void (*sdlab_write_refused)(const char *path, const char *call);
+
+/// From now on, this process may create, change or remove files only beneath the `count`
+/// folders in `allowed` (absolute, without a trailing slash): any other such call fails with
+/// EACCES and is told to `refused`. Call once, before the app's code runs.
+void sdlab_write_guard_install(const char *const *allowed, int count, sdlab_write_refused refused);
+
+#endif

@@ -1,0 +1,134 @@
+import DeviceProcesses
+import Foundation
+import TestSupport
+import Testing
+
+/// A team's own app code in a device (Docs/your-app.md): the examples, written against MSAL,
+/// Workspace ONE, the Darwin center, the keychain and SQLite, run on the device host, and each
+/// broken variant is judged by the bytes it leaves.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct TeamAppTests {
+    static let built = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent()
+    static func example(_ name: String) -> String { built.appendingPathComponent(name).path }
+
+    @Test func theExamplesPassTheirScenarios() async throws {
+        let scenarios = [
+            "team-msal-notes-app-cleans-up-on-check-in.yaml", "team-ws1-inventory-app-wipes-at-next-foreground.yaml",
+            "team-sqlite-shifts-app-deletes-rows-for-good.yaml",
+        ].map { RunCommandTests.library + "/" + $0 }
+        let result = try await run(sdlabPath, ["run"] + scenarios, timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("3 of 3 scenarios passed"), "\(result.stdout)")
+    }
+
+    /// Expecting no leak of the broken variants fails the run, naming the file, the user, the
+    /// kind and how the scan read it: a cache the app forgot, the keychain (in base64), and rows
+    /// a DELETE left in SQLite's write-ahead log.
+    @Test func aBrokenCleanupFailsNamingWhatItLeft() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-team")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: broken team apps
+            apps:
+              - {name: caches, sdk: msal, background: true, executable: \(Self.example("ExampleMSALNotesForgetsCaches")), cleanup: own}
+              - {name: keychain, sdk: msal, background: true, executable: \(Self.example("ExampleMSALNotesForgetsKeychain")), cleanup: own}
+              - {name: wal, sdk: msal, background: true, executable: \(Self.example("ExampleSQLiteShiftsLeavesWAL")), cleanup: own}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: [caches, keychain, wal]
+              - write: {app: caches, kind: plain, count: 2}
+              - write: {app: keychain, kind: sensitive, count: 2}
+              - write: {app: wal, kind: plain, count: 2}
+              - checkin
+              - settle
+              - expect:
+                  caches: {user: none, leaks: 0}
+                  keychain: {user: none, leaks: 0}
+                  wal: {user: none, leaks: 0}
+            """
+        let result = try await run(
+            sdlabPath, ["run", try writeScenario(scenario, named: "broken.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(120))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let out = result.stdout
+        #expect(out.contains("caches.leaks: expected 0, got 2"), "\(out)")
+        #expect(out.contains("caches: leaks 2: cou1 plain ×2 (home/Library/Caches/previews/cou1-"), "\(out)")
+        #expect(out.contains("keychain: leaks 2: cou1 sensitive ×2 (keychain/items.json [base64"), "\(out)")
+        #expect(out.contains("wal: leaks 2: cou1 plain ×2 (home/Library/Application Support/shifts.sqlite-wal"), "\(out)")
+        // Exposure is measured from the bytes: the pairs stay open, with what the scan found.
+        #expect(out.contains("3 (3 open)"), "\(out)")
+        #expect(out.contains("generation 2, caches (held cou1/plain): cleanup failed: left cou1 plain ×2"), "\(out)")
+    }
+
+    /// A cleanup that compresses the previous worker's data has not removed it: the scan reads
+    /// inside the archive.
+    @Test func aHookThatCompressesInsteadOfDeletingLeaks() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-gzip")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: gzip is not a cleanup
+            apps:
+              - {name: mail, sdk: msal, background: true, cleanup: {hook: "gzip -r \\"$SDLAB_CONTAINER/documents\\""}}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: mail
+              - write: {app: mail, kind: plain, count: 3}
+              - checkin
+              - settle
+              - expect:
+                  mail: {leaks: 0}
+            """
+        let result = try await run(
+            sdlabPath, ["run", try writeScenario(scenario, named: "gzip.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("mail.leaks: expected 0, got 3"), "\(result.stdout)")
+        #expect(result.stdout.contains("plain-1-3.txt.gz [gzip]"), "\(result.stdout)")
+    }
+
+    /// The sandbox: a write outside the container fails as on a phone, and the run names it.
+    @Test func aWriteOutsideTheContainerIsRefusedAndReported() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-outside")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: a write outside the container
+            apps:
+              - {name: notes, sdk: msal, background: true, executable: \(Self.example("ExampleMSALNotesExportsOutside")), cleanup: own}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: notes
+              - write: {app: notes, kind: plain, count: 1}
+              - checkin
+              - settle
+              - expect:
+                  notes: {user: none, leaks: 0}
+            """
+        let result = try await run(
+            sdlabPath, ["run", try writeScenario(scenario, named: "outside.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "notes tried to write outside its container: /tmp/contoso-notes-export.txt (open, refused)"),
+            "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/contoso-notes-export.txt"))
+    }
+
+    /// Outside a device the host says what to start, and exits 3.
+    @Test func outsideADeviceTheAppSaysWhatToStart() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nobus")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var bare = ProcessInfo.processInfo.environment
+        bare["DBUS_SESSION_BUS_ADDRESS"] = nil
+        let result = try await run(
+            Self.example("ExampleMSALNotes"),
+            ["--name", "notes", "--sdk", "msal", "--container", folder + "/notes", "--cleanup", "own"],
+            environment: bare)
+        #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("the app notes cannot start: no device bus"), "\(result.stderr)")
+        #expect(result.stderr.contains("sdlab run FILE"), "\(result.stderr)")
+    }
+}
