@@ -220,6 +220,7 @@ let package = Package(
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "Hub", "notify",
                 "SharedDevice", "TestSupport",
             ]),
+        .testTarget(name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
         .testTarget(
             name: "DeviceContractTests",

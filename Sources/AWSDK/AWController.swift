@@ -99,7 +99,7 @@ public class AWController: NSObject, @unchecked Sendable {
     private func look(_ link: DeviceLink, _ detect: @escaping @Sendable () async -> WorkspaceOneController.Detection) {
         link.listener.checkStarted()
         let sdk = controller
-        Task {
+        Task(executorPreference: link.connection) {
             let detection = await detect()
             let blocked = await sdk?.isBlocked ?? false
             let callbacks = detection.effects.compactMap { effect -> WorkspaceOneSDK.Callback? in

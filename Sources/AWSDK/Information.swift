@@ -35,7 +35,7 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
             let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)
             return DispatchQueue.main.async { completion.value(nil, nil, error) }
         }
-        Task {
+        Task(executorPreference: link.connection) {
             do {
                 let shared =
                     try await link.connection.hubProperty(.shared, at: link.hub, timeout: link.hubTimeout)?.bool
@@ -97,7 +97,7 @@ public class UserInformationController: NSObject, @unchecked Sendable {
                 userInfo: [NSLocalizedDescriptionKey: "the SDK has not finished its initial check"])
             return DispatchQueue.main.async { completion.value(nil, error) }
         }
-        Task {
+        Task(executorPreference: link.connection) {
             let answer: Result<[String: String], any Error>
             do { answer = .success(try await sdk.userInformation()) } catch { answer = .failure(error) }
             DispatchQueue.main.async {

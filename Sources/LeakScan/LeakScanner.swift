@@ -73,9 +73,9 @@ public struct LeakScanner: Sendable {
                         encrypted: encrypted, via: sighting.via))
             }
         }
-        return findings.sorted {
-            ($0.app, $0.file, $0.canary.description, $0.via) < ($1.app, $1.file, $1.canary.description, $1.via)
-        }
+        // Each canary's text made once, not at each comparison.
+        let keyed = findings.map { (key: ($0.app, $0.file, $0.canary.description, $0.via), finding: $0) }
+        return keyed.sorted { $0.key < $1.key }.map(\.finding)
     }
 
     /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
@@ -132,7 +132,7 @@ public struct LeakScanner: Sendable {
 /// stops at the first error, as most are false starts (a magic number by chance in ciphertext).
 struct CanaryReader {
     /// A canary read, and how (`LeakScanner.Finding.via`).
-    struct Sighting: Hashable {
+    struct Sighting {
         var canary: Canary
         var via: String
     }
@@ -146,11 +146,12 @@ struct CanaryReader {
 
     /// What is left of `maxDecodedBytes` for this file.
     private(set) var budget = maxDecodedBytes
-    private var sightings: Set<Sighting> = []
+    /// What the current read found; a canary read twice the same way is there twice.
+    private var sightings: [Sighting] = []
     private lazy var inflater = Inflater()
 
     /// The canaries in `bytes`, which the decodings `path` read from the file.
-    mutating func canaries(in bytes: [UInt8], via path: [String] = []) -> Set<Sighting> {
+    mutating func canaries(in bytes: [UInt8], via path: [String] = []) -> [Sighting] {
         sightings = []
         search(bytes, via: path)
         return sightings
@@ -184,7 +185,7 @@ struct CanaryReader {
     private mutating func note(_ canaries: [Canary], via path: [String]) {
         guard !canaries.isEmpty else { return }
         let via = path.joined(separator: " > ")
-        for canary in canaries { sightings.insert(Sighting(canary: canary, via: via)) }
+        sightings += canaries.map { Sighting(canary: $0, via: via) }
     }
 
     /// Decodes each run of base64 text around `hits` (of the probes) once per alignment its

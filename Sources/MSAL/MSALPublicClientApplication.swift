@@ -43,7 +43,7 @@ public class MSALPublicClientApplication: NSObject {
             }
         }
         link.listener.checkStarted()
-        Task {
+        Task(executorPreference: link.connection) {
             guard let answer = try? await client.getCurrentAccount() else { return }
             switch answer {
             case .success(let result):
@@ -84,7 +84,7 @@ public class MSALPublicClientApplication: NSObject {
             let fallback = MSALDeviceInformation(deviceMode: .default)
             return Calls.complete(on: queue) { completion.value(fallback, MSALErrors.brokerNotAvailable()) }
         }
-        Task {
+        Task(executorPreference: link.connection) {
             do {
                 let reply = try await link.connection.callHub(
                     BrokerMethod.getDeviceInformation, at: link.hub, timeout: link.hubTimeout)
@@ -118,7 +118,7 @@ public class MSALPublicClientApplication: NSObject {
             return Calls.complete(on: .main, link) { completion.value(nil, MSALErrors.make(.userCanceled)) }
         }
         let (clientID, scopes, authority) = (configuration.clientId, parameters.scopes, AppValue(parameters.authority))
-        Task {
+        Task(executorPreference: link.connection) {
             do {
                 let reply = try await link.connection.callHub(
                     BrokerMethod.signIn, [.string(typed.user), .string(typed.password), .string(clientID)],
@@ -146,7 +146,7 @@ public class MSALPublicClientApplication: NSObject {
         let (account, scopes, authority, clientID) = (
             AppValue(parameters.account), parameters.scopes, AppValue(parameters.authority), configuration.clientId
         )
-        Task {
+        Task(executorPreference: link.connection) {
             do {
                 let result = try await Calls.token(
                     for: account.value, scopes: scopes, authority: authority.value, link, clientID)
@@ -168,7 +168,7 @@ public class MSALPublicClientApplication: NSObject {
             return Calls.complete(on: .main) { completion.value(false, MSALErrors.brokerNotAvailable()) }
         }
         let (id, clientID) = (account.identifier ?? "", configuration.clientId)
-        Task {
+        Task(executorPreference: link.connection) {
             do {
                 try await link.connection.callHub(
                     BrokerMethod.signOut, [.string(id), .string(clientID)], at: link.hub, timeout: link.hubTimeout)

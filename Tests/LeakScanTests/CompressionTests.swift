@@ -13,7 +13,8 @@ import Testing
         // Compressible, or deflate would store it as it is.
         let second = try gzip(record(canary(2)) + Array(repeating: 0x2E, count: 5000), in: container)
         try container.write(randomBytes(1000) + first + Array("between".utf8) + second, to: "caches/notes.bin")
-        #expect(container.sightings() == ["caches/notes.bin [gzip] \(canary(1))", "caches/notes.bin [gzip] \(canary(2))"])
+        #expect(
+            container.sightings() == ["caches/notes.bin [gzip] \(canary(1))", "caches/notes.bin [gzip] \(canary(2))"])
     }
 
     @Test func zlibIsRead() throws {
@@ -143,7 +144,9 @@ import Testing
 
     /// A zip local file header and its deflated data.
     private func zipEntry(name: String, deflated: [UInt8]) -> [UInt8] {
-        func little(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func little(_ value: Int, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+        }
         let header =
             [0x50, 0x4B, 0x03, 0x04] + little(20, 2) + little(0, 2) + little(8, 2) + little(0, 4) + little(0, 4)
             + little(deflated.count, 4) + little(0xFFFF_FFFF, 4) + little(name.utf8.count, 2) + little(0, 2)

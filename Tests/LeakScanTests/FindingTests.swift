@@ -37,12 +37,16 @@ import Testing
         let container = try ScratchContainer()
         let key = SymmetricKey(size: .bits256)
         try container.write(key.withUnsafeBytes { Array($0) }, to: "keychain/app-data.key")
-        let plaintext = record(canary(1, .sensitive)) + Array(Data(record(canary(2, .sensitive))).base64EncodedString().utf8)
+        let plaintext =
+            record(canary(1, .sensitive)) + Array(Data(record(canary(2, .sensitive))).base64EncodedString().utf8)
         let sealed = try AES.GCM.seal(plaintext, using: key).combined!
         try container.write(Array(sealed), to: "documents/cou1/sensitive-1-2.sealed")
         let found = container.scan()
         #expect(
-            found.map { "\($0.canary.number) \($0.via) \($0.encrypted)" } == ["1 aes-gcm true", "2 aes-gcm > base64 true"])
-        #expect(found.described == "cou1 sensitive ×2 (documents/cou1/sensitive-1-2.sealed [aes-gcm, aes-gcm > base64])")
+            found.map { "\($0.canary.number) \($0.via) \($0.encrypted)" } == [
+                "1 aes-gcm true", "2 aes-gcm > base64 true",
+            ])
+        #expect(
+            found.described == "cou1 sensitive ×2 (documents/cou1/sensitive-1-2.sealed [aes-gcm, aes-gcm > base64])")
     }
 }
