@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "DeviceContractTests",
             dependencies: [
-                "DBusKit", "DeviceContract", "SharedDevice",
+                "DBusKit", "DeviceContract", "Scenario", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),

@@ -3,7 +3,7 @@ import Foundation
 /// Paths in a scenario are relative to the scenario file's folder, and the model holds them
 /// absolute: a scenario runs the same from any current folder, and one written elsewhere (a
 /// fuzz reproduction) still names the same files.
-enum ScenarioPath {
+public enum ScenarioPath {
     /// `path` against `folder`; `.` and `..` are resolved on the text, as a shell's `cd`
     /// does. An absolute path is kept as written.
     static func absolute(_ path: String, in folder: String) -> String {
@@ -54,7 +54,24 @@ enum ScenarioPath {
         default: return "\(path) is not a regular file"
         }
         guard access(path, X_OK) == 0 else { return "\(path) is not executable (chmod +x \(shellWord(path)))" }
-        return nil
+        return notAnApp(path)
+    }
+
+    /// The interface every app of a device serves (`AppBus.interface`): its name is in every
+    /// program built on the device host, as in `sdlab-app`.
+    public static let appInterface = "dev.sdlab.App1"
+
+    /// A compiled program (ELF) that does not serve the app interface is no app of a device: it
+    /// would never answer the runner. A script may be a wrapper that starts one, so it passes.
+    static func notAnApp(_ path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return "\(path) cannot be read" }
+        defer { try? file.close() }
+        guard file.readData(ofLength: 4) == Data([0x7f, 0x45, 0x4c, 0x46]) else { return nil }
+        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
+            bytes.range(of: Data(appInterface.utf8)) == nil
+        else { return nil }
+        return "\(path) is a program that serves no \(appInterface): build it on the device host"
+            + " (DeviceHost or UIKit's @main, Docs/your-app.md)"
     }
 
     /// No such file: says where a relative path starts and, when it names a file from a folder

@@ -1,65 +1,7 @@
-// `import Security` as on iOS: the keychain's SecItem functions, over the app's keychain folder
-// on its simulated device, so that an app's keychain code compiles and behaves unchanged.
-//
-// The rules below follow Apple's documentation of the SecItem functions and of the item
-// attribute and search keys (Keychain Services, developer.apple.com/documentation/security);
-// where it says nothing, they follow what Apple's published keychain server (securityd) does.
-//
-// Where the items are
-// - In the device's keychain folder (`DeviceLink.current.keychainFolder`); in a process outside
-//   a device, in the folder the environment variable `SDLAB_KEYCHAIN` names. With neither, every
-//   call returns errSecNotAvailable.
-// - All in one file, `items.json` (`ItemsFile`), read at every call and replaced atomically at
-//   every change: the keychain outlives the process. A file that cannot be written (a full disk)
-//   gives errSecIO, and nothing changed; one that cannot be decoded gives errSecDecode, and is
-//   left as it is.
-//
-// Dictionaries
-// - Every dictionary but an update's changes has `kSecClass`, one of the five classes. A
-//   missing or unknown class, an unknown key, or a value of the wrong type (`kSecValueData`
-//   not data, a `kSecReturn…` not a boolean, `kSecAttrAccessible` not one of its values) gives
-//   errSecParam.
-// - `kSecValueRef`, `kSecValuePersistentRef`, and `kSecReturnRef` or `kSecReturnPersistentRef`
-//   set to true give errSecUnimplemented: there are no SecKey or SecCertificate objects here,
-//   nor persistent references. `kSecUseDataProtectionKeychain` is accepted: iOS has no other.
-//
-// Items
-// - No two items share a primary key: for generic passwords class, service, account, access
-//   group and synchronizable; for internet passwords class, server, account, protocol, port,
-//   path, access group and synchronizable; for keys class, application tag, key class, access
-//   group and synchronizable; for certificates (and identities) their data, access group and
-//   synchronizable. An add that would break this gives errSecDuplicateItem and changes nothing.
-// - An added item gets what iOS fills in: empty primary-key attributes (`""`, 0, empty data),
-//   the app's access group (the app's name; `default` outside a device),
-//   `kSecAttrAccessibleWhenUnlocked`, not synchronizable, and its creation and modification
-//   dates (dates given to an add or an update are ignored).
-//
-// Searches (a CopyMatching's query, an Update's, a Delete's)
-// - An item is found when it is of the class and has each attribute given, equal; an attribute
-//   not given matches anything. Without `kSecAttrSynchronizable` only items that are not
-//   synchronizable are found; `kSecAttrSynchronizableAny` finds both. `kSecValueData` is not
-//   compared.
-// - SecItemCopyMatching returns at most `kSecMatchLimit` items, one when not given (a number
-//   is accepted too). With no `kSecReturn…` key the result is nil; with `kSecReturnData` the
-//   item's data (CFData); with `kSecReturnAttributes` a dictionary of its attributes (with
-//   `kSecClass` and the dates), plus `kSecValueData` when both are given; with a limit other
-//   than one, an array of these. Nothing found gives errSecItemNotFound. The result pointer
-//   may be nil, and is set to nil when a call fails.
-// - SecItemAdd with `kSecReturn…` keys returns the new item as a search for it with a limit
-//   of one would; `kSecMatchLimit` there is ignored.
-// - SecItemUpdate changes every item found. `kSecMatchLimit` in its query is accepted and
-//   ignored (Apple's server does not refuse it); `kSecReturn…` there gives errSecParam, as in
-//   Apple's server. The changes may not have `kSecClass`, `kSecReturn…` or `kSecMatchLimit`
-//   (errSecParam). An update that would make an item share its primary key with another gives
-//   errSecDuplicateItem and changes nothing; nothing found gives errSecItemNotFound. It sets
-//   the modification date.
-// - SecItemDelete deletes every item found. `kSecMatchLimitAll` is accepted; a limit of one,
-//   or any number, gives errSecParam, as Apple's server refuses it; `kSecReturn…` is ignored.
-//   Nothing found gives errSecItemNotFound.
-//
-// Not simulated: entitlements (any access group may be used, so errSecMissingEntitlement is
-// not returned), a locked device (`kSecAttrAccessible` is stored and searched, and
-// errSecInteractionNotAllowed is not returned), and iCloud's copies of synchronizable items.
+// `import Security` as on iOS: the keychain's SecItem functions over the app's keychain folder
+// on its simulated device, so that an app's keychain code compiles and behaves unchanged. The
+// rules (Apple's Keychain Services documentation, and where it is silent what Apple's keychain
+// server does) are in Docs/behaviour.md §10, "The keychain".
 
 @_exported import CoreFoundationDarwin
 import DeviceLink

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBusKit
 import DeviceContract
 import Foundation
+import Scenario
 import SharedDevice
 import Testing
 
@@ -145,4 +146,8 @@ import Testing
         let foreign = TraceEvent(line: #"{"t":5,"proc":"x","event":"e","user":null,"keeps":["a","b"],"ok":true}"#)
         #expect(foreign?.fields == ["user": "null", "keeps": "a,b", "ok": "true"])
     }
+}
+
+@Test func scenarioChecksLookForTheAppInterfaceByItsName() {
+    #expect(ScenarioPath.appInterface == AppBus.interface)
 }

@@ -117,6 +117,23 @@ struct TeamAppTests {
         #expect(!FileManager.default.fileExists(atPath: "/tmp/contoso-notes-export.txt"))
     }
 
+    /// `check` refuses a program that is no app of a device, saying why.
+    @Test func checkRefusesAProgramThatIsNoApp() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-notanapp")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: not an app
+            apps:
+              - {name: a, sdk: msal, executable: /bin/true, cleanup: own}
+            steps:
+              - launch: a
+            """
+        let result = try await run(sdlabPath, ["check", try writeScenario(scenario, named: "true.yaml", in: folder)])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.contains("executable: /bin/true is a program that serves no dev.sdlab.App1"), "\(result.stderr)")
+    }
+
     /// Outside a device the host says what to start, and exits 3.
     @Test func outsideADeviceTheAppSaysWhatToStart() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nobus")
