@@ -59,7 +59,9 @@ public struct LeakScanner: Sendable {
         }
         let contents = files.map { Self.contents(of: $0.path) }
         let keys = contents.compactMap { $0.count == 32 ? SymmetricKey(data: $0) : nil }
-        var findings = Set<Finding>()
+        // One finding per canary and file: a canary read there several ways (its text, and in
+        // base64 beside it) is one record left, its ways listed together.
+        var findings: [String: Finding] = [:]
         for (file, bytes) in zip(files, contents) {
             var reader = CanaryReader()
             let readable = reader.canaries(in: bytes).map { (sighting: $0, encrypted: false) }
@@ -67,15 +69,28 @@ public struct LeakScanner: Sendable {
                 reader.canaries(in: plaintext, via: ["aes-gcm"]).map { (sighting: $0, encrypted: true) }
             }
             for (sighting, encrypted) in readable + decrypted {
-                findings.insert(
-                    Finding(
+                let key = file.path + "\u{0}" + sighting.canary.description
+                guard var known = findings[key] else {
+                    findings[key] = Finding(
                         canary: sighting.canary, app: file.app, file: file.path, place: file.place,
-                        encrypted: encrypted, via: sighting.via))
+                        encrypted: encrypted, via: sighting.via)
+                    continue
+                }
+                known.via = Self.merged(known.via, sighting.via)
+                known.encrypted = known.encrypted && encrypted
+                findings[key] = known
             }
         }
         // Each canary's text made once, not at each comparison.
-        let keyed = findings.map { (key: ($0.app, $0.file, $0.canary.description, $0.via), finding: $0) }
+        let keyed = findings.values.map { (key: ($0.app, $0.file, $0.canary.description), finding: $0) }
         return keyed.sorted { $0.key < $1.key }.map(\.finding)
+    }
+
+    /// Two ways a canary was read, as one: plain text (`""`) says it all; else each way once.
+    static func merged(_ first: String, _ second: String) -> String {
+        guard !first.isEmpty, !second.isEmpty else { return "" }
+        let ways = Set(first.components(separatedBy: ", ") + second.components(separatedBy: ", "))
+        return ways.sorted().joined(separator: ", ")
     }
 
     /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
@@ -375,21 +390,31 @@ enum EscapedText {
         Canary.all(inUTF8: unescaped(from: start, in: bytes))
     }
 
-    /// The text from `start` with `\/` read as `/`, up to another escape.
+    /// The text from `start` with `\/` read as `/`, up to the first byte no canary holds.
     static func unescaped(from start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var text: [UInt8] = []
         var index = start
         while index < bytes.count, text.count < WideText.longest {
-            guard bytes[index] == UInt8(ascii: "\\") else {
-                text.append(bytes[index])
-                index += 1
+            if bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") {
+                text.append(UInt8(ascii: "/"))
+                index += 2
                 continue
             }
-            guard index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") else { break }
-            text.append(UInt8(ascii: "/"))
-            index += 2
+            guard isNameByte(bytes[index]) else { break }
+            text.append(bytes[index])
+            index += 1
         }
         return text
+    }
+
+    /// What names, kinds and numbers are made of.
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 }
 
@@ -657,7 +682,7 @@ extension Collection where Element == LeakScanner.Finding {
         return groups.keys.sorted().map { group in
             let findings = groups[group]!
             let files = Dictionary(grouping: findings, by: \.place).map { place, found in
-                let ways = Set(found.map(\.via)).subtracting([""]).sorted()
+                let ways = Set(found.flatMap { $0.via.components(separatedBy: ", ") }).subtracting([""]).sorted()
                 return ways.isEmpty ? place : "\(place) [\(ways.joined(separator: ", "))]"
             }.sorted()
             let shown =

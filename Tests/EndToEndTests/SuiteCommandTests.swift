@@ -156,10 +156,15 @@ func writeScenario(_ scenario: String, named name: String, in folder: String) th
     @Test func anAppThatExitsAtOnceIsToldAsEndedWithItsStatus() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-false")
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A script, which `check` lets through (it may start an app); a program that serves no
+        // app interface is refused before the run (TeamAppTests).
+        let script = folder + "/exits-at-once.sh"
+        try Data("#!/bin/sh\nexit 1\n".utf8).write(to: URL(fileURLWithPath: script))
+        chmod(script, 0o755)
         let result = try await runScenario(
             """
             apps:
-              - {name: broken, sdk: msal, executable: /bin/false}
+              - {name: broken, sdk: msal, executable: \(script)}
             steps:
               - launch: broken
             """, named: "false", in: folder)
