@@ -1,7 +1,8 @@
 @_exported import CoreFoundationDarwin
 import DeviceContract
 import DeviceLink
-import Foundation
+// AWSDK brings Foundation, as on iOS.
+@_exported import Foundation
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization

@@ -20,5 +20,6 @@ public typealias CFOptionFlags = UInt
 /// The status the keychain and other C APIs of Apple's return.
 public typealias OSStatus = Int32
 
-public let kCFBooleanTrue: CFBoolean = NSNumber(value: true)
-public let kCFBooleanFalse: CFBoolean = NSNumber(value: false)
+// Implicitly unwrapped, as iOS imports them: `kCFBooleanTrue!` and `kCFBooleanTrue` both compile.
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)

@@ -1,5 +1,6 @@
 @_exported import CoreFoundationDarwin
-import Foundation
+// MSAL brings Foundation, as its umbrella header does on iOS.
+@_exported import Foundation
 
 // MSAL for iOS's public types, with their real spellings (Docs/behaviour.md §10). All are
 // classes, as on Apple platforms, where they are NSObject subclasses.

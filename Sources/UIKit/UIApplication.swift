@@ -1,7 +1,8 @@
 @_exported import CoreFoundationDarwin
 import DeviceHost
 import DeviceLink
-import Foundation
+// UIKit brings Foundation, as on iOS.
+@_exported import Foundation
 
 // The slice of UIKit shared-device code touches (Docs/your-app.md): an app delegate's
 // lifecycle, `UIApplication`'s state, notifications and background tasks, and a view
