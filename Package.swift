@@ -168,7 +168,8 @@ let package = Package(
         // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
         // entry only picks the mistake it ships with.
         .target(
-            name: "MSALNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"], path: "Sources/Examples/MSALNotes",
+            name: "MSALNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"],
+            path: "Sources/Examples/MSALNotes",
             swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(
             name: "ExampleMSALNotes", dependencies: ["MSALNotes", "UIKit"],

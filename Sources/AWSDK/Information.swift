@@ -41,8 +41,10 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
                     try await link.connection.hubProperty(.shared, at: link.hub, timeout: link.hubTimeout)?.bool
                     ?? false
                 let session = Session(
-                    wire: try await link.connection.callHub(HubMethod.getSession, at: link.hub, timeout: link.hubTimeout)
-                        .first)
+                    wire: try await link.connection.callHub(
+                        HubMethod.getSession, at: link.hub, timeout: link.hubTimeout
+                    )
+                    .first)
                 let status: SharedDeviceStatus =
                     switch session?.state {
                     case .checkedOut?: .checkedOutAssigned

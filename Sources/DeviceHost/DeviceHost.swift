@@ -109,8 +109,7 @@ public final class DeviceHost: Sendable {
             fields: [
                 (.sdk, .string(app.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
                 (.backgroundMode, .bool(app.backgroundMode)),
-            ] + Array(app.fields(of: CleanupJob(previousUser: nil, currentUser: nil, reason: "", policy: .wipeAll))
-                .dropFirst(3)))
+            ] + app.cleanupFields)
         do {
             try connection.export([HostControl(host: self).interface], at: AppBus.path)
             guard try await connection.requestName(AppBus.name(of: app.name)) == .primaryOwner else {

@@ -42,7 +42,8 @@ struct HostControl: Sendable {
                 },
                 .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) {
                     [host] call async throws in
-                    try await host.signIn(user: call.arguments[0].string ?? "", password: call.arguments[1].string ?? "")
+                    try await host.signIn(
+                        user: call.arguments[0].string ?? "", password: call.arguments[1].string ?? "")
                     return []
                 },
                 .init(AppBus.Method.signOut.rawValue) { [host] _ async throws in

@@ -103,7 +103,7 @@ final class HostedApp: DeviceListener, Sendable {
             state.lastError = nil
             state.blocked = state.blocked || report.blocked
             if case .some(let previous) = report.previous { state.previous = previous }
-            let change = Self.change(report, from: state.user, because: trigger)
+            let change = self.change(report, from: state.user, because: trigger)
             state.user = report.user
             if let change {
                 state.watching = change
@@ -153,14 +153,14 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// The cleanup the SDK's answer calls for, if any (the rule is `UserChange`'s).
-    private static func change(_ report: CheckReport, from user: String?, because trigger: CheckTrigger)
+    private func change(_ report: CheckReport, from user: String?, because trigger: CheckTrigger)
         -> CleanupJob?
     {
         guard
             case .some(let previous) = UserChange.previousUser(
                 callbacks: report.callbacks, current: report.user, previous: report.previous, served: user)
         else { return nil }
-        return CleanupJob(previousUser: previous, currentUser: report.user, reason: trigger.rawValue, policy: .wipeAll)
+        return CleanupJob(previousUser: previous, currentUser: report.user, reason: trigger.rawValue, policy: cleanup)
     }
 
     // MARK: - The bytes
@@ -183,13 +183,17 @@ final class HostedApp: DeviceListener, Sendable {
             return
         }
         let failure = "left \(left.described)"
-        let tell = afterCheck && state.withLock { state in
-            guard state.watching == job, !state.failureTold else { return false }
-            state.failureTold = true
-            state.cleanupFailures.append(failure)
-            return true
+        let tell =
+            afterCheck
+            && state.withLock { state in
+                guard state.watching == job, !state.failureTold else { return false }
+                state.failureTold = true
+                state.cleanupFailures.append(failure)
+                return true
+            }
+        if tell {
+            trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
         }
-        if tell { trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))]) }
         schedulePoll()
     }
 
@@ -209,13 +213,15 @@ final class HostedApp: DeviceListener, Sendable {
 
     /// Whom a cleanup was for, why, and that it is the app's own code.
     func fields(of job: CleanupJob) -> [(TraceField, TraceValue)] {
-        var fields: [(TraceField, TraceValue)] = [
-            (.previous, .user(job.previousUser)), (.current, .user(job.currentUser)), (.reason, .string(job.reason)),
-            (.policy, .string(cleanup.name)),
-        ]
+        [(.previous, .user(job.previousUser)), (.current, .user(job.currentUser)), (.reason, .string(job.reason))]
+            + cleanupFields
+    }
+
+    /// The app's cleanup as the trace names it: `own`, and what it keeps.
+    var cleanupFields: [(TraceField, TraceValue)] {
         let keeps = RecordKind.keepable.filter(cleanup.keeps.contains).map(\.rawValue)
-        if !keeps.isEmpty { fields.append((.keeps, .string(keeps.joined(separator: ",")))) }
-        return fields
+        return [(.policy, .string(cleanup.name))]
+            + (keeps.isEmpty ? [] : [(.keeps, .string(keeps.joined(separator: ",")))])
     }
 
     // MARK: - Records
@@ -231,7 +237,8 @@ final class HostedApp: DeviceListener, Sendable {
             return (first..<first + count).map { number in
                 let canary = Canary(user: user, app: name, kind: kind, number: number).description
                 return DeviceRecord(
-                    user: user, kind: kind.rawValue, canary: canary, text: "\(canary) \(kind.rawValue) record of \(user)")
+                    user: user, kind: kind.rawValue, canary: canary,
+                    text: "\(canary) \(kind.rawValue) record of \(user)")
             }
         }
     }

@@ -46,12 +46,16 @@ struct Sandbox {
         let places: [(String, String?)] = [
             ("documents", fileManager.urls(for: .documentDirectory, in: .userDomainMask).first?.path),
             ("caches", fileManager.urls(for: .cachesDirectory, in: .userDomainMask).first?.path),
-            ("application support", fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path),
+            (
+                "application support",
+                fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?.path
+            ),
             ("temporary folder", NSTemporaryDirectory()),
             ("home", NSHomeDirectory()),
         ]
         for (name, path) in places where !(path.map(isInside) ?? false) {
-            throw SetupError(description: "Foundation's \(name) folder is \(path ?? "none"), outside the container \(home)")
+            throw SetupError(
+                description: "Foundation's \(name) folder is \(path ?? "none"), outside the container \(home)")
         }
     }
 

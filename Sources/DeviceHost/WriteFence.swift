@@ -1,6 +1,6 @@
 import CWriteGuard
-import Glibc
 import DeviceContract
+import Glibc
 import Synchronization
 
 /// Keeps a team's app from writing outside its container (`CWriteGuard`): each refused write

@@ -24,10 +24,10 @@ public struct LeakScanner: Sendable {
         /// The file inside the container, as a person finds it: `documents/cou1/plain-1.txt`.
         public var place: String
         public var encrypted: Bool
-        /// How the canary was read: empty for UTF-8 as the file holds it, else each decoding from
-        /// the file's bytes to it, outermost first, joined by ` > `: `utf16le`, `utf16be`,
-        /// `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`
-        /// (`zip:notes.txt > base64`).
+        /// How the canary was read: empty when the file holds it as UTF-8 text, else each
+        /// decoding from the file's bytes to it, outermost first, joined by ` > `: `utf16le`,
+        /// `utf16be`, `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`
+        /// (`zip:notes.txt > base64`); read several ways in one file, the ways joined by `, `.
         public var via: String
 
         public init(canary: Canary, app: String, file: String, place: String, encrypted: Bool, via: String = "") {
@@ -172,28 +172,25 @@ struct CanaryReader {
         return sightings
     }
 
-    /// The forms of the canary prefix searched for in every buffer, in one pass: UTF-16 (either
-    /// byte order), JSON-escaped, then base64's probes.
-    private static let forms = NeedleSearch([WideText.core, EscapedText.marker] + Base64.probes)
-
     private mutating func search(_ bytes: [UInt8], via path: [String]) {
         guard bytes.count >= Self.shortest else { return }
         note(Canary.all(inUTF8: bytes), via: path)
         bytes.withUnsafeBufferPointer { bytes in
+            let landmarks = Landmarks(in: bytes)
             var base64: [Int] = []
-            for (start, form) in Self.forms.matches(in: bytes) {
+            for (start, form) in landmarks.forms {
                 switch form {
-                case 0:
+                case .wideText:
                     for (canary, order) in WideText.canaries(at: start, in: bytes) {
                         note([canary], via: path + [order])
                     }
-                case 1: note(EscapedText.canaries(at: start, in: bytes), via: path + ["json"])
-                default: base64.append(start)
+                case .escapedText: note(EscapedText.canaries(at: start, in: bytes), via: path + ["json"])
+                case .base64: base64.append(start)
                 }
             }
             guard path.count < Self.maxDepth else { return }
             searchBase64(bytes, at: base64, via: path)
-            searchCompressed(bytes, via: path)
+            searchCompressed(bytes, at: landmarks.compressed, via: path)
         }
     }
 
@@ -220,14 +217,16 @@ struct CanaryReader {
         }
     }
 
-    /// Tries each place compressed data may start; past data read whole, the search goes on
-    /// after it.
-    private mutating func searchCompressed(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
-        var index = 0
-        while budget > 0, let (start, format) = Compressed.next(in: bytes, from: index) {
+    /// Tries each place compressed data may start (`starts`, in order); past data read whole,
+    /// the search goes on after it.
+    private mutating func searchCompressed(
+        _ bytes: UnsafeBufferPointer<UInt8>, at starts: [(at: Int, format: Compressed.Format)], via path: [String]
+    ) {
+        var next = 0
+        for (start, format) in starts where start >= next && budget > 0 {
             switch format {
-            case .gzip, .zlib: index = readStream(at: start, format, in: bytes, via: path)
-            case .zip: index = readZipEntry(at: start, in: bytes, via: path)
+            case .gzip, .zlib: next = readStream(at: start, format, in: bytes, via: path)
+            case .zip: next = readZipEntry(at: start, in: bytes, via: path)
             }
         }
     }
@@ -273,41 +272,51 @@ struct CanaryReader {
     }
 }
 
-/// Several needles found in one pass: the four bytes at each position are looked up in a bit
-/// table of the needles' first four bytes, and only there compared whole.
-struct NeedleSearch {
-    let needles: [[UInt8]]
-    private var table = [UInt64](repeating: 0, count: 1 << 10)
-
-    /// Needles of at least four bytes.
-    init(_ needles: [[UInt8]]) {
-        self.needles = needles
-        for needle in needles {
-            let slot = needle.withUnsafeBytes { Self.slot($0.loadUnaligned(as: UInt32.self)) }
-            table[slot >> 6] |= 1 << (slot & 63)
-        }
+/// Where a buffer needs a closer look, found in one pass over its byte pairs (a bit table of the
+/// pairs that start something): where a form of the canary prefix starts, and where compressed
+/// data may.
+struct Landmarks {
+    enum Form: CaseIterable {
+        case wideText, escapedText, base64
     }
 
-    /// Every place a needle starts, with the needle's index, in order.
-    func matches(in bytes: UnsafeBufferPointer<UInt8>) -> [(at: Int, needle: Int)] {
-        guard bytes.count >= 4 else { return [] }
+    var forms: [(at: Int, form: Form)] = []
+    var compressed: [(at: Int, format: Compressed.Format)] = []
+
+    static let needles: [(bytes: [UInt8], form: Form)] =
+        [(WideText.core, .wideText), (EscapedText.marker, .escapedText)] + Base64.probes.map { ($0, .base64) }
+
+    /// The pairs that start a needle or compressed data, a bit each.
+    private static let starts: [UInt64] = {
+        var bits = [UInt64](repeating: 0, count: 1 << 10)
+        let pairs = needles.map { ($0.bytes[0], $0.bytes[1]) } + Compressed.startingPairs
+        for key in pairs.map(key) { bits[key >> 6] |= 1 << (key & 63) }
+        return bits
+    }()
+
+    init(in bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count >= 2 else { return }
         let raw = UnsafeRawBufferPointer(bytes)
-        var found: [(at: Int, needle: Int)] = []
-        table.withUnsafeBufferPointer { table in
-            for index in 0...(bytes.count - 4) {
-                let slot = Self.slot(raw.loadUnaligned(fromByteOffset: index, as: UInt32.self))
-                guard table[slot >> 6] & 1 << (slot & 63) != 0 else { continue }
-                for (number, needle) in needles.enumerated()
-                where index + needle.count <= bytes.count && bytes[index..<index + needle.count].elementsEqual(needle) {
-                    found.append((index, number))
-                }
+        Self.starts.withUnsafeBufferPointer { starts in
+            for index in 0..<(bytes.count - 1) {
+                let key = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt16.self)))
+                guard starts[key >> 6] & 1 << (key & 63) != 0 else { continue }
+                look(at: index, in: bytes)
             }
         }
-        return found
     }
 
-    /// Sixteen bits of the key, well mixed.
-    private static func slot(_ key: UInt32) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B1) >> 16) }
+    private mutating func look(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+        for needle in Self.needles
+        where index + needle.bytes.count <= bytes.count
+            && bytes[index..<index + needle.bytes.count].elementsEqual(needle.bytes)
+        {
+            forms.append((index, needle.form))
+        }
+        if let format = Compressed.format(at: index, in: bytes) { compressed.append((index, format)) }
+    }
+
+    private static func key(_ pair: (UInt8, UInt8)) -> Int { Int(pair.0) | Int(pair.1) << 8 }
 }
 
 /// Every place `needle` starts in `bytes`.
@@ -548,26 +557,30 @@ enum Base64 {
 enum Compressed {
     enum Format { case gzip, zlib, zip }
 
-    /// The next place at or after `start` where compressed data may start, by its magic number:
-    /// gzip's 1f 8b 08 (deflate); a zlib header (deflate, a window of at most 32 KiB, a header
-    /// check that holds, no preset dictionary); a zip local file header.
-    static func next(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int, Format)? {
-        guard bytes.count >= 3 else { return nil }
-        var index = start
-        while index < bytes.count - 2 {
-            let (byte, following) = (bytes[index], bytes[index + 1])
-            if byte == 0x1F, following == 0x8B, bytes[index + 2] == 0x08 { return (index, .gzip) }
-            if byte & 0x8F == 0x08, (UInt16(byte) << 8 | UInt16(following)) % 31 == 0, following & 0x20 == 0 {
-                return (index, .zlib)
-            }
-            if byte == 0x50, following == 0x4B, index + 3 < bytes.count, bytes[index + 2] == 0x03,
-                bytes[index + 3] == 0x04
-            {
-                return (index, .zip)
-            }
-            index += 1
+    /// The byte pairs compressed data starts with: gzip's 1f 8b, zip's `PK`, and each valid
+    /// zlib header (deflate, a window of at most 32 KiB, a header check that holds, no preset
+    /// dictionary).
+    static let startingPairs: [(UInt8, UInt8)] = {
+        let methods = (0..<8).map { UInt8($0 << 4 | 8) }
+        let zlib = methods.flatMap { method in (0...255).map { (method, UInt8($0)) } }
+        return [(0x1F, 0x8B), (0x50, 0x4B)] + zlib.filter { isZlibHeader($0.0, $0.1) }
+    }()
+
+    /// What compressed data may start at `index`, by its magic number: gzip's 1f 8b 08
+    /// (deflate), a zlib header, a zip local file header.
+    static func format(at index: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Format? {
+        guard index + 2 < bytes.count else { return nil }
+        let (first, second, third) = (bytes[index], bytes[index + 1], bytes[index + 2])
+        if first == 0x1F, second == 0x8B, third == 0x08 { return .gzip }
+        if isZlibHeader(first, second) { return .zlib }
+        if first == 0x50, second == 0x4B, third == 0x03, index + 3 < bytes.count, bytes[index + 3] == 0x04 {
+            return .zip
         }
         return nil
+    }
+
+    private static func isZlibHeader(_ method: UInt8, _ flags: UInt8) -> Bool {
+        method & 0x8F == 0x08 && (UInt16(method) << 8 | UInt16(flags)) % 31 == 0 && flags & 0x20 == 0
     }
 }
 

@@ -1,3 +1,5 @@
+// swift-format-ignore-file: AlwaysUseLowerCamelCase
+
 @_exported import CoreFoundationDarwin
 // MSAL brings Foundation, as its umbrella header does on iOS.
 @_exported import Foundation
@@ -145,7 +147,8 @@ public class MSALPublicClientApplicationConfig: NSObject {
         self.clientId = clientId
         self.redirectUri = redirectUri
         // swift-format-ignore: NeverForceUnwrap
-        self.authority = authority ?? (try! MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!))
+        self.authority =
+            authority ?? (try! MSALAuthority(url: URL(string: "https://login.microsoftonline.com/common")!))
     }
 }
 

@@ -23,7 +23,8 @@ open class UIWindow: UIResponder {
 /// What an app delegate implements; every method is optional.
 public protocol UIApplicationDelegate: AnyObject {
     func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool
     func applicationWillEnterForeground(_ application: UIApplication)
     func applicationDidBecomeActive(_ application: UIApplication)
@@ -34,7 +35,8 @@ public protocol UIApplicationDelegate: AnyObject {
 
 extension UIApplicationDelegate {
     public func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool { true }
     public func applicationWillEnterForeground(_ application: UIApplication) {}
     public func applicationDidBecomeActive(_ application: UIApplication) {}

@@ -27,7 +27,9 @@ struct SDLab: AsyncParsableCommand {
             var command = try parseAsRoot()
             adopts = command is RunsDevicesToTheirEnd
             if adopts { Subreaper.adoptOrphans() }
-            if var asyncCommand = command as? AsyncParsableCommand {
+            if let parsed = command as? AsyncParsableCommand {
+                // Parsed here and run here, by this one task only.
+                nonisolated(unsafe) var asyncCommand = parsed
                 try await asyncCommand.run()
             } else {
                 try command.run()

@@ -284,7 +284,9 @@ extension ManagedAppProcessTests {
                 AppSpec(
                     name: "notes", sdk: .msal, backgroundMode: true, cleanup: .own(keeps: [.common]),
                     executable: example))
-            for kind in [RecordKind.plain, .sensitive, .preferences] { try await lab.app("notes").write(kind, count: 2) }
+            for kind in [RecordKind.plain, .sensitive, .preferences] {
+                try await lab.app("notes").write(kind, count: 2)
+            }
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.app("notes").settle()
             #expect(lab.readable(in: "notes").isEmpty)

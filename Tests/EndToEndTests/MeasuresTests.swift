@@ -38,8 +38,11 @@ struct MeasuresTests {
         // settle after it on a slower machine), and among the open pairs.
         let lines = console.split(separator: "\n").map(String.init)
         let checkin = try #require(lines.firstIndex { $0.contains("✓ checkin") })
-        let failure = try #require(lines.firstIndex { $0.contains("! mail: cleanup (hook echo cleaning; exit 3) for cou1 failed") }, "\(console)")
-        #expect(failure == checkin + 1 || (failure == checkin + 2 && lines[checkin + 1].contains("✓ settle")), "\(console)")
+        let failure = try #require(
+            lines.firstIndex { $0.contains("! mail: cleanup (hook echo cleaning; exit 3) for cou1 failed") },
+            "\(console)")
+        #expect(
+            failure == checkin + 1 || (failure == checkin + 2 && lines[checkin + 1].contains("✓ settle")), "\(console)")
         #expect(console.contains("open (another user's data still readable):"))
         #expect(console.contains("generation 2, mail (held cou1/plain): cleanup failed"), "\(console)")
     }

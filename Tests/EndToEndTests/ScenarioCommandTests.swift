@@ -74,7 +74,7 @@ struct ScenarioCommandTests {
     @Test func checkFindsProgramsFromTheScenariosFolder() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-check-paths")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: folder + "/clean.sh", contents: Data("#!/bin/sh\n".utf8),
             attributes: [.posixPermissions: 0o755])
         let good = try Self.write(

@@ -57,11 +57,13 @@ struct TeamAppTests {
         #expect(out.contains("caches.leaks: expected 0, got 2"), "\(out)")
         #expect(out.contains("caches: leaks 2: cou1 plain ×2 (home/Library/Caches/previews/cou1-"), "\(out)")
         #expect(out.contains("keychain: leaks 2: cou1 sensitive ×2 (keychain/items.json [base64"), "\(out)")
-        #expect(out.contains("wal: leaks 2: cou1 plain ×2 (home/Library/Application Support/shifts.sqlite-wal"), "\(out)")
+        #expect(
+            out.contains("wal: leaks 2: cou1 plain ×2 (home/Library/Application Support/shifts.sqlite-wal"), "\(out)")
         // Exposure is measured from the bytes: the pairs stay open, with what the scan found.
         for (app, held) in [("caches", "plain"), ("keychain", "sensitive"), ("wal", "plain")] {
             #expect(
-                out.contains("generation 2, \(app) (held cou1/\(held)): cleanup failed: left cou1 \(held) ×2"), "\(out)")
+                out.contains("generation 2, \(app) (held cou1/\(held)): cleanup failed: left cou1 \(held) ×2"), "\(out)"
+            )
         }
     }
 
@@ -135,7 +137,8 @@ struct TeamAppTests {
         let result = try await run(sdlabPath, ["check", try writeScenario(scenario, named: "true.yaml", in: folder)])
         #expect(result.status == 2)
         #expect(
-            result.stderr.contains("executable: /bin/true is a program that serves no dev.sdlab.App1"), "\(result.stderr)")
+            result.stderr.contains("executable: /bin/true is a program that serves no dev.sdlab.App1"),
+            "\(result.stderr)")
     }
 
     /// Outside a device the host says what to start, and exits 3.

@@ -49,6 +49,15 @@ import Testing
                 "archive.zip [] \(canary(4))", "archive.zip [zip:deflated.txt] \(canary(5))",
                 "streamed.zip [] \(canary(4))", "streamed.zip [zip:streamed-deflated.txt] \(canary(5))",
             ])
+        // Stored entries are read as entries too: the reader tells every way.
+        for (archive, prefix) in [("archive.zip", ""), ("streamed.zip", "streamed-")] {
+            var reader = CanaryReader()
+            let sightings = reader.canaries(in: try contents(of: container.path(archive)))
+            #expect(
+                Set(sightings.map { "\($0.via) \($0.canary.number)" }) == [
+                    " 4", "zip:\(prefix)stored.txt 4", "zip:\(prefix)deflated.txt 5",
+                ])
+        }
     }
 
     @Test func base64InGzipInZipIsRead() throws {

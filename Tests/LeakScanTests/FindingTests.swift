@@ -32,6 +32,18 @@ import Testing
         #expect(old.via == "" && [old].described == "cou1 plain ×1 (a.txt)")
     }
 
+    /// A canary read several ways in one file is one record left: one finding, with every way
+    /// unless one is its plain text.
+    @Test func aCanaryReadSeveralWaysInAFileIsOneFinding() throws {
+        let container = try ScratchContainer()
+        let encoded = Data(record(canary(2))).base64EncodedString()
+        let wide = "\(canary(2))".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        try container.write(record(canary(1)) + Array(Data(record(canary(1))).base64EncodedString().utf8), to: "a.txt")
+        try container.write(Array("\(encoded) ".utf8) + wide + [0, 0], to: "b.bin")
+        #expect(container.sightings() == ["a.txt [] \(canary(1))", "b.bin [base64, utf16le] \(canary(2))"])
+        #expect(container.scan().described == "cou1 plain ×2 (a.txt, b.bin [base64, utf16le])")
+    }
+
     /// A sealed box opened with a key found in the container, and what it holds read like any file.
     @Test func sealedBoxesAreOpenedAndTheirPlaintextRead() throws {
         let container = try ScratchContainer()

@@ -387,7 +387,7 @@ import Testing
         let path = folder + "/example.yaml"
         try specExample.write(toFile: path, atomically: true, encoding: .utf8)
         // The example's hook, beside it.
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: folder + "/my-cleanup.sh", contents: Data("#!/bin/sh\n".utf8),
             attributes: [.posixPermissions: 0o755])
         let scenario = try Scenario.load(path: path)

@@ -58,7 +58,8 @@ import Testing
     @Test(arguments: 1...12)
     func shardsAreDisjointCoverTheWholeAndDifferByOneAtMost(count: Int) throws {
         let shards = try (1...count).map { index in
-            ScenarioSelection(shard: try #require(Shard(index: index, count: count))).apply(Self.suite).map(\.name)
+            let shard: Shard = try #require(Shard(index: index, count: count))
+            return ScenarioSelection(shard: shard).apply(Self.suite).map(\.name)
         }
         #expect(shards.flatMap { $0 }.sorted() == Self.suite.map(\.name).sorted())
         #expect(Set(shards.flatMap { $0 }).count == Self.suite.count)
@@ -66,7 +67,8 @@ import Testing
     }
 
     @Test func aShardIsTakenFromTheMatchingScenarios() throws {
-        let selection = ScenarioSelection(tags: ["even"], shard: try #require(Shard("2/2")))
+        let shard: Shard = try #require(Shard("2/2"))
+        let selection = ScenarioSelection(tags: ["even"], shard: shard)
         #expect(selection.apply(Self.suite).map(\.name) == ["s4", "s8"])
     }
 

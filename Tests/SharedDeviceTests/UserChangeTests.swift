@@ -14,14 +14,25 @@ import Testing
 
     static let cases: [Case] = [
         // MSAL: (current, previous)
-        Case(callbacks: ["current-account(cou1,none)"], current: "cou1", previous: .some(nil), served: nil, cleansUpFor: nil),
-        Case(callbacks: ["current-account(cou1,cou1)"], current: "cou1", previous: "cou1", served: "cou1", cleansUpFor: nil),
-        Case(callbacks: ["current-account(cou2,cou1)"], current: "cou2", previous: "cou1", served: "cou1", cleansUpFor: "cou1"),
-        Case(callbacks: ["current-account(none,cou1)"], current: nil, previous: "cou1", served: "cou1", cleansUpFor: "cou1"),
-        Case(callbacks: ["current-account(none,none)"], current: nil, previous: .some(nil), served: nil, cleansUpFor: nil),
+        Case(
+            callbacks: ["current-account(cou1,none)"], current: "cou1", previous: .some(nil), served: nil,
+            cleansUpFor: nil),
+        Case(
+            callbacks: ["current-account(cou1,cou1)"], current: "cou1", previous: "cou1", served: "cou1",
+            cleansUpFor: nil),
+        Case(
+            callbacks: ["current-account(cou2,cou1)"], current: "cou2", previous: "cou1", served: "cou1",
+            cleansUpFor: "cou1"),
+        Case(
+            callbacks: ["current-account(none,cou1)"], current: nil, previous: "cou1", served: "cou1",
+            cleansUpFor: "cou1"),
+        Case(
+            callbacks: ["current-account(none,none)"], current: nil, previous: .some(nil), served: nil, cleansUpFor: nil
+        ),
         // Workspace ONE: wipe and user change, whatever the host saw before
         Case(callbacks: ["initial-check"], current: "cou1", previous: nil, served: nil, cleansUpFor: nil),
-        Case(callbacks: ["wipe", "user-changed", "initial-check"], current: "cou2", previous: nil, served: "cou1",
+        Case(
+            callbacks: ["wipe", "user-changed", "initial-check"], current: "cou2", previous: nil, served: "cou1",
             cleansUpFor: "cou1"),
         Case(callbacks: ["wipe"], current: nil, previous: nil, served: "cou1", cleansUpFor: "cou1"),
         Case(callbacks: ["user-changed"], current: "cou2", previous: nil, served: nil, cleansUpFor: .some(nil)),

@@ -13,7 +13,8 @@ public class AppDelegate: UIResponder, UIApplicationDelegate {
     private var watcher: AccountChangeWatcher?
 
     public func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
         let configuration = MSALPublicClientApplicationConfig(
             clientId: "6b5e4a1f-notes-4c1e-9b1e-contoso", redirectUri: "msauth.com.contoso.notes://auth",

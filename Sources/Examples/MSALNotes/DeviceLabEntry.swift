@@ -14,7 +14,8 @@ extension AppDelegate: DeviceLabApp {
 
     public func signIn(completion: @escaping (Error?) -> Void) {
         let parameters = MSALInteractiveTokenParameters(
-            scopes: ["User.Read"], webviewParameters: MSALWebviewParameters(authPresentationViewController: UIViewController()))
+            scopes: ["User.Read"],
+            webviewParameters: MSALWebviewParameters(authPresentationViewController: UIViewController()))
         msalApplication?.acquireToken(with: parameters) { [weak self] _, error in
             self?.refreshAccount()
             completion(error)

@@ -35,7 +35,8 @@ public final class NotesStore {
         default:
             try append(note, to: notesFolder.appendingPathComponent("\(user).txt"))
             try fileManager.createDirectory(at: previewsFolder, withIntermediateDirectories: true)
-            let preview = previewsFolder.appendingPathComponent("\(user)-\(id.replacingOccurrences(of: "/", with: "_"))")
+            let preview = previewsFolder.appendingPathComponent(
+                "\(user)-\(id.replacingOccurrences(of: "/", with: "_"))")
             try Data(note.utf8).write(to: preview)
             if NotesStore.mistake == .exportsOutsideTheContainer {
                 try? Data(note.utf8).write(to: URL(fileURLWithPath: "/tmp/contoso-notes-export.txt"))
@@ -54,7 +55,9 @@ public final class NotesStore {
     /// Removes everything of a worker who is gone.
     func removeEverything(of user: String) {
         try? fileManager.removeItem(at: notesFolder.appendingPathComponent("\(user).txt"))
-        if NotesStore.mistake != .forgetsCaches, let previews = try? fileManager.contentsOfDirectory(atPath: previewsFolder.path) {
+        if NotesStore.mistake != .forgetsCaches,
+            let previews = try? fileManager.contentsOfDirectory(atPath: previewsFolder.path)
+        {
             for preview in previews where preview.hasPrefix("\(user)-") {
                 try? fileManager.removeItem(at: previewsFolder.appendingPathComponent(preview))
             }

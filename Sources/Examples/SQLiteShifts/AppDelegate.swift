@@ -12,7 +12,8 @@ public class AppDelegate: UIResponder, UIApplicationDelegate {
     var currentUser: String?
 
     public func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
         msalApplication = try? MSALPublicClientApplication(clientId: "0d7c3b5e-shifts-4a8f-contoso")
         let folder = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]

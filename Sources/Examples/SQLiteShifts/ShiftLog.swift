@@ -31,7 +31,9 @@ public final class ShiftLog {
 
     func add(_ note: String, of user: String) throws {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(database, "INSERT INTO entries (user, note) VALUES (?, ?)", -1, &statement, nil) == SQLITE_OK
+        guard
+            sqlite3_prepare_v2(database, "INSERT INTO entries (user, note) VALUES (?, ?)", -1, &statement, nil)
+                == SQLITE_OK
         else { throw SQLiteError(message: String(cString: sqlite3_errmsg(database))) }
         defer { sqlite3_finalize(statement) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

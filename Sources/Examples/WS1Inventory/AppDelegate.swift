@@ -11,7 +11,8 @@ public class AppDelegate: UIResponder, UIApplicationDelegate, AWControllerDelega
     let inventory = InventoryStore()
 
     public func application(
-        _ application: UIApplication, didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
+        _ application: UIApplication,
+        didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
         let controller = AWController.clientInstance()
         controller.callbackScheme = "contosoinventory"
