@@ -276,13 +276,14 @@ struct CanaryReader {
 /// pairs that start something): where a form of the canary prefix starts, and where compressed
 /// data may.
 struct Landmarks {
-    enum Form: CaseIterable {
+    enum Form {
         case wideText, escapedText, base64
     }
 
     var forms: [(at: Int, form: Form)] = []
     var compressed: [(at: Int, format: Compressed.Format)] = []
 
+    /// The forms of the canary prefix searched for, and how each is read.
     static let needles: [(bytes: [UInt8], form: Form)] =
         [(WideText.core, .wideText), (EscapedText.marker, .escapedText)] + Base64.probes.map { ($0, .base64) }
 
@@ -588,6 +589,7 @@ enum Compressed {
 /// its data starts.
 struct ZipEntry {
     static let signature: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+    /// The methods read: the data as it is, or raw deflate.
     static let stored = 0
     static let deflated = 8
 
@@ -648,7 +650,7 @@ final class Inflater {
     }
 
     private let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-    private var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    private var chunk = [UInt8](repeating: 0, count: 16 << 10)
     private let ready: Bool
 
     init() {

@@ -110,7 +110,7 @@ import Testing
     private func gzip(_ bytes: [UInt8], in container: ScratchContainer) throws -> [UInt8] {
         let (input, output) = (container.path("gzip-input"), container.path("gzip-output"))
         try Data(bytes).write(to: URL(fileURLWithPath: input))
-        try run(["gzip", "-c", input], output: output)
+        try run(["/bin/gzip", "-c", input], output: output)
         defer { for path in [input, output] { try? FileManager.default.removeItem(atPath: path) } }
         return try contents(of: output)
     }
