@@ -271,18 +271,20 @@ public final class DeviceHost: Sendable {
     private func appAction(_ action: @escaping (DeviceLabApp, @escaping (Error?) -> Void) -> Void) async throws {
         let call = AppValue(action)
         let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
-        let error: String? = await withCheckedContinuation { continuation in
+        let outcome: Result<Void, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.main.async {
-                guard let target = deviceApp.value else { return continuation.resume(returning: "none") }
-                call.value(target) { error in continuation.resume(returning: error.map { "\($0)" }) }
+                guard let target = deviceApp.value else {
+                    return continuation.resume(returning: .failure(DeviceHostError.notOffered("app")))
+                }
+                call.value(target) { error in continuation.resume(returning: error.map { .failure($0) } ?? .success(()))
+                }
             }
         }
-        switch error {
-        case nil: return
-        case "none"?: throw AppError.notSupported.dbusError
-        case let error? where error.contains("notOffered") || error.contains("offers no"):
-            throw AppError.notSupported.dbusError
-        case let error?: throw DBusError.failed(error)
+        switch outcome {
+        case .success: return
+        case .failure(let error as DeviceHostError):
+            throw DBusError(name: AppError.notSupported.dbusError.name, message: "\(error)")
+        case .failure(let error): throw DBusError.failed("\(error)")
         }
     }
 
