@@ -205,3 +205,22 @@ public enum CanaryRuns {
         }
     }
 }
+
+/// `dev.sdlab.App1.Write`'s `(su)`: a record kind and a count of 1 to `RecordKind.mostPerWrite`.
+public struct WriteRequest: Sendable, Equatable {
+    public var kind: RecordKind
+    public var count: Int
+
+    /// The request a call carries; a kind that is none or a count out of bounds is `InvalidArgs`.
+    public init(wire arguments: [DBusValue]) throws(DBusError) {
+        guard let kind = arguments.first?.string.flatMap(RecordKind.init(rawValue:)) else {
+            throw DBusError.invalidArgs("kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let count = arguments.count > 1 ? Int(arguments[1].uint32 ?? 0) : 0
+        guard (1...RecordKind.mostPerWrite).contains(count) else {
+            throw DBusError.invalidArgs("count is 1 to \(RecordKind.mostPerWrite)")
+        }
+        self.kind = kind
+        self.count = count
+    }
+}

@@ -29,15 +29,8 @@ struct HostControl: Sendable {
                     AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")],
                     out: [.init("canaries", "as")]
                 ) { [host] call async throws in
-                    guard let kind = call.arguments[0].string.flatMap(RecordKind.init(rawValue:)) else {
-                        throw DBusError.invalidArgs(
-                            "kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    let count = Int(call.arguments[1].uint32 ?? 0)
-                    guard (1...RecordKind.mostPerWrite).contains(count) else {
-                        throw DBusError.invalidArgs("count is 1 to \(RecordKind.mostPerWrite)")
-                    }
-                    let canaries = try await host.write(kind, count: count)
+                    let request = try WriteRequest(wire: call.arguments)
+                    let canaries = try await host.write(request.kind, count: request.count)
                     return [.strings(CanaryRuns.items(of: canaries))]
                 },
                 .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) {

@@ -12,9 +12,6 @@ struct AppControl: Sendable {
 
     init(_ host: AppHost) { self.host = host }
 
-    /// At most this many records per `Write`.
-    static let maxRecordsPerWrite = UInt32(RecordKind.mostPerWrite)
-
     var interfaces: [DBusInterface] {
         [
             DBusInterface(
@@ -40,15 +37,10 @@ struct AppControl: Sendable {
                         AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")],
                         out: [.init("canaries", "as")]
                     ) { [host] call async throws in
-                        guard let kind = call.arguments[0].string.flatMap(RecordKind.init(rawValue:)) else {
-                            throw DBusError.invalidArgs(
-                                "kind is one of \(RecordKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                        let request = try WriteRequest(wire: call.arguments)
+                        let canaries = try await host.inbox.perform {
+                            try await host.write(request.kind, count: request.count)
                         }
-                        let count = call.arguments[1].uint32!
-                        guard (1...Self.maxRecordsPerWrite).contains(count) else {
-                            throw DBusError.invalidArgs("count is 1 to \(Self.maxRecordsPerWrite)")
-                        }
-                        let canaries = try await host.inbox.perform { try await host.write(kind, count: Int(count)) }
                         return [.strings(CanaryRuns.items(of: canaries.map(\.description)))]
                     },
                     .init(AppBus.Method.signIn.rawValue, in: [.init("user", "s"), .init("password", "s")]) {
