@@ -63,7 +63,10 @@ public struct RunComparison: Sendable {
         let baseByFile = Dictionary(base.scenarios.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         let newFiles = Set(new.scenarios.map(\.file))
         for scenario in base.scenarios where !newFiles.contains(scenario.file) {
-            changes.append(Change(scenario: scenario.name, what: "only in the base run", verdict: .unchanged))
+            // A scenario the new run did not run cannot vouch for anything: a gate must not pass.
+            changes.append(
+                Change(
+                    scenario: scenario.name, what: "only in the base run: the new run lacks it", verdict: .regression))
         }
         for scenario in new.scenarios {
             guard let old = baseByFile[scenario.file] else {

@@ -25,19 +25,19 @@ public enum ReportFolder {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    public struct ReadFailure: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// A folder's scenarios with their traces, as `write` left them.
     public static func read(_ folder: String) throws -> [ScenarioReport] {
         let document: RunDocument
         do {
-            document = try RunDocument.decoded(from: Data(contentsOf: URL(fileURLWithPath: folder + "/results.json")))
+            document = try RunDocument.read(folder + "/results.json")
         } catch {
             throw ReadFailure(description: "\(folder) is not a report folder of sdlab run --report: \(error)")
         }
-        let trace = (try? String(contentsOfFile: folder + "/trace.jsonl", encoding: .utf8)) ?? ""
+        // A report folder holds its trace too: without it the timelines would be drawn empty.
+        guard let trace = try? String(contentsOfFile: folder + "/trace.jsonl", encoding: .utf8) else {
+            throw ReadFailure(
+                description: "\(folder) is not a whole report folder: \(folder)/trace.jsonl cannot be read")
+        }
         let events = Reports.events(inTraceLines: trace)
         return document.scenarios.map { scenario in
             var scenario = scenario

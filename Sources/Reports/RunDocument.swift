@@ -27,6 +27,36 @@ public struct RunDocument: Codable, Sendable {
     public static func decoded(from data: Data) throws -> RunDocument {
         try JSONDecoder().decode(RunDocument.self, from: data)
     }
+
+    /// The document in a file; an error that names the file and why it could not be read (the
+    /// system's reason, or where the JSON is not a run's).
+    public static func read(_ path: String) throws(ReadFailure) -> RunDocument {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ReadFailure(description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
+        }
+        do {
+            return try decoded(from: data)
+        } catch {
+            throw ReadFailure(description: "\(path) is not the JSON of `sdlab run --json`: \(error)")
+        }
+    }
+}
+
+/// The system's reason a file cannot be opened for reading, if it has one.
+private func whyUnreadable(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return String(cString: strerror(errno)) }
+    defer { close(fd) }
+    var info = stat()
+    return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : nil
+}
+
+/// A run's file that cannot be read, and why.
+public struct ReadFailure: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// One scenario of a run: with `--repeat K`, its K runs in one. Steps, apps, scan and trace

@@ -7,7 +7,8 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare two runs (`sdlab run --json` documents) and exit 1 on a regression.",
         discussion: """
-            Matches scenarios by file. A regression is: a scenario that passed and now fails, an \
+            Matches scenarios by file. A regression is: a scenario the new run lacks, a scenario \
+            that passed and now fails, an \
             app whose SDK callbacks changed, more open pairs (another user's data left readable), \
             or a timing that got slower: per scenario, model and mechanism, the notified and \
             exposure samples of every run (gather more with `sdlab run --repeat K`) are compared \
@@ -67,9 +68,9 @@ struct CompareCommand: ParsableCommand {
 
     private func document(_ path: String) throws -> RunDocument {
         do {
-            return try RunDocument.decoded(from: Data(contentsOf: URL(fileURLWithPath: path)))
+            return try RunDocument.read(path)
         } catch {
-            throw failure("cannot read \(path) as the JSON of `sdlab run --json`: \(error)", code: ExitCodes.usage)
+            throw failure("\(error)", code: ExitCodes.usage)
         }
     }
 

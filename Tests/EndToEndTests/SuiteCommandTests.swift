@@ -93,6 +93,18 @@ struct SuiteCommandTests {
 
     /// A saved run against a new one: the same scenario gives no regression; a copy whose
     /// exposures are ten times larger gives one, and exit 1.
+    /// An input that is missing is an error naming it, for `compare` and `report merge` alike.
+    @Test func aMissingRunOrReportIsAnError() async throws {
+        let merged = try await run(sdlabPath, ["report", "merge", "/nonexistent/out", "/nonexistent/shard"])
+        #expect(merged.status == 2)
+        #expect(
+            merged.stderr.contains("cannot read /nonexistent/shard/results.json: No such file or directory"),
+            "\(merged.stderr)")
+        let compared = try await run(sdlabPath, ["compare", "/nonexistent/base.json", "/nonexistent/new.json"])
+        #expect(compared.status == 2)
+        #expect(compared.stderr.contains("cannot read /nonexistent/base.json: No such file or directory"))
+    }
+
     @Test func compareGatesOnARegression() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -71,6 +71,24 @@ import Testing
         #expect(comparison.timings.map(\.measure) == ["notified", "exposure"])
     }
 
+    /// A new run from an empty shard lacks the base's scenario: that is never "no regression".
+    @Test func aScenarioTheNewRunLacksIsARegression() throws {
+        let empty = try RunDocument.decoded(from: Data(#"{"passed": true, "scenarios": []}"#.utf8))
+        let comparison = RunComparison(base: try Self.document(exposures: Self.base), new: empty)
+        #expect(comparison.regressions == 1)
+        #expect(comparison.changes.map(\.what) == ["only in the base run: the new run lacks it"])
+        let gained = RunComparison(base: empty, new: try Self.document(exposures: Self.base))
+        #expect(gained.regressions == 0, "a scenario only the new run has is no regression")
+    }
+
+    @Test func anUnreadableRunSaysWhichFileAndWhy() throws {
+        #expect {
+            try RunDocument.read("/nonexistent/run.json")
+        } throws: { error in
+            "\(error)" == "cannot read /nonexistent/run.json: No such file or directory"
+        }
+    }
+
     @Test func tenTimesTheExposureIsARegression() throws {
         let comparison = RunComparison(
             base: try Self.document(exposures: Self.base), new: try Self.document(exposures: Self.base.map { $0 * 10 }))
@@ -160,7 +178,7 @@ import Testing
         let merged = try ReportFolder.merge([one, two])
         #expect(merged.map(\.file) == ["broken.yaml", "reports.yaml"])
         #expect(Reports.timingCSV(merged) == Reports.timingCSV([reports[1], reports[0]]))
-        #expect(throws: ReportFolder.ReadFailure.self) { try ReportFolder.merge([one, one]) }
-        #expect(throws: ReportFolder.ReadFailure.self) { try ReportFolder.merge([out]) }
+        #expect(throws: ReadFailure.self) { try ReportFolder.merge([one, one]) }
+        #expect(throws: ReadFailure.self) { try ReportFolder.merge([out]) }
     }
 }
