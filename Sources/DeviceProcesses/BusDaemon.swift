@@ -30,7 +30,7 @@ public struct BusDaemon: Sendable {
         let (process, stdout) = try ChildProcess.spawn(
             executable,
             [
-                "--config-file=\(configFile)", "--address=unix:path=\(directory)/bus",
+                "--config-file=\(configFile)", "--address=unix:path=\(Self.escapedAddressValue(directory + "/bus"))",
                 "--nofork", "--nopidfile", "--print-address=1",
             ],
             stdout: .pipe, stderr: .file(log), newSession: detached)
@@ -50,6 +50,18 @@ public struct BusDaemon: Sendable {
 
     public func stop() {
         process.stop(grace: .seconds(5))
+    }
+
+    /// A value in a D-Bus address, escaped as the specification says: bytes other than
+    /// `-0-9A-Za-z_/.\\*` become `%XX`, so a folder with spaces or commas works.
+    static func escapedAddressValue(_ value: String) -> String {
+        value.utf8.map { byte in
+            let plain =
+                Array("-_/.\\*".utf8).contains(byte) || (0x30...0x39).contains(byte)
+                || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let hex = String(byte, radix: 16, uppercase: true)
+            return plain ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + hex
+        }.joined()
     }
 }
 

@@ -18,6 +18,19 @@ struct RunCommandTests {
         #expect(result.stdout.contains("✓ checkin") && !result.stdout.contains("✗"))
     }
 
+    /// The bus address escapes the run folder's path as the D-Bus specification says: a
+    /// TMPDIR with spaces, commas, `=`, `;` and `%` works.
+    @Test func aTemporaryFolderWithSpecialCharactersWorks() async throws {
+        let parent = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-special")
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let folder = parent + "/a b,c=d;e%f"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let result = try await run(
+            sdlabPath, ["run", Self.library + "/side-by-side-check-in.yaml"],
+            environment: environment(with: ["TMPDIR": folder]))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
     @Test func aBrokenAppIsCaughtWithExpectedAgainstActual() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-broken")
         defer { try? FileManager.default.removeItem(atPath: folder) }
