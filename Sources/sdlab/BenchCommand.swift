@@ -224,5 +224,5 @@ struct BenchCommand: AsyncParsableCommand {
 /// One line rewritten in place on a terminal (stderr); nothing when stderr is not one.
 private func progress(_ line: String) {
     guard isatty(STDERR_FILENO) == 1 else { return }
-    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+    Output.write("\r\u{1B}[K\(line)", to: STDERR_FILENO)
 }

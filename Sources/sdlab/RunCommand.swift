@@ -164,7 +164,7 @@ struct RunCommand: AsyncParsableCommand {
 
     private func writeOutputs(_ reports: [ScenarioReport], console: RunConsole) throws {
         do {
-            if json { FileHandle.standardOutput.write(try Reports.json(reports) + Data("\n".utf8)) }
+            if json { Output.write(try Reports.json(reports) + Data("\n".utf8), to: STDOUT_FILENO) }
             // The report folder first: --junit may name a file in it.
             if let report { try ReportFolder.write(reports, to: report) }
             if let junit { try ReportFolder.writePrivately(Data(Reports.junit(reports).utf8), to: junit) }

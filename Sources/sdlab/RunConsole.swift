@@ -44,7 +44,7 @@ final class RunConsole: Sendable {
     func warn(_ text: String) {
         state.withLock { state in
             clearStatus(&state)
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            Output.write(text + "\n", to: STDERR_FILENO)
             drawStatus(&state)
         }
     }
@@ -81,7 +81,7 @@ final class RunConsole: Sendable {
         clearStatus(&state)
         if !lines.isEmpty {
             let text = Data(lines.map { $0 + "\n" }.joined().utf8)
-            (toStderr ? FileHandle.standardError : FileHandle.standardOutput).write(text)
+            Output.write(text, to: toStderr ? STDERR_FILENO : STDOUT_FILENO)
         }
         drawStatus(&state)
     }
@@ -94,13 +94,13 @@ final class RunConsole: Sendable {
             + running.joined(separator: ", ")
         let width = Self.terminalColumns()
         if status.count >= width { status = String(status.prefix(max(width - 2, 10))) + "…" }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(status)".utf8))
+        Output.write("\r\u{1B}[K\(status)", to: STDERR_FILENO)
         state.statusShown = true
     }
 
     private func clearStatus(_ state: inout State) {
         guard state.statusShown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Output.write("\r\u{1B}[K", to: STDERR_FILENO)
         state.statusShown = false
     }
 

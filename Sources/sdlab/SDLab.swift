@@ -20,6 +20,7 @@ struct SDLab: AsyncParsableCommand {
 
     /// As ArgumentParser's, but a usage error exits 2 (Docs/outputs.md) instead of 64.
     static func main() async {
+        Output.prepare()
         raiseOpenFileLimit()
         var adopts = false
         var failure: (any Error)?
@@ -38,6 +39,10 @@ struct SDLab: AsyncParsableCommand {
             failure = error
         }
         if adopts { Subreaper.stopEveryChild() }
+        if let why = Output.failureOnExit {
+            Output.write("sdlab: \(why)\n", to: STDERR_FILENO)
+            Foundation.exit(ExitCodes.environment)
+        }
         guard let failure else { return }
         guard exitCode(for: failure) == .validationFailure else { exit(withError: failure) }
         note(fullMessage(for: failure))

@@ -105,6 +105,19 @@ struct SuiteCommandTests {
         #expect(compared.stderr.contains("cannot read /nonexistent/base.json: No such file or directory"))
     }
 
+    /// Output that cannot be written (a full disk, a closed stdout) ends the command with exit
+    /// 3 and says so on stderr, never with a crash signal.
+    @Test func outputThatCannotBeWrittenIsExit3() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-full")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (checker, _) = try ChildProcess.spawn(
+            sdlabPath, ["check", RunCommandTests.library + "/side-by-side-check-in.yaml"], stdout: .file("/dev/full"),
+            stderr: .file(folder + "/stderr"))
+        #expect(checker.exitStatus(timeout: .seconds(20)) == .exited(3))
+        let said = try String(contentsOfFile: folder + "/stderr", encoding: .utf8)
+        #expect(said.contains("sdlab: cannot write to standard output: No space left on device"), "\(said)")
+    }
+
     @Test func compareGatesOnARegression() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
