@@ -74,7 +74,9 @@ public struct Cleaner: Sendable {
     /// `hookOutputLimitKiB` of it (`ulimit -f`: past it the writer gets SIGXFSZ), and what it
     /// creates private to the user (`umask 077`), like the rest of the container.
     private func runHook(_ command: String, for job: Job) -> HookFailure? {
-        let environment = ProcessInfo.processInfo.environment.merging([
+        // The hook sees exactly the documented SDLAB_ variables: none the app inherited.
+        let inherited = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SDLAB_") }
+        let environment = inherited.merging([
             "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
             "SDLAB_PREVIOUS_USER": job.previousUser ?? "", "SDLAB_CURRENT_USER": job.currentUser ?? "",
             "SDLAB_REASON": job.reason, "SDLAB_HOOK": command, "SDLAB_HOOK_DIRECTORY": hookDirectory ?? ".",

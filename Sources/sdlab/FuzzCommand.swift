@@ -70,9 +70,18 @@ struct FuzzCommand: AsyncParsableCommand {
             """, valueName: "app=n"))
     var weight: [String] = []
 
+    /// Bounds that keep a run to what a machine can hold (Docs/outputs.md lists them).
+    static let mostSequences = 100_000
+    static let mostActions = 10_000
+    static let mostShrinkRuns = 10_000
+
     func validate() throws {
-        guard sequences > 0, actions > 0, shrinkRuns >= 0 else {
-            throw ValidationError("--sequences and --actions must be at least 1, --shrink-runs at least 0")
+        guard (1...Self.mostSequences).contains(sequences), (1...Self.mostActions).contains(actions),
+            (0...Self.mostShrinkRuns).contains(shrinkRuns)
+        else {
+            throw ValidationError(
+                "--sequences is 1 to \(Self.mostSequences), --actions 1 to \(Self.mostActions), --shrink-runs 0 to "
+                    + "\(Self.mostShrinkRuns)")
         }
         if let seed, Self.parseSeed(seed) == nil {
             throw ValidationError("--seed: \(seed) is not a number (0x… or decimal)")

@@ -135,4 +135,10 @@ struct FuzzCommandTests {
         let result = try await run(sdlabPath, ["fuzz", "--seed", "banana"])
         #expect(result.status == 2 && result.stderr.contains("--seed: banana is not a number"), "\(result.stderr)")
     }
+
+    /// A count past its bound is refused before anything runs, not taken for hours of work.
+    @Test func aHugeCountIsAUsageError() async throws {
+        let result = try await run(sdlabPath, ["fuzz", "--actions", "1000000000"])
+        #expect(result.status == 2 && result.stderr.contains("--actions 1 to 10000"), "\(result.stderr)")
+    }
 }
