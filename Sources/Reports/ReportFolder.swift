@@ -19,10 +19,39 @@ public enum ReportFolder {
         try writePrivately(Data(ReportPage.html(reports).utf8), to: folder + "/report.html")
     }
 
-    /// Replaces `path` with `data` in one step, the file readable by its user only.
+    /// Replaces `path` with `data` in one step, the file readable by its user only. A path that
+    /// names a device or a pipe (`--junit /dev/stdout`) is written to, never replaced by a
+    /// rename (which would put a file where a device node was); a link or a folder is refused.
     public static func writePrivately(_ data: Data, to path: String) throws {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            switch info.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK: throw ReportFileFailure(description: "\(path) is a link: not written through it")
+            case S_IFDIR: throw ReportFileFailure(description: "\(path) is a folder")
+            default: return try writeThrough(data, to: path)
+            }
+        }
         try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    /// Writes all of `data` to a device or a pipe that exists.
+    private static func writeThrough(_ data: Data, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            throw ReportFileFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        var rest = data[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else {
+                throw ReportFileFailure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            rest = rest.dropFirst(written)
+        }
     }
 
     /// A folder's scenarios with their traces, as `write` left them.
@@ -31,11 +60,11 @@ public enum ReportFolder {
         do {
             document = try RunDocument.read(folder + "/results.json")
         } catch {
-            throw ReadFailure(description: "\(folder) is not a report folder of sdlab run --report: \(error)")
+            throw ReportFileFailure(description: "\(folder) is not a report folder of sdlab run --report: \(error)")
         }
         // A report folder holds its trace too: without it the timelines would be drawn empty.
         guard let trace = try? String(contentsOfFile: folder + "/trace.jsonl", encoding: .utf8) else {
-            throw ReadFailure(
+            throw ReportFileFailure(
                 description: "\(folder) is not a whole report folder: \(folder)/trace.jsonl cannot be read")
         }
         let events = Reports.events(inTraceLines: trace)
@@ -55,7 +84,7 @@ public enum ReportFolder {
         for folder in folders {
             for scenario in try read(folder) {
                 if let other = seen[scenario.file] {
-                    throw ReadFailure(description: "\(scenario.file) is in both \(other) and \(folder)")
+                    throw ReportFileFailure(description: "\(scenario.file) is in both \(other) and \(folder)")
                 }
                 seen[scenario.file] = folder
                 merged.append(scenario)

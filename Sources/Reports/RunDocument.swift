@@ -30,17 +30,17 @@ public struct RunDocument: Codable, Sendable {
 
     /// The document in a file; an error that names the file and why it could not be read (the
     /// system's reason, or where the JSON is not a run's).
-    public static func read(_ path: String) throws(ReadFailure) -> RunDocument {
+    public static func read(_ path: String) throws(ReportFileFailure) -> RunDocument {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ReadFailure(description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
+            throw ReportFileFailure(description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
         }
         do {
             return try decoded(from: data)
         } catch {
-            throw ReadFailure(description: "\(path) is not the JSON of `sdlab run --json`: \(error)")
+            throw ReportFileFailure(description: "\(path) is not the JSON of `sdlab run --json`: \(error)")
         }
     }
 }
@@ -54,8 +54,8 @@ private func whyUnreadable(_ path: String) -> String? {
     return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : nil
 }
 
-/// A run's file that cannot be read, and why.
-public struct ReadFailure: Error, CustomStringConvertible {
+/// A run's file that cannot be read or written, and why.
+public struct ReportFileFailure: Error, CustomStringConvertible {
     public let description: String
 }
 

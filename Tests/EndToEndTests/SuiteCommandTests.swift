@@ -118,6 +118,25 @@ struct SuiteCommandTests {
         #expect(said.contains("sdlab: cannot write to standard output: No space left on device"), "\(said)")
     }
 
+    /// A report path that is a device is written to, never replaced by a rename; a link is
+    /// refused, never written through.
+    @Test func aReportPathThatIsNoFileIsWrittenToOrRefused() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-junit")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = RunCommandTests.library + "/side-by-side-check-in.yaml"
+        let full = try await run(sdlabPath, ["run", scenario, "--junit", "/dev/full"], timeout: .seconds(60))
+        #expect(full.status == 3)
+        #expect(full.stderr.contains("cannot write /dev/full: No space left on device"), "\(full.stderr)")
+        var info = stat()
+        #expect(lstat("/dev/full", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR, "still the device")
+        let link = folder + "/junit.xml"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder + "/elsewhere.xml")
+        let linked = try await run(sdlabPath, ["run", scenario, "--junit", link], timeout: .seconds(60))
+        #expect(linked.status == 3)
+        #expect(linked.stderr.contains("is a link: not written through it"), "\(linked.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/elsewhere.xml"))
+    }
+
     @Test func compareGatesOnARegression() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

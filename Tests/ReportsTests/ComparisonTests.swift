@@ -178,7 +178,7 @@ import Testing
         let merged = try ReportFolder.merge([one, two])
         #expect(merged.map(\.file) == ["broken.yaml", "reports.yaml"])
         #expect(Reports.timingCSV(merged) == Reports.timingCSV([reports[1], reports[0]]))
-        #expect(throws: ReadFailure.self) { try ReportFolder.merge([one, one]) }
-        #expect(throws: ReadFailure.self) { try ReportFolder.merge([out]) }
+        #expect(throws: ReportFileFailure.self) { try ReportFolder.merge([one, one]) }
+        #expect(throws: ReportFileFailure.self) { try ReportFolder.merge([out]) }
     }
 }
