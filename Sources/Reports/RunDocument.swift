@@ -35,7 +35,8 @@ public struct RunDocument: Codable, Sendable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ReportFileFailure(description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
+            throw ReportFileFailure(
+                description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
         }
         do {
             return try decoded(from: data)
