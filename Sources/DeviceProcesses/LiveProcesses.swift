@@ -31,8 +31,13 @@ public enum LiveProcesses {
         return String(decoding: bytes.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
     }
 
+    /// Whether the process's `SDLAB_CONTAINER` is a container of the run folder `folder`
+    /// exactly (`FOLDER/containers/APP`): never one of `FOLDER2` or of `FOLDER/sub`.
     private static func isStartedByHook(_ pid: Int32, in folder: String) -> Bool {
         guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-        return String(decoding: environment, as: UTF8.self).contains("SDLAB_CONTAINER=\(folder)")
+        let prefix = Array("SDLAB_CONTAINER=\(folder)/containers/".utf8)
+        return environment.split(separator: 0).contains { entry in
+            entry.starts(with: prefix) && !entry.dropFirst(prefix.count).contains(UInt8(ascii: "/"))
+        }
     }
 }
