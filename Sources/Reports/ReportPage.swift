@@ -39,7 +39,12 @@ public enum ReportPage {
         let data = results.map { $0.events.isEmpty ? nil : TimelineData($0) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // the same page for the same results
+        // Inside a script element `<!--`, `<script` and `</script` change how the page is
+        // parsed, whatever the JSON means: no `<`, `>` or `&` is written as itself (in JSON
+        // they occur only inside strings, where the escapes read back the same).
         return String(decoding: try encoder.encode(data), as: UTF8.self)
+            .replacingOccurrences(of: "<", with: "\\u003c").replacingOccurrences(of: ">", with: "\\u003e")
+            .replacingOccurrences(of: "&", with: "\\u0026")
     }
 
     /// A row per scenario, failures first: outcome, duration, failed steps, worst exposure,
@@ -164,7 +169,7 @@ extension ReportPage {
         for app in result.apps {
             rows.add(
                 app.name,
-                under: "<td>\(app.sdk)\(app.background ? ", background mode" : "")</td>"
+                under: "<td>\(Reports.xml(app.sdk))\(app.background ? ", background mode" : "")</td>"
                     + "<td>\(Reports.xml(app.cleanup ?? "not launched"))</td>")
         }
         guard !rows.groups.isEmpty else { return "" }

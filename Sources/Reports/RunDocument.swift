@@ -38,11 +38,52 @@ public struct RunDocument: Codable, Sendable {
             throw ReportFileFailure(
                 description: "cannot read \(path): \(whyUnreadable(path) ?? error.localizedDescription)")
         }
+        let document: RunDocument
         do {
-            return try decoded(from: data)
+            document = try decoded(from: data)
         } catch {
             throw ReportFileFailure(description: "\(path) is not the JSON of `sdlab run --json`: \(error)")
         }
+        if let problem = document.outOfBounds {
+            throw ReportFileFailure(description: "\(path) is not a run's document: \(problem)")
+        }
+        return document
+    }
+
+    /// The longest time a document may hold, in ms (a run of a month); times are never negative.
+    static let longestMilliseconds = 30 * 24 * 3_600_000.0
+    /// The latest commit time a document may hold, in ns: its pairs' times add to it.
+    static let latestT0 = UInt64(1) << 62
+
+    /// The first number no run could have written (a document made by hand, or damaged),
+    /// named by scenario and field; nil when every number is within bounds.
+    var outOfBounds: String? {
+        for scenario in scenarios {
+            let place = "scenario \(scenario.file)"
+            if !Self.isTime(scenario.seconds * 1000) {
+                return "\(place): duration_s \(scenario.seconds) is out of bounds"
+            }
+            for (index, pair) in scenario.pairs.enumerated() {
+                let field = "\(place), pair \(index + 1)"
+                if pair.t0 > Self.latestT0 { return "\(field): t0 \(pair.t0) is out of bounds" }
+                for (name, value) in [("notified_ms", pair.notifiedMS), ("exposure_ms", pair.exposureMS)] {
+                    if let value, !Self.isTime(value) { return "\(field): \(name) \(value) is out of bounds" }
+                }
+            }
+            for row in scenario.timing {
+                for (name, value) in [("notified_ms", row.notifiedMS), ("exposure_ms", row.exposureMS)] {
+                    guard let value else { continue }
+                    for number in [value.p50, value.p90, value.p99, value.max] where !Self.isTime(number) {
+                        return "\(place), timing \(row.model) \(row.mechanism): \(name) \(number) is out of bounds"
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    private static func isTime(_ milliseconds: Double) -> Bool {
+        milliseconds.isFinite && milliseconds >= 0 && milliseconds <= longestMilliseconds
     }
 }
 

@@ -81,6 +81,24 @@ import Testing
         #expect(gained.regressions == 0, "a scenario only the new run has is no regression")
     }
 
+    /// A number no run writes (a damaged or crafted document) is refused naming its field,
+    /// never a crash when it is computed with.
+    @Test(arguments: ["1e308", "-1e308", "18446744073709551615"])
+    func aNumberOutOfBoundsIsRefusedNamingItsField(exposure: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let good = String(decoding: try Self.document(exposures: [2.0]).encoded(), as: UTF8.self)
+        let bad = good.replacingOccurrences(of: "\"exposure_ms\" : 2", with: "\"exposure_ms\" : \(exposure)")
+        #expect(bad != good)
+        try Data(bad.utf8).write(to: URL(fileURLWithPath: folder + "/run.json"))
+        #expect {
+            try RunDocument.read(folder + "/run.json")
+        } throws: { error in
+            "\(error)".contains("scenario one.yaml, pair 1: exposure_ms") && "\(error)".contains("is out of bounds")
+        }
+    }
+
     @Test func anUnreadableRunSaysWhichFileAndWhy() throws {
         #expect {
             try RunDocument.read("/nonexistent/run.json")

@@ -422,4 +422,22 @@ import Testing
         #expect(data.summarised == ["post"])
         #expect(data.marks.contains { $0.kind == .callback }, "what is not crowded stays as marks")
     }
+
+    /// Text a document carries is escaped for where it lands: the apps' table and the
+    /// timelines' script block, where `<!--<script>` would change how the page is parsed.
+    @Test func textFromADocumentIsEscapedForThePage() throws {
+        var result = try Sample.runResults()[0]
+        let hostile = "<!--<script>alert(1)</script>"
+        result.events.append(
+            TraceEvent(
+                t: Sample.first + 5, proc: "mail", event: .callback, fields: [.name: .init(stringLiteral: hostile)]))
+        var report = ScenarioReport(runs: [(result, 1)])
+        report.apps[0].sdk = "<img src=x onerror=alert(1)>"
+        let page = ReportPage.html([report])
+        #expect(!page.contains("<img src=x"))
+        #expect(!page.contains("<!--<script>"))
+        let script = try #require(page.range(of: "id=\"timelines\">"))
+        let end = try #require(page.range(of: "</script>", range: script.upperBound..<page.endIndex))
+        #expect(!page[script.upperBound..<end.lowerBound].contains("<"), "no markup inside the JSON")
+    }
 }
