@@ -120,7 +120,7 @@ public final class DeviceHost: Sendable {
         }
         await launch()
         app.trace?.record(.ready)
-        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        Self.say("ready\n", on: STDOUT_FILENO)
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()
@@ -143,8 +143,20 @@ public final class DeviceHost: Sendable {
     }
 
     static func cannotStart(_ name: String, _ why: String) -> Never {
-        FileHandle.standardError.write(Data("the app \(name) cannot start: \(why)\n".utf8))
+        say("the app \(name) cannot start: \(why)\n", on: STDERR_FILENO)
         exit(3)
+    }
+
+    /// Writes a line by the system call: a pipe the runner no longer reads fails the write,
+    /// not the process.
+    private static func say(_ text: String, on fd: Int32) {
+        var rest = Array(text.utf8)[...]
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            rest = rest.dropFirst(written)
+        }
     }
 
     // MARK: - The lifecycle, on the main queue
@@ -191,7 +203,8 @@ public final class DeviceHost: Sendable {
         }
     }
 
-    /// Posts a `UIApplication` notification on the main queue and waits for its observers.
+    /// Posts a `UIApplication` notification on the main queue, after what is queued there (the
+    /// lifecycle call it follows) and before what comes next.
     private func post(_ name: Notification.Name) {
         DispatchQueue.main.async { NotificationCenter.default.post(name: name, object: nil) }
     }
