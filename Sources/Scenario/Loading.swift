@@ -2,6 +2,9 @@ import Foundation
 import Yams
 
 extension Scenario {
+    /// The largest scenario file read: a thousand apps and steps take a few hundred KiB.
+    public static let mostBytes = 1 << 20
+
     /// Reads and validates a scenario file; a file that cannot be read is one problem at 1:1.
     public static func load(path: String) throws(ScenarioProblems) -> Scenario {
         func unreadable(_ reason: String) -> ScenarioProblems {
@@ -16,6 +19,10 @@ extension Scenario {
             throw unreadable("no such file")
         }
         guard !isDirectory.boolValue else { throw unreadable("it is a directory") }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= mostBytes else {
+            throw unreadable("it is \(size) bytes, over the limit of \(mostBytes) (1 MiB) a scenario may have")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

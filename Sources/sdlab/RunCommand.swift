@@ -75,9 +75,14 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the chosen scenarios' files, one per line, and run nothing.")
     var list = false
 
+    /// Bounds that keep a run to what a machine can hold (Docs/outputs.md lists them).
+    static let mostRepeats = 1000
+    static let mostJobs = 64
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-        if repeats < 1 { throw ValidationError("--repeat must be at least 1") }
+        if !(1...Self.mostRepeats).contains(repeats) { throw ValidationError("--repeat is 1 to \(Self.mostRepeats)") }
+        if let jobs, jobs > Self.mostJobs { throw ValidationError("--jobs is 1 to \(Self.mostJobs)") }
     }
 
     func run() async throws {

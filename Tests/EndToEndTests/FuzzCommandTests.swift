@@ -140,5 +140,18 @@ struct FuzzCommandTests {
     @Test func aHugeCountIsAUsageError() async throws {
         let result = try await run(sdlabPath, ["fuzz", "--actions", "1000000000"])
         #expect(result.status == 2 && result.stderr.contains("--actions 1 to 10000"), "\(result.stderr)")
+        let repeated = try await run(sdlabPath, ["run", "--repeat", "100000", "Scenarios"])
+        #expect(repeated.status == 2 && repeated.stderr.contains("--repeat is 1 to 1000"), "\(repeated.stderr)")
+    }
+
+    /// A scenario file past 1 MiB is refused unread, naming its size.
+    @Test func aHugeScenarioFileIsRefused() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-huge")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/huge.yaml"
+        try Data(repeating: UInt8(ascii: "#"), count: 2 << 20).write(to: URL(fileURLWithPath: file))
+        let result = try await run(sdlabPath, ["check", file])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("it is 2097152 bytes, over the limit of 1048576"), "\(result.stderr)")
     }
 }
