@@ -69,7 +69,11 @@ public class AWController: NSObject, @unchecked Sendable {
     /// Starts the SDK: the initial check, then a look at each return to the foreground.
     /// Without a device the initial check fails (the Hub cannot be reached).
     public func start() {
-        guard lock.withLock({ !started ? (started = true, true).1 : false }) else { return }
+        let first = lock.withLock {
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
         guard let link = DeviceLink.current, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk")
         else {
             let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)

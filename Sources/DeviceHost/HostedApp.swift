@@ -178,7 +178,12 @@ final class HostedApp: DeviceListener, Sendable {
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: cleanup).leaks
         let held: [(TraceField, TraceValue)] = [(.holds, .string(Holdings(found).description))]
         if left.isEmpty {
-            guard state.withLock({ $0.watching == job ? ($0.watching = nil, true).1 : false }) else { return }
+            let closes = state.withLock { state in
+                guard state.watching == job else { return false }
+                state.watching = nil
+                return true
+            }
+            guard closes else { return }
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
@@ -243,12 +248,13 @@ final class HostedApp: DeviceListener, Sendable {
         }
     }
 
-    /// Saves whom the app serves and the records' numbers, when they changed.
+    /// Saves whom the app serves and the records' numbers, when they changed (compared in
+    /// memory: this runs at every check).
     func save() {
         let saved = state.withLock { state -> Saved? in
             var now = state.saved
             now.user = state.user
-            guard now != state.saved || !FileManager.default.fileExists(atPath: statePath) else { return nil }
+            guard now != state.saved else { return nil }
             state.saved = now
             return now
         }
