@@ -44,7 +44,8 @@ let package = Package(
         .target(
             name: "DeviceContract",
             dependencies: [
-                "DBusKit", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "DBusKit", "DeviceProcesses", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // zlib, to read what a cleanup compressed rather than removed.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -95,7 +96,8 @@ let package = Package(
         // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
         .target(name: "Faults", dependencies: ["SharedDevice", "Scenario"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
-        .target(name: "Reports", dependencies: ["DeviceContract", "LeakScan", "Runner", "Scenario"]),
+        .target(
+            name: "Reports", dependencies: ["DeviceContract", "DeviceProcesses", "LeakScan", "Runner", "Scenario"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [

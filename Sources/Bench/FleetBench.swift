@@ -135,9 +135,9 @@ public struct FleetBench: Sendable {
                 name: "app\($0)", sdk: .msal, backgroundMode: true, cleanup: executable == nil ? .wipeAll : .own(),
                 executable: executable, tracedPostsPerSecond: 0)
         }
-        let launch = try await launchAll(specs, bus: device.bus.address, in: directory)
+        let launch = try await launchAll(specs, bus: device.bus.address, in: directory, connection: connection)
         launched = launch.apps
-        let clients = specs.map { AppClient(connection, app: $0.name, timeout: .seconds(60)) }
+        let clients = launched.map { AppClient(connection, app: $0, timeout: .seconds(60)) }
 
         // Posted while nobody is signed in: the hub then answers each check as the C broker
         // does, with no account, so both sides do the same work per post.
@@ -180,14 +180,19 @@ public struct FleetBench: Sendable {
     }
 
     /// Spawns every app at once; returns once each has said `ready`.
-    private func launchAll(_ specs: [AppSpec], bus: String, in directory: String) async throws
+    private func launchAll(
+        _ specs: [AppSpec], bus: String, in directory: String, connection: Connection
+    ) async throws
         -> (apps: [LaunchedApp], seconds: Double)
     {
         progress("launching \(specs.count) apps")
         let start = ContinuousClock.now
         let apps = try await withThrowingTaskGroup(of: LaunchedApp.self) { group in
             for spec in specs {
-                group.addTask { try await LaunchedApp.launch(spec, bus: bus, in: directory, timeout: .seconds(60)) }
+                group.addTask {
+                    try await LaunchedApp.launch(
+                        spec, bus: bus, in: directory, connection: connection, timeout: .seconds(60))
+                }
             }
             var apps: [LaunchedApp] = []
             do {

@@ -177,7 +177,7 @@ public struct PackageFloor: Floor {
             receiverProcesses.append(process)
         }
         // Close-on-exec from the start: only the emitter's stdin gets the read end.
-        guard let pipe = closeOnExecPipe() else { throw LaunchError("pipe: \(String(cString: strerror(errno)))") }
+        guard let pipe = closeOnExecPipe() else { throw LaunchError("pipe: \(errorText())") }
         let ends = [pipe.read, pipe.write]
         let go = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         let spawned = Result { () throws(LaunchError) in

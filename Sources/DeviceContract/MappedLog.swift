@@ -1,3 +1,4 @@
+import DeviceProcesses
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,6 +11,10 @@ import Synchronization
 /// `posix_fallocate` (a full disk is refused then, never a fault later), and the file is cut
 /// back to its data when closed; a killed writer leaves zeros after the last line, which the
 /// next writer of the file skips and readers ignore. One writer per file at a time.
+///
+/// The last `lastWordsSize` bytes of the space already reserved are kept for one line only:
+/// the one that says the file could not grow (`appendLastWords`), so a reader never mistakes
+/// a cut-short file for a whole one.
 final class MappedLog: Sendable {
     private struct State {
         var fd: Int32
@@ -23,6 +28,7 @@ final class MappedLog: Sendable {
     }
 
     private static let chunk = 1 << 20
+    static let lastWordsSize = 8 << 10
     private let state: Mutex<State>
 
     /// Opens (creating, 0600) `path` to append after what it holds.
@@ -35,9 +41,11 @@ final class MappedLog: Sendable {
         fstat(fd, &info)
         var state = State(fd: fd)
         state.end = Int(info.st_size)
-        guard Self.reserve(atLeast: max(state.end, 1), in: &state) else {
+        let failure = Self.reserve(atLeast: state.end, in: &state)
+        guard failure == 0 else {
             Glibc.close(fd)
-            throw TraceLog.OpenError(description: "cannot map the trace file \(path): \(Self.error())")
+            throw TraceLog.OpenError(
+                description: "cannot reserve space for the trace file \(path): \(errorText(failure))")
         }
         // A writer killed earlier left zeros after its last line, and maybe half a line.
         let bytes = UnsafeMutablePointer<UInt8>(bitPattern: state.base)!
@@ -48,20 +56,39 @@ final class MappedLog: Sendable {
 
     deinit { close() }
 
-    /// Copies `bytes` after the last ones.
-    func append(_ bytes: [UInt8]) {
-        state.withLock { state in
-            guard !state.full else { return }
-            if state.end + bytes.count > state.capacity, !Self.reserve(atLeast: state.end + bytes.count, in: &state) {
-                state.full = true
-                return
+    /// Copies `bytes` after the last ones. Returns the system's error number the first time
+    /// the file cannot grow (EFBIG, ENOSPC, …); from then on lines are dropped.
+    @discardableResult
+    func append(_ bytes: [UInt8]) -> Int32? {
+        state.withLock { state -> Int32? in
+            guard !state.full else { return nil }
+            if state.end + bytes.count > state.capacity - Self.lastWordsSize {
+                let failure = Self.reserve(atLeast: state.end + bytes.count, in: &state)
+                if failure != 0 {
+                    state.full = true
+                    return failure
+                }
             }
-            bytes.withUnsafeBytes { source in
-                (UnsafeMutableRawPointer(bitPattern: state.base)! + state.end).copyMemory(
-                    from: source.baseAddress!, byteCount: source.count)
-            }
-            state.end += bytes.count
+            Self.copy(bytes, into: &state)
+            return nil
         }
+    }
+
+    /// Writes `bytes` into the space kept for them, once the file could not grow (cut to fit).
+    func appendLastWords(_ bytes: [UInt8]) {
+        state.withLock { state in
+            guard state.base != 0 else { return }
+            Self.copy(Array(bytes.prefix(state.capacity - state.end)), into: &state)
+        }
+    }
+
+    private static func copy(_ bytes: [UInt8], into state: inout State) {
+        bytes.withUnsafeBytes { source in
+            guard let from = source.baseAddress else { return }
+            (UnsafeMutableRawPointer(bitPattern: state.base)! + state.end).copyMemory(
+                from: from, byteCount: source.count)
+        }
+        state.end += bytes.count
     }
 
     /// Cuts the file back to its data and unmaps it.
@@ -75,17 +102,20 @@ final class MappedLog: Sendable {
         }
     }
 
-    /// Grows the file and its mapping to hold `needed` bytes, a chunk at a time.
-    private static func reserve(atLeast needed: Int, in state: inout State) -> Bool {
-        let capacity = (needed / chunk + 1) * chunk
-        guard posix_fallocate(state.fd, 0, off_t(capacity)) == 0 else { return false }
+    /// Grows the file and its mapping to hold `needed` bytes and the last words, a chunk at a
+    /// time. Returns 0, or the system's error number.
+    private static func reserve(atLeast needed: Int, in state: inout State) -> Int32 {
+        let capacity = ((needed + lastWordsSize) / chunk + 1) * chunk
+        // posix_fallocate returns its error rather than setting errno.
+        let refused = posix_fallocate(state.fd, 0, off_t(capacity))
+        guard refused == 0 else { return refused }
         let mapping = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, state.fd, 0)
-        guard let mapping, mapping != MAP_FAILED else { return false }
+        guard let mapping, mapping != MAP_FAILED else { return errno }
         if state.base != 0 { munmap(UnsafeMutableRawPointer(bitPattern: state.base), state.capacity) }
         state.base = UInt(bitPattern: mapping)
         state.capacity = capacity
-        return true
+        return 0
     }
 
-    private static func error() -> String { String(cString: strerror(errno)) }
+    private static func error() -> String { errorText(errno) }
 }

@@ -1,3 +1,4 @@
+import DeviceProcesses
 import FoundationEssentials
 import Synchronization
 
@@ -31,16 +32,20 @@ public enum TraceValue: Sendable, Equatable, ExpressibleByStringLiteral, Express
 /// system call per event, and a process killed at any moment leaves its lines behind.
 public final class TraceLog: Sendable {
     public let process: String
+    public let path: String
     private let file: MappedLog
 
     public struct OpenError: Error, CustomStringConvertible, Sendable {
         public let description: String
     }
 
-    /// Opens (creating, 0600) the file to append to.
+    /// Opens (creating, 0600) the file to append to. A file past `ulimit -f` is from then on a
+    /// failed write for this process (EFBIG, said in the trace), not a SIGXFSZ that kills it.
     public init(path: String, process: String) throws(OpenError) {
+        signal(SIGXFSZ, SIG_IGN)
         file = try MappedLog(path: path)
         self.process = process
+        self.path = path
     }
 
     /// Cuts the file back to its lines; nothing more is recorded.
@@ -68,8 +73,13 @@ public final class TraceLog: Sendable {
         }
     }
 
-    /// Builds the line as bytes and appends it whole.
+    /// Appends the line whole.
     private func write(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) {
+        if let failure = file.append(line(event, at: time, fields: appendFields)) { recordWriteFailure(failure) }
+    }
+
+    /// The line as bytes.
+    private func line(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(160)
         line += #"{"t":"#.utf8
@@ -80,7 +90,20 @@ public final class TraceLog: Sendable {
         Self.appendQuoted(event, to: &line)
         appendFields(&line)
         line += "}\n".utf8
-        file.append(line)
+        return line
+    }
+
+    /// The file cannot grow: its last line says so (`write-failed`, in the space kept for it),
+    /// so the runner never takes the lines before it for the whole trace, and stderr says it too.
+    private func recordWriteFailure(_ code: Int32) {
+        let why = errorText(code)
+        file.appendLastWords(
+            line(TraceName.writeFailed.rawValue, at: Self.now()) { line in
+                Self.appendField(TraceField.path.rawValue, .string(path), to: &line)
+                Self.appendField(TraceField.error.rawValue, .string(why), to: &line)
+            })
+        let note = "\(process): cannot write the trace file \(path): \(why); lines after this are lost\n"
+        _ = note.utf8CString.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
     }
 
     private static func appendField(_ key: String, _ value: TraceValue, to line: inout [UInt8]) {

@@ -63,6 +63,11 @@ public enum TraceName: String, Sendable, CaseIterable {
     case saveFailed = "save-failed"
     /// A team's app tried to write outside its container and was refused: `path`, `call`.
     case writeRefused = "write-refused"
+
+    // Any process.
+    /// A file the run is judged by could not be written (the trace itself, the hub's state):
+    /// `path`, `error` (the system's words and the error's name). The run cannot be judged.
+    case writeFailed = "write-failed"
 }
 
 /// The fields of trace events.

@@ -67,6 +67,6 @@ public enum AtomicFile {
     }
 
     private static func posixError(_ what: String) -> Failure {
-        Failure(description: "\(what): \(String(cString: strerror(errno)))")
+        Failure(description: "\(what): \(errorText())")
     }
 }

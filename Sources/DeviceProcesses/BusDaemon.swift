@@ -101,7 +101,7 @@ public enum DevicePaths {
     {
         var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw LaunchError("cannot create a folder in \(base): \(errnoText())")
+            throw LaunchError("cannot create a folder in \(base): \(errorText())")
         }
         return String(cString: made)
     }
@@ -118,7 +118,7 @@ public enum DevicePaths {
             throw LaunchError("cannot create \(path): \(error)")
         }
         var info = stat()
-        guard lstat(path, &info) == 0 else { throw LaunchError("cannot read \(path): \(errnoText())") }
+        guard lstat(path, &info) == 0 else { throw LaunchError("cannot read \(path): \(errorText())") }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw LaunchError("refusing \(path): it is a link, not a folder")
         }

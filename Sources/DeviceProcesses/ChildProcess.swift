@@ -23,6 +23,9 @@ public struct ChildProcess: Sendable, Hashable {
         case null
         /// Appended to the file, created 0600.
         case file(String)
+        /// Appended to the file through a pipe, up to `cap` bytes, then dropped and counted
+        /// (`LogPump`): for a process whose output nothing bounds.
+        case cappedFile(String, cap: Int = LogPump.defaultCap)
         /// A pipe whose read end `spawn` returns.
         case pipe
     }
@@ -72,6 +75,7 @@ public struct ChildProcess: Sendable, Hashable {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         var pipeEnds: [Int32] = [-1, -1]
+        var capped: [(read: Int32, write: Int32, path: String, cap: Int)] = []
         for (fd, output) in [(Int32(1), stdout), (Int32(2), stderr)] {
             switch output {
             case .inherit: break
@@ -80,16 +84,20 @@ public struct ChildProcess: Sendable, Hashable {
                 posix_spawn_file_actions_addopen(
                     &actions, fd, file, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
             case .pipe:
-                guard let ends = closeOnExecPipe() else { throw LaunchError("pipe: \(errnoText())") }
+                guard let ends = closeOnExecPipe() else { throw LaunchError("pipe: \(errorText())") }
                 pipeEnds = [ends.read, ends.write]
                 posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], fd)
+            case .cappedFile(let file, let cap):
+                guard let ends = closeOnExecPipe() else { throw LaunchError("pipe: \(errorText())") }
+                capped.append((ends.read, ends.write, file, cap))
+                posix_spawn_file_actions_adddup2(&actions, ends.write, fd)
             }
         }
         // The child gets stdin, stdout and stderr only: whatever another thread has open
         // without close-on-exec at this moment (a file being read, a pipe just made) stays here.
         let closing = sdlab_spawn_close_from(&actions, 3)
         guard closing == 0 else {
-            throw LaunchError("cannot close descriptors for \(path): \(String(cString: strerror(closing)))")
+            throw LaunchError("cannot close descriptors for \(path): \(errorText(closing))")
         }
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
@@ -100,10 +108,13 @@ public struct ChildProcess: Sendable, Hashable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, path, &actions, &attributes, argv, env)
         if pipeEnds[1] >= 0 { Glibc.close(pipeEnds[1]) }
+        for log in capped { Glibc.close(log.write) }
         guard result == 0 else {
             if pipeEnds[0] >= 0 { Glibc.close(pipeEnds[0]) }
-            throw LaunchError("cannot start \(path): \(String(cString: strerror(result)))")
+            for log in capped { Glibc.close(log.read) }
+            throw LaunchError("cannot start \(path): \(errorText(result))")
         }
+        for log in capped { LogPump.shared.copy(from: log.read, to: log.path, cap: log.cap) }
         return (ChildProcess(pid: pid), pipeEnds[0] >= 0 ? pipeEnds[0] : nil)
     }
 
@@ -118,14 +129,15 @@ public struct ChildProcess: Sendable, Hashable {
         kill(pid, number)
     }
 
-    /// SIGSTOP, returning once every thread has stopped (or the process has ended). The
+    /// SIGSTOP (to its whole group with `group`), returning once every thread of the process has
+    /// stopped (or it has ended). The
     /// kernel stops a process through the one thread that takes the signal, which then stops
     /// the others: until it gets a CPU they run on, and on a busy machine a "stopped" app could
     /// still read what arrives right after kill(). The parent hears when the last thread has
     /// stopped; that is waited for here, without taking the news from anyone. SIGSTOP cannot
     /// be blocked, so this ends once the threads are scheduled. Not our child: not waited for.
-    public func suspend() {
-        signal(SIGSTOP)
+    public func suspend(group: Bool = false) {
+        if group { signalGroup(SIGSTOP) } else { signal(SIGSTOP) }
         var info = siginfo_t()
         while waitid(P_PID, id_t(pid), &info, WSTOPPED | WEXITED | WNOWAIT) != 0, errno == EINTR {}
     }
@@ -133,6 +145,30 @@ public struct ChildProcess: Sendable, Hashable {
     public var isRunning: Bool { kill(pid, 0) == 0 && !isZombie }
 
     private var isZombie: Bool { statFields?.first == "Z" }
+
+    /// Stopped by a signal (or traced): it runs no code until continued.
+    public var isStopped: Bool { statFields?.first == "T" || statFields?.first == "t" }
+
+    /// The process group it is in; nil once it is gone.
+    public var processGroup: pid_t? {
+        let group = getpgid(pid)
+        return group < 0 ? nil : group
+    }
+
+    /// Sends `signal` to its whole process group: the group it leads when it was started with
+    /// `newSession`, so a launcher script's children hear it too.
+    public func signalGroup(_ signal: Int32) { kill(-pid, signal) }
+
+    /// Waits, at most `timeout`, until the process is stopped (or gone). True once stopped.
+    public func waitUntilStopped(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !isStopped {
+            guard isRunning, ContinuousClock.now < deadline else { return false }
+            var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+            nanosleep(&pause, nil)
+        }
+        return true
+    }
 
     /// The process's parent, as `/proc` says; nil once it is gone.
     var parentID: Int32? { statFields.flatMap { $0.count > 1 ? Int32($0[1]) : nil } }
@@ -197,8 +233,6 @@ public struct ChildProcess: Sendable, Hashable {
         _ = reap()
     }
 }
-
-func errnoText() -> String { String(cString: strerror(errno)) }
 
 /// The poll() timeout left until `deadline`, rounded up; nil once it has passed.
 func pollMilliseconds(until deadline: ContinuousClock.Instant) -> Int32? {

@@ -21,7 +21,7 @@ public final class ConfinedFolder: Sendable {
         descriptor = open(path, sdlab_open_path_flag() | O_DIRECTORY | O_CLOEXEC)
         self.path = path
         guard descriptor >= 0 else {
-            throw Failure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw Failure(description: "cannot open \(path): \(errorText())")
         }
     }
 
@@ -121,6 +121,6 @@ public final class ConfinedFolder: Sendable {
 
     /// What failed on `relative`, named by its whole path, with the system's reason.
     private func failure(_ what: String, _ relative: String) -> Failure {
-        Failure(description: "\(what) \(path)/\(relative): \(String(cString: strerror(errno)))")
+        Failure(description: "\(what) \(path)/\(relative): \(errorText())")
     }
 }

@@ -18,6 +18,29 @@ public enum LiveProcesses {
         allPIDs().filter { commandLine(of: $0) != nil && isStartedByHook($0, in: folder) }
     }
 
+    /// The live processes of the run folder `folder`, by its exact path: an argument of their
+    /// command line is the folder, a path in it, or ends in `=` and a path in it (a bus address),
+    /// or a cleanup hook of one of its containers started them. Never a process of a folder
+    /// whose path merely begins or ends the same (`FOLDER2`, `/other/FOLDER`).
+    public static func ofRunFolder(_ folder: String) -> [Int32] {
+        allPIDs().filter { pid in
+            guard let arguments = arguments(of: pid) else { return false }
+            return arguments.contains { names(folder, $0) } || isStartedByHook(pid, in: folder)
+        }
+    }
+
+    private static func names(_ folder: String, _ argument: String) -> Bool {
+        argument == folder || argument.hasPrefix(folder + "/") || argument.contains("=" + folder + "/")
+    }
+
+    /// The arguments of a live process (nil: gone, a zombie, or a kernel thread).
+    private static func arguments(of pid: Int32) -> [String]? {
+        guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"), !bytes.isEmpty,
+            ChildProcess(pid: pid).isRunning
+        else { return nil }
+        return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Every process ID in `/proc`, live or not.
     static func allPIDs() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)

@@ -59,6 +59,8 @@ final class HubCore: Sendable {
                 do {
                     try store?.save(HubState(directory: directory, model: next))
                 } catch {
+                    // Refused, the change does not count; the run it belongs to cannot be judged.
+                    trace?.record(.writeFailed, [.path: .string(store?.path ?? "?"), .error: .string("\(error)")])
                     throw DBusError.failed("\(error)")
                 }
                 if next.session != current.session {

@@ -73,7 +73,7 @@ public struct StateFile: Sendable {
             StateFileError(description: "refusing the \(what) file \(path): \(reason)")
         }
         var info = stat()
-        guard stat(path, &info) == 0 else { throw refuse(String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else { throw refuse(errorText()) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw refuse("it is not a regular file") }
         guard info.st_uid == getuid() else {
             throw refuse("it belongs to uid \(info.st_uid), not to this user (uid \(getuid()))")

@@ -1,4 +1,5 @@
 import DeviceContract
+import DeviceProcesses
 import Foundation
 
 /// A report folder (`sdlab run --report DIR`): `results.json` (the run's `RunDocument`),
@@ -40,7 +41,7 @@ public enum ReportFolder {
     private static func writeThrough(_ data: Data, to path: String) throws {
         let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
-            throw ReportFileFailure(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw ReportFileFailure(description: "cannot open \(path): \(errorText())")
         }
         defer { close(fd) }
         var rest = data[...]
@@ -48,7 +49,7 @@ public enum ReportFolder {
             let written = rest.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else {
-                throw ReportFileFailure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+                throw ReportFileFailure(description: "cannot write \(path): \(errorText())")
             }
             rest = rest.dropFirst(written)
         }

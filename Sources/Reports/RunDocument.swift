@@ -1,4 +1,5 @@
 import DeviceContract
+import DeviceProcesses
 import Foundation
 import LeakScan
 import Runner
@@ -90,7 +91,7 @@ public struct RunDocument: Codable, Sendable {
 /// The system's reason a file cannot be opened for reading, if it has one.
 private func whyUnreadable(_ path: String) -> String? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return String(cString: strerror(errno)) }
+    guard fd >= 0 else { return errorText() }
     defer { close(fd) }
     var info = stat()
     return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : nil

@@ -53,17 +53,25 @@ public struct AppSpec: Sendable, Equatable {
     }
 }
 
-/// An app process the runner started: lifecycle signals go to its PID.
+/// An app process the runner started. Lifecycle signals go to its process group, which it
+/// leads, so that an `executable:` that is a launcher script hears them with the app it
+/// started; calls go to the bus name of the process that answered when it was launched, so
+/// that another process taking the app's name later is never asked in its place.
 public struct LaunchedApp: Sendable {
     public let spec: AppSpec
     public let process: ChildProcess
     /// Its container folder.
     public let container: String
+    /// The unique bus name of the process that serves the app's `dev.sdlab.App1`.
+    public let busName: String
+    /// That process: the launched one, or one in its process group (a launcher's child).
+    public let answering: ChildProcess
 
-    /// Starts the app and returns once it says `ready` (its launch check done). On failure
-    /// the process is stopped and the error carries what it said.
+    /// Starts the app and returns once it says `ready` (its launch check done) and the process
+    /// that owns its bus name is the one launched or in its process group. On failure the
+    /// process is stopped and the error carries what it said.
     public static func launch(
-        _ spec: AppSpec, bus: String, in directory: String,
+        _ spec: AppSpec, bus: String, in directory: String, connection: Connection,
         sdlab: String = DevicePaths.executablePath(),
         timeout: Duration = .seconds(15)
     ) async throws(LaunchError) -> LaunchedApp {
@@ -73,38 +81,89 @@ public struct LaunchedApp: Sendable {
         let executable: String
         if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
         let (process, stdout) = try ChildProcess.spawn(
-            executable, arguments, stdout: .pipe, stderr: .file(log), newSession: true)
+            executable, arguments, stdout: .pipe, stderr: .cappedFile(log), newSession: true)
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
             // No line: the pipe closed because the process ended, or the time ran out.
             // Reaped when it ended: its PID is then no longer ours to signal.
             let ended = process.exitStatus(timeout: .milliseconds(200))
-            if ended == nil { process.stop(grace: .seconds(2)) }
+            if ended == nil { process.stop(grace: .seconds(2), group: true) }
+            _ = LogPump.shared.waitUntilDrained(log, timeout: .seconds(1))
             let said = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").trimmingCharacters(
                 in: .whitespacesAndNewlines)
             let why = ended.map { "it ended (\($0)) before it was ready" } ?? "not ready within \(timeout)"
             throw LaunchError("the app \(spec.name) did not start: \(why)\(said.isEmpty ? "" : "; it said: \(said)")")
         }
-        return LaunchedApp(spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory))
+        do {
+            let (busName, answering) = try await answeringProcess(of: spec.name, launched: process, on: connection)
+            return LaunchedApp(
+                spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory),
+                busName: busName, answering: answering)
+        } catch {
+            process.stop(grace: .seconds(2), group: true)
+            throw error
+        }
     }
 
-    /// SIGSTOP: the process really stops and hears nothing until resumed. Returns once it has
-    /// stopped, so nothing sent afterwards reaches it.
-    public func suspend() { process.suspend() }
-    /// SIGCONT.
-    public func resume() { process.signal(SIGCONT) }
-    /// SIGKILL, then reaped; a cleanup hook it was running, and anything else it started in
-    /// its process group, dies with it, as work does on a phone.
+    /// Who owns the app's bus name, as the bus itself says (its unique name and the PID behind
+    /// it): refused unless it is `launched` or in its process group.
+    private static func answeringProcess(
+        of name: String, launched: ChildProcess, on connection: Connection
+    ) async throws(LaunchError) -> (String, ChildProcess) {
+        let wellKnown = AppBus.name(of: name)
+        let owner: String?
+        let pid: UInt32?
+        do {
+            owner = try await connection.nameOwner(wellKnown)
+            if let owner { pid = try await connection.processID(of: owner) } else { pid = nil }
+        } catch {
+            throw LaunchError("launch \(name): cannot ask the bus who owns \(wellKnown): \(error)")
+        }
+        guard let owner, let pid else {
+            throw LaunchError(
+                "launch \(name): it said ready but does not own \(wellKnown) on the bus, so nothing can reach it"
+                    + " (an app takes its bus name before it prints ready)")
+        }
+        let answering = ChildProcess(pid: pid_t(pid))
+        guard answering == launched || answering.processGroup == launched.pid else {
+            throw LaunchError(
+                "launch \(name): \(wellKnown) is owned by PID \(pid), which is neither the process launched (PID"
+                    + " \(launched.pid)) nor in its process group: the runner could not suspend or stop what answers")
+        }
+        return (owner, answering)
+    }
+
+    /// SIGSTOP to the app's process group: the app really stops and hears nothing until
+    /// resumed. Returns once the process that answers has stopped, so nothing sent afterwards
+    /// reaches it; throws if it does not (it left the group).
+    public func suspend() throws(LaunchError) {
+        process.suspend(group: true)
+        guard answering == process || answering.waitUntilStopped(timeout: .seconds(2)) else {
+            throw LaunchError(
+                "suspend \(spec.name): PID \(answering.pid), which answers for it, did not stop (it left the process"
+                    + " group of PID \(process.pid), which the runner stops)")
+        }
+    }
+
+    /// SIGCONT to the app's process group.
+    public func resume() { process.signalGroup(SIGCONT) }
+
+    /// SIGKILL to the app's process group, then reaped; a cleanup hook it was running, and
+    /// anything else it started in its process group, dies with it, as work does on a phone.
     public func crash() {
-        process.signal(SIGKILL)
+        process.signalGroup(SIGKILL)
         process.stop(grace: .seconds(5), group: true)
         HookRecord.stopLeftover(in: container)
     }
-    /// A graceful exit: SIGTERM (and SIGCONT, should it be stopped); SIGKILL after `grace`;
-    /// then whatever it left in its process group (a launcher script's children) is killed.
+
+    /// A graceful exit: SIGCONT and SIGTERM to the app's process group; once the process that
+    /// answers and the launched one have ended, or after `grace`, SIGKILL to whatever is left
+    /// in the group (a launcher script's children).
     public func terminate(grace: Duration = .seconds(10)) {
-        process.signal(SIGCONT)
+        process.signalGroup(SIGCONT)
+        process.signalGroup(SIGTERM)
+        if answering != process { answering.waitForExit(timeout: grace) }
         process.stop(grace: grace, group: true)
         HookRecord.stopLeftover(in: container)
     }
@@ -122,23 +181,37 @@ extension LaunchedApp {
     }
 }
 
-/// Calls to one app's `dev.sdlab.App1`.
+/// Calls to one app's `dev.sdlab.App1`, sent to the bus name of the process launched for it.
 public struct AppClient: Sendable {
     public let connection: Connection
     public let name: String
+    /// Where calls go: the unique bus name of the process that answered at launch.
+    public let destination: String
     public var timeout: Duration
 
-    public init(_ connection: Connection, app name: String, timeout: Duration = .seconds(30)) {
+    public init(_ connection: Connection, app: LaunchedApp, timeout: Duration = .seconds(30)) {
         self.connection = connection
-        self.name = name
+        self.name = app.spec.name
+        self.destination = app.busName
         self.timeout = timeout
+    }
+
+    /// The app's process has left the bus (it ended, or was killed): whoever holds its name now
+    /// is not asked.
+    public struct AppGone: Error, CustomStringConvertible {
+        public let description: String
     }
 
     @discardableResult
     public func call(_ method: AppBus.Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await connection.call(
-            destination: AppBus.name(of: name), path: AppBus.path, interface: AppBus.interface,
-            member: method.rawValue, arguments, timeout: timeout)
+        do {
+            return try await connection.call(
+                destination: destination, path: AppBus.path, interface: AppBus.interface,
+                member: method.rawValue, arguments, timeout: timeout)
+        } catch let error as DBusError where error.meansNoSuchName {
+            throw AppGone(
+                description: "\(name) is gone: the process launched for it (bus name \(destination)) has left the bus")
+        }
     }
 
     public func foreground() async throws { try await call(.foreground) }
@@ -158,4 +231,11 @@ public struct AppClient: Sendable {
     }
 
     public func snapshot() async throws -> AppSnapshot { AppSnapshot(wire: try await call(.snapshot).first) }
+}
+
+extension DBusError {
+    /// The bus has nobody under the name a call was sent to.
+    var meansNoSuchName: Bool {
+        name == DBusError.prefix + "ServiceUnknown" || name == DBusError.prefix + "NameHasNoOwner"
+    }
 }

@@ -14,6 +14,8 @@ public final class RunningDevice: Sendable {
     private let detached: Bool
     /// The write end of the orphan guard's pipe: it closes when this process ends, however.
     private let guardian: (process: ChildProcess, pipe: Int32)?
+    /// A device that is not detached holds its folder's lock for its whole life (`lockFolder`).
+    private let folderLock: FileLock?
 
     /// The hub process (another one after `restartHub`).
     public var hub: ChildProcess { hubProcess.withLock { $0 } }
@@ -28,13 +30,17 @@ public final class RunningDevice: Sendable {
     /// The file the hub records its unique bus name in.
     public static func hubNameFile(in directory: String) -> String { directory + "/" + hubNameFile }
 
-    init(directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool, guardian: (ChildProcess, Int32)?) {
+    init(
+        directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool, guardian: (ChildProcess, Int32)?,
+        folderLock: FileLock?
+    ) {
         self.directory = directory
         hubAddress = Self.hubAddress(in: directory)
         self.bus = bus
         self.hubProcess = Mutex(hub)
         self.detached = detached
         self.guardian = guardian
+        self.folderLock = folderLock
     }
 
     /// Starts the hub again on its saved state (after a crash, or to restart it): the old
@@ -50,6 +56,7 @@ public final class RunningDevice: Sendable {
     private static let hubPIDFile = "hub.pid"
     private static let hubSetupFile = "hub-setup.json"
     private static let hubNameFile = "hub-name"
+    private static let lockFile = "device.lock"
     /// The hub's saved state: a device started again in the same folder carries on from it.
     public static let hubStateFile = "hub-state.json"
 
@@ -61,6 +68,7 @@ public final class RunningDevice: Sendable {
         sdlab: String = DevicePaths.executablePath()
     ) async throws -> RunningDevice {
         try DevicePaths.prepareDirectory(directory)
+        let lock = try lockFolder(directory)
         if !runningProcesses(in: directory).isEmpty {
             throw LaunchError(
                 "a device is already running in \(directory): `sdlab device down --dir \(directory)` stops it")
@@ -69,14 +77,18 @@ public final class RunningDevice: Sendable {
             Result { () throws(LaunchError) in try BusDaemon.start(in: directory, detached: detached) }
         }.get()
         record(bus.process, as: busPIDFile, in: directory)
-        let guardian = detached ? nil : startGuard(sdlab: sdlab, bus: bus, directory: directory)
+        let guardian = detached ? nil : startGuard(sdlab: sdlab, directory: directory)
         do {
             let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, setup: setup, detached: detached)
-            return RunningDevice(directory: directory, bus: bus, hub: hub, detached: detached, guardian: guardian)
+            if detached { lock.release() } else { lock.write("running \(getpid())") }
+            return RunningDevice(
+                directory: directory, bus: bus, hub: hub, detached: detached, guardian: guardian,
+                folderLock: detached ? nil : lock)
         } catch {
             bus.stop()
             removeRecords(in: directory)
             if let guardian { endGuard(guardian) }
+            lock.release()  // only now: a device started next here must not lose its records to this
             throw error
         }
     }
@@ -114,6 +126,27 @@ public final class RunningDevice: Sendable {
         return hub
     }
 
+    /// One sdlab at a time starts a device in a folder: the check that none runs there and the
+    /// start are done under an exclusive lock on `device.lock`, so of two `device up` at the
+    /// same moment one starts and the other refuses at once, having started nothing and
+    /// removed nothing of the winner's. A detached device's starter lets go once it is up; one
+    /// that is not detached holds it for the device's life, since its `stop` removes the PID
+    /// records, which must never be those of a device started after it.
+    private static func lockFolder(_ directory: String) throws(LaunchError) -> FileLock {
+        let path = directory + "/" + lockFile
+        guard let lock = try FileLock.take(path) else {
+            let holder = FileLock.note(at: path).split(separator: " ")
+            if holder.first == "running", let pid = holder.last {
+                throw LaunchError(
+                    "a device is already running in \(directory), in the foreground of sdlab (PID \(pid)), "
+                        + "which stops it when it ends")
+            }
+            throw LaunchError("another sdlab is starting a device in \(directory)")
+        }
+        lock.write("starting \(getpid())")
+        return lock
+    }
+
     /// One real call through the bus, so "up" means "answers".
     private static func confirmAnswers(_ address: String, at hub: HubAddress) async throws {
         let connection = try await Connection.connect(to: address)
@@ -149,6 +182,7 @@ public final class RunningDevice: Sendable {
         Self.stopWhatHooksLeft(in: directory)
         Self.removeRecords(in: directory)
         if let guardian { Self.endGuard(guardian) }
+        folderLock?.release()
     }
 
     /// Whatever a cleanup hook started and that left the hook's process group on purpose
@@ -158,14 +192,14 @@ public final class RunningDevice: Sendable {
         for pid in LiveProcesses.startedByHooks(in: directory) where pid != getpid() { kill(pid, SIGKILL) }
     }
 
-    /// `sdlab guard` stops the bus once this process is gone, even by SIGKILL: it reads a pipe
-    /// whose only write end is ours (close-on-exec, so no other child holds it). Without their
-    /// bus the hub and the apps end by themselves. Nil if it cannot start: the device still runs.
-    private static func startGuard(sdlab: String, bus: BusDaemon, directory: String) -> (ChildProcess, Int32)? {
+    /// `sdlab guard` ends every process of the device once this process is gone, even by
+    /// SIGKILL (`DeviceGuard` says how): it reads a pipe whose only write end is ours
+    /// (close-on-exec, so no other child holds it). Nil if it cannot start: the device still runs.
+    private static func startGuard(sdlab: String, directory: String) -> (ChildProcess, Int32)? {
         guard let pipe = closeOnExecPipe() else { return nil }
         let ends = [pipe.read, pipe.write]
         defer { close(ends[0]) }
-        let arguments = ["guard", "--pid", "\(bus.process.pid)", "--match", directory + "/bus"]
+        let arguments = ["guard", "--owner", "\(getpid())", "--folder", directory]
         guard
             let (process, _) = try? ChildProcess.spawn(
                 sdlab, arguments, stdout: .null, stderr: .null,
@@ -177,7 +211,11 @@ public final class RunningDevice: Sendable {
         return (process, ends[1])
     }
 
+    /// A byte before the end of the pipe tells the guard the device was stopped on purpose, by
+    /// us: nothing is left for it to end.
     private static func endGuard(_ guardian: (process: ChildProcess, pipe: Int32)) {
+        var stoppedOnPurpose: UInt8 = 1
+        _ = write(guardian.pipe, &stoppedOnPurpose, 1)
         close(guardian.pipe)
         guardian.process.waitForExit(timeout: .seconds(5))
     }

@@ -40,7 +40,7 @@ public struct ScanSummary: Sendable, Equatable {
         let awake = driver.running.keys.filter { driver.fleet.apps[$0]?.state != .suspended }
         let answers = await withTaskGroup(of: SnapshotAnswer.self) { group in
             for name in awake {
-                let app = AppClient(driver.connection, app: name, timeout: Self.snapshotBound)
+                guard let app = try? driver.client(name, timeout: Self.snapshotBound) else { continue }
                 group.addTask {
                     do { return SnapshotAnswer(app: name, snapshot: try await app.snapshot()) } catch {
                         return SnapshotAnswer(app: name, failure: "\(error)")

@@ -52,7 +52,15 @@ public struct ScenarioResult: Sendable {
     public var scan = ScanSummary()
     /// The device could not start or broke (exit 3), rather than an expectation failing.
     public var environmentFailure: String?
-    public var passed: Bool { environmentFailure == nil && steps.allSatisfy(\.passed) }
+    /// A termination signal cut the run short (its task was cancelled): it neither passed nor
+    /// failed, and what the cancellation broke is not reported as a failure.
+    public var interrupted = false
+    public var passed: Bool { environmentFailure == nil && !interrupted && steps.allSatisfy(\.passed) }
+
+    /// The device did not start: it is broken, unless the run was cancelled meanwhile.
+    mutating func deviceDidNotStart(_ error: any Error) {
+        if Task.isCancelled { interrupted = true } else { environmentFailure = "\(error)" }
+    }
 }
 
 extension TraceEvent {
@@ -60,6 +68,12 @@ extension TraceEvent {
     var surfacedProblem: String? {
         guard self.is(.cleanupFailed) else { return nil }
         return "\(proc): cleanup (\(cleanupThatRan)) for \(self[.previous] ?? "?") failed: \(self[.error] ?? "")"
+    }
+
+    /// A file the run is judged by that a process could not write: the run cannot be judged.
+    var writeFailure: String? {
+        guard self.is(.writeFailed) else { return nil }
+        return "\(proc) could not write \(self[.path] ?? "?"): \(self[.error] ?? "?"); the run cannot be judged"
     }
 
     /// The cleanup a `launched` or cleanup event names: `wipe-all`, `hook ./clean.sh (keeps common)`.
@@ -83,14 +97,14 @@ public enum ScenarioRun {
             device = try await RunningDevice.start(
                 in: directory, detached: false, setup: scenario.hubSetup, sdlab: sdlab)
         } catch {
-            result.environmentFailure = "\(error)"
+            result.deviceDidNotStart(error)
             return result
         }
         do {
             connection = try await Connection.connect(to: device.bus.address)
         } catch {
             device.stop()
-            result.environmentFailure = "\(error)"
+            result.deviceDidNotStart(error)
             return result
         }
         let driver = StepDriver(scenario: scenario, device: device, connection: connection, sdlab: sdlab)
@@ -100,9 +114,16 @@ public enum ScenarioRun {
         for step in flattened(scenario.steps) {
             let began = TraceLog.now()
             var outcome = await run(step, driver: driver, since: &since)
-            outcome.notes += driver.traces.newEvents().compactMap(\.surfacedProblem)
+            // A step a termination signal cut short is neither passed nor failed: not reported.
+            if Task.isCancelled { break }
+            let surfaced = driver.traces.newEvents()
+            outcome.notes += surfaced.compactMap(\.surfacedProblem)
             result.steps.append(outcome)
             progress(outcome)
+            if let failure = surfaced.lazy.compactMap(\.writeFailure).first {
+                result.environmentFailure = failure
+                break
+            }
             // A step that failed may have failed because the bus died a moment ago: give its
             // exit a moment to show before calling the run's failure the scenario's.
             let busStopped =
@@ -120,8 +141,16 @@ public enum ScenarioRun {
                 break
             }
         }
+        if Task.isCancelled {
+            result.interrupted = true
+            await stop(driver, connection, device)
+            return result
+        }
         result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = driver.traces.merged()
+        if result.environmentFailure == nil {
+            result.environmentFailure = result.events.lazy.compactMap(\.writeFailure).first
+        }
         if let (step, began) = failedStep, let after = Self.commits(in: result.events, since: began, of: step) {
             result.steps.append(after)
             progress(after)
@@ -135,10 +164,16 @@ public enum ScenarioRun {
             progress(result.steps[result.steps.count - 1])
         }
         result.timings = SessionChangeTiming.all(in: result.events, cleanups: scenario.cleanups)
+        // A signal during the scan may have left it unfinished: no verdict from it.
+        result.interrupted = Task.isCancelled
+        await stop(driver, connection, device)
+        return result
+    }
+
+    private static func stop(_ driver: StepDriver, _ connection: Connection, _ device: RunningDevice) async {
         driver.stopApps()
         await connection.close()
         device.stop()
-        return result
     }
 
     private static func run(_ step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {

@@ -135,17 +135,28 @@ public final class StepDriver {
 
     /// The descriptors the bus keeps for itself and for the hub, the runner and the guard.
     static let busDescriptorsBesideApps = 16
+    /// What the runner opens per app: its stdout pipe and its log's pipe, and a pidfd while
+    /// it waits for it.
+    static let runnerDescriptorsPerApp = 3
 
-    /// The bus holds one descriptor per app and inherits the runner's limit of open files
-    /// (raised to the hard limit at start): past it, an app's connection would fail with the
-    /// bus's own "Too many open files", which says neither what to change nor by how much.
+    /// The bus holds one descriptor per app and the runner a few; both have the runner's limit
+    /// of open files (raised to the hard limit at start): past it, an app's launch would fail
+    /// with "Too many open files", which says neither what to change nor by how much.
     private func checkOpenFiles(toLaunch name: String) throws {
-        let needed = running.count + 1 + Self.busDescriptorsBesideApps
-        guard let limit = openFileLimit(), needed > limit else { return }
+        guard let limit = openFileLimit() else { return }
+        let bus = running.count + 1 + Self.busDescriptorsBesideApps
+        let runner = openDescriptorCount() + Self.runnerDescriptorsPerApp
+        guard max(bus, runner) > limit else { return }
+        let (needed, process) = bus >= runner ? (bus, "the device's bus") : (runner, "the runner")
         throw StepFailure(
             description:
-                "launch \(name): \(running.count + 1) apps at once need about \(needed) open files in the device's"
-                + " bus, over this machine's limit of \(limit) (`ulimit -Hn`); raise the hard limit to run this fleet")
+                "launch \(name): \(running.count + 1) apps at once need about \(needed) open files in \(process),"
+                + " over this machine's limit of \(limit) (`ulimit -Hn`); raise the hard limit to run this fleet")
+    }
+
+    /// How many descriptors this process has open.
+    private func openDescriptorCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
     }
 
     private func carryOut(_ effect: AppLifecycle.Effect, on name: String) async throws {
@@ -157,18 +168,11 @@ public final class StepDriver {
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
                 executable: entry.executable, hookDirectory: scenario.folder)
             running[name] = try await LaunchedApp.launch(
-                spec, bus: device.bus.address, in: device.directory, sdlab: sdlab)
+                spec, bus: device.bus.address, in: device.directory, connection: connection, sdlab: sdlab)
             frozen[name] = nil
-            // Ready means reachable: a team's app that never takes its name would otherwise
-            // fail later, at a step that cannot say why.
-            guard try await connection.nameOwner(AppBus.name(of: name)) != nil else {
-                throw StepFailure(
-                    description: "launch \(name): it said ready but does not own \(AppBus.name(of: name)) on the bus,"
-                        + " so nothing can reach it (an app takes its bus name before it prints ready)")
-            }
         case .stop:
             frozen[name] = try await client(name).snapshot()
-            running[name]?.suspend()
+            try running[name]?.suspend()
         case .continue:
             running[name]?.resume()
             frozen[name] = nil
@@ -207,7 +211,7 @@ public final class StepDriver {
         let awake = running.keys.filter { fleet.apps[$0]?.state != .suspended }.sorted()
         let unsettled = await withTaskGroup(of: (String, String?).self) { group in
             for name in awake {
-                let app = AppClient(connection, app: name, timeout: limit)
+                guard let app = try? client(name, timeout: limit) else { continue }
                 group.addTask {
                     do {
                         try await app.settle()
@@ -230,7 +234,11 @@ public final class StepDriver {
         }
     }
 
-    func client(_ name: String) -> AppClient { AppClient(connection, app: name) }
+    /// Calls to a running app (a step that names one that is not running fails before this).
+    func client(_ name: String, timeout: Duration = .seconds(30)) throws -> AppClient {
+        guard let app = running[name] else { throw StepFailure(description: "\(name) is not running") }
+        return AppClient(connection, app: app, timeout: timeout)
+    }
 
     /// The app for a step that a person does in it: a stopped process would never answer.
     private func usable(_ name: String) throws -> AppClient {
@@ -238,7 +246,7 @@ public final class StepDriver {
         guard frozen[name] == nil else {
             throw StepFailure(description: "\(name) is suspended: bring it to the foreground (or resume it) first")
         }
-        return client(name)
+        return try client(name)
     }
 
     func password(of user: String) -> String { scenario.users.first { $0.user.name == user }?.password ?? user }

@@ -26,7 +26,9 @@ struct BenchCommand: AsyncParsableCommand {
             Latencies are in ms, CPU in µs. The devices live in /dev/shm unless --folder says \
             otherwise: this machine's disk would add its own costs to every cleanup. Build with \
             `swift build -c release` first (the whole package, for the floor): a debug build is \
-            several times slower.
+            several times slower. Ctrl-C (SIGINT) or SIGTERM stops the fleet under way and every \
+            process it started, writes no table, --json or --plot (the fleets done so far were \
+            printed as they ended), and exits 130 (SIGINT) or 143 (SIGTERM).
             """
     )
 
@@ -108,7 +110,17 @@ struct BenchCommand: AsyncParsableCommand {
                 "note: this is a debug build; `swift build -c release` and .build/release/sdlab give representative figures"
             )
         }
-        let results = try await cancellingOnTermination(Task { try await sweep() })
+        removeFoldersOfKilledRuns(in: runFoldersBase)
+        let (outcome, signal) = await cancellingOnTermination(Task { try await sweep() })
+        progress("")
+        let end = try outcome.get()
+        let total = (fleetSizes ?? []).count * repeats
+        if let signal {
+            // Nothing is written: a table or file of part of the sweep would pass for all of it.
+            let done = if case .interrupted(let done) = end { done } else { total }
+            throw interruption(by: signal, after: done, of: total, "fleets")
+        }
+        guard case .done(let results) = end else { return }
         emitLine("")
         emitLine(results.table)
         do {
@@ -129,54 +141,88 @@ struct BenchCommand: AsyncParsableCommand {
             && access(memory, W_OK) == 0 ? memory : DevicePaths.temporaryBase
     }
 
-    private func sweep() async throws -> BenchResults {
-        let (floor, external) = try await preparedFloor()
+    /// How a sweep ended: every fleet measured, or a termination signal stopped it after `done`
+    /// fleets (each fleet size's run with its floors, `--repeat` times).
+    private enum SweepEnd {
+        case done(BenchResults)
+        case interrupted(after: Int)
+    }
+
+    private func sweep() async throws -> SweepEnd {
+        guard let (floor, external) = try await preparedFloor() else { return .interrupted(after: 0) }
         defer { if let external { try? FileManager.default.removeItem(atPath: external.buildFolder) } }
         var runs: [BenchRun] = []
+        var done = 0
         for size in fleetSizes ?? [] {
             var samples: [BenchSample] = []
             for round in 1...repeats {
-                try Task.checkCancellation()
                 let label = "N=\(size)" + (repeats > 1 ? " (\(round) of \(repeats))" : "")
-                var floors = BenchSample.Floors(recheck: nil, plain: nil)
-                for recheck in [false, true] {
-                    progress("\(label): C floor\(recheck ? " with recheck" : "")")
-                    let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor", in: runFoldersBase)
-                    let measured: FloorMeasurement
-                    do {
-                        measured = try await floor.fanout(
-                            receivers: size, signals: signals, gap: gap, recheck: recheck, in: folder)
-                    } catch {
-                        if (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true {
-                            try? FileManager.default.removeItem(atPath: folder)  // an external floor's own
-                        } else {
-                            note("\(label): floor folder kept: \(folder)")
-                        }
-                        throw environmentFailure(error)
-                    }
-                    finish(folder, label)
-                    if recheck { floors.recheck = measured } else { floors.plain = measured }
+                guard let sample = try await measure(size, label: label, floor: floor) else {
+                    return .interrupted(after: done)
                 }
-                let runFolder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench", in: runFoldersBase)
-                var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
-                bench.progress = { progress("\(label): \($0)") }
-                bench.executable = executable
-                let measured: FleetMeasurement
-                do {
-                    measured = try await bench.run(in: runFolder)
-                } catch {
-                    note("\(label): run folder kept: \(runFolder)")
-                    throw environmentFailure(error)
-                }
-                finish(runFolder, label)
-                let sample = BenchSample(measured, gap: gap, changes: changes, floors: floors)
+                done += 1
                 samples.append(sample)
                 progress("")
                 emitLine(sample.summary + (repeats > 1 ? " [\(round) of \(repeats)]" : ""))
             }
             runs.append(try BenchRun(samples: samples))
         }
-        return BenchResults(runs: runs)
+        return .done(BenchResults(runs: runs))
+    }
+
+    /// Both floors, then the fleet, of one size; nil when a termination signal came meanwhile
+    /// (what it measured then is not kept, whether or not the signal broke it).
+    private func measure(_ size: Int, label: String, floor: any Floor) async throws -> BenchSample? {
+        var floors = BenchSample.Floors(recheck: nil, plain: nil)
+        for recheck in [false, true] {
+            guard !Task.isCancelled, let measured = try await measureFloor(size, recheck, label, floor) else {
+                return nil
+            }
+            if recheck { floors.recheck = measured } else { floors.plain = measured }
+        }
+        guard !Task.isCancelled, let measured = try await measureFleet(size, label: label) else { return nil }
+        return Task.isCancelled ? nil : BenchSample(measured, gap: gap, changes: changes, floors: floors)
+    }
+
+    /// One floor in a folder of its own; nil when a termination signal stopped it.
+    private func measureFloor(_ size: Int, _ recheck: Bool, _ label: String, _ floor: any Floor) async throws
+        -> FloorMeasurement?
+    {
+        progress("\(label): C floor\(recheck ? " with recheck" : "")")
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor", in: runFoldersBase)
+        do {
+            let measured = try await floor.fanout(
+                receivers: size, signals: signals, gap: gap, recheck: recheck, in: folder)
+            finish(folder, label)
+            return measured
+        } catch {
+            let empty = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true
+            if empty || (Task.isCancelled && !keep) {
+                try? FileManager.default.removeItem(atPath: folder)  // an external floor's own, or interrupted
+            } else {
+                note("\(label): floor folder kept: \(folder)")
+            }
+            return try interruptedOrFailed(error)
+        }
+    }
+
+    /// The fleet of `size` apps in a run folder of its own; nil when a termination signal stopped it.
+    private func measureFleet(_ size: Int, label: String) async throws -> FleetMeasurement? {
+        let lockedFolder = try LockedRunFolder.make(prefix: "sdlab-bench", in: runFoldersBase)
+        let runFolder = lockedFolder.path
+        var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
+        bench.progress = { progress("\(label): \($0)") }
+        bench.executable = executable
+        do {
+            let measured = try await bench.run(in: runFolder)
+            lockedFolder.release()  // the run ended: its folder is to keep or remove, not a killed run's
+            finish(runFolder, label)
+            return measured
+        } catch {
+            lockedFolder.release()
+            if Task.isCancelled { finish(runFolder, label) } else { note("\(label): run folder kept: \(runFolder)") }
+            return try interruptedOrFailed(error)
+        }
     }
 
     /// Removes a run folder, or with --keep says where it is.
@@ -189,9 +235,16 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     /// The built floor beside sdlab, or with --baseline the external one, built into a folder
-    /// of the bench's own (returned to be removed at the end).
-    private func preparedFloor() async throws -> (any Floor, CBaseline?) {
-        guard let baseline else { return (try await environment { try PackageFloor.locate() }, nil) }
+    /// of the bench's own (returned to be removed at the end); nil when a termination signal
+    /// stopped the build.
+    private func preparedFloor() async throws -> (any Floor, CBaseline?)? {
+        guard let baseline else {
+            do {
+                return (try PackageFloor.locate(), nil)
+            } catch {
+                throw failure("\(error)", code: ExitCodes.environment)
+            }
+        }
         let source = URL(fileURLWithPath: baseline).standardizedFileURL.path
         let build = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-c")
         let c = CBaseline(source: source, buildFolder: build)
@@ -200,24 +253,16 @@ struct BenchCommand: AsyncParsableCommand {
             try await c.build()
         } catch {
             try? FileManager.default.removeItem(atPath: build)
-            throw environmentFailure(error)
+            return try interruptedOrFailed(error)
         }
         return (c, c)
     }
 
-    /// A failure to start or run something is exit 3, with what went wrong.
-    private func environment<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch {
-            throw environmentFailure(error)
-        }
-    }
-
-    private func environmentFailure(_ error: any Error) -> ExitCode {
-        failure(
-            error is CancellationError ? "interrupted: every process the bench started is stopped" : "\(error)",
-            code: ExitCodes.environment)
+    /// Nil for a failure a termination signal caused (the task is cancelled then); any other
+    /// is exit 3, with what went wrong.
+    private func interruptedOrFailed<T>(_ error: any Error) throws -> T? {
+        guard !Task.isCancelled else { return nil }
+        throw failure("\(error)", code: ExitCodes.environment)
     }
 }
 

@@ -25,7 +25,9 @@ struct FuzzCommand: AsyncParsableCommand {
             and expectations, each expectation predicted again, each candidate run again) and written \
             as a scenario file that `sdlab run` reproduces; what failed is printed as FILE:LINE:COL \
             in that file. Exit 0 when every sequence held, 1 when one failed, 2 for bad usage, 3 \
-            when a device could not run.
+            when a device could not run. Ctrl-C (SIGINT) or SIGTERM stops the sequence under way \
+            (not counted, not shrunk) and every process it started, and exits 130 (SIGINT) or 143 \
+            (SIGTERM); a failure found before it is still written, shrunk as far as it got.
             """
     )
 
@@ -137,6 +139,7 @@ struct FuzzCommand: AsyncParsableCommand {
 
     func run() async throws {
         TerminationSignals.install()
+        removeFoldersOfKilledRuns()
         let base = try loadBase()
         let focus = try appFocus(on: base)
         let first = seed.flatMap(Self.parseSeed) ?? UInt64.random(in: 0...UInt64.max)
@@ -144,9 +147,11 @@ struct FuzzCommand: AsyncParsableCommand {
             "\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
                 + "\(base.apps.count) apps\(steering)\(domainOnly ? ", domain only" : "")")
         // A termination signal stops the sequence under way; the run still stops what it started.
-        let (tally, environment) = await cancellingOnTermination(
+        let (outcome, signal) = await cancellingOnTermination(
             Task { await runAll(base: base, focus: focus, from: first) })
-        emitLine(tally.summary(domainOnly: domainOnly))
+        let (tally, environment) = outcome.get()
+        emitLine(tally.summary(domainOnly: domainOnly, interrupted: signal != nil))
+        if let signal { throw interruption(by: signal, after: tally.sequences, of: sequences, "sequences") }
         if environment { throw failure("a device could not run", code: ExitCodes.environment) }
         if tally.failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
@@ -155,9 +160,10 @@ struct FuzzCommand: AsyncParsableCommand {
         var tally = Tally()
         for index in 0..<sequences where !Task.isCancelled {
             let sequence = FaultSequence.random(base: base, seed: first &+ UInt64(index), length: actions, focus: focus)
-            tally.faults.merge(sequence.faults, uniquingKeysWith: +)
-            if await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) == .environment {
-                return (tally, true)
+            switch await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) {
+            case .environment: return (tally, true)
+            case .interrupted: return (tally, false)
+            case .held, .failed: continue
             }
         }
         return (tally, false)
@@ -173,34 +179,42 @@ struct FuzzCommand: AsyncParsableCommand {
         }
     }
 
-    private enum Outcome { case held, failed, environment }
+    private enum Outcome { case held, failed, environment, interrupted }
 
+    /// Runs one sequence; only one that ran to its end counts in `tally`.
     private func runOne(_ sequence: FaultSequence, label: String, tally: inout Tally) async -> Outcome {
         let seedText = FaultSequence.seedText(sequence.seed)
         let built = sequence.build()
-        tally.steps += built.scenario.steps.count
         if let violation = built.failures.first {
+            tally.add(sequence, steps: built.scenario.steps.count)
             emitLine("\(label) seed \(seedText): ✗ in the domain: \(violation.text)")
             return write(await shrinkInDomain(sequence), from: sequence, tally: &tally)
         }
-        guard !domainOnly else { return .held }
+        guard !domainOnly else {
+            tally.add(sequence, steps: built.scenario.steps.count)
+            return .held
+        }
         let started = ContinuousClock.now
         let run = await runOnDevice(built.scenario, seed: sequence.seed)
-        tally.deviceSteps += built.scenario.steps.count
-        tally.deviceTime += ContinuousClock.now - started
+        let elapsed = ContinuousClock.now - started
         switch run {
+        case .interrupted: return .interrupted
         case .environment(let why):
             note("\(label) seed \(seedText): the device could not run: \(why)")
             return .environment
         case .held:
+            tally.add(sequence, steps: built.scenario.steps.count, onDeviceFor: elapsed)
             emitLine(
                 "\(label) seed \(seedText): ✓ \(built.scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults"
             )
             return .held
         case .failed(let failures):
+            tally.add(sequence, steps: built.scenario.steps.count, onDeviceFor: elapsed)
             emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0].text)")
             var shrinker = DeviceShrinker(limit: shrinkRuns) { await runOnDevice($0, seed: sequence.seed) }
-            return write(await shrinker.shrink(sequence, failing: (built, failures)), from: sequence, tally: &tally)
+            let reproduction = await shrinker.shrink(sequence, failing: (built, failures))
+            if Task.isCancelled { emitLine("  shrinking interrupted: the smallest failing sequence found is written") }
+            return write(reproduction, from: sequence, tally: &tally)
         }
     }
 
@@ -222,7 +236,8 @@ struct FuzzCommand: AsyncParsableCommand {
             : Reproduction(built: built, failures: built.failures)
     }
 
-    enum DeviceRun { case held, failed([SequenceFailure]), environment(String) }
+    /// `interrupted`: a termination signal cut the run short, which says nothing of the sequence.
+    enum DeviceRun { case held, failed([SequenceFailure]), environment(String), interrupted }
 
     /// The scenario as a scenario file's text, read back, run on a device of its own; then
     /// nothing it started may be left.
@@ -233,14 +248,17 @@ struct FuzzCommand: AsyncParsableCommand {
         } catch {
             return .environment("the sequence did not make a valid scenario: \(error.description)")
         }
-        let folder: String
+        let runFolder: LockedRunFolder
         do {
-            folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz")
+            runFolder = try LockedRunFolder.make(prefix: "sdlab-fuzz")
         } catch {
             return .environment("\(error)")
         }
+        let folder = runFolder.path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = await ScenarioRun.run(scenario, in: folder)
+        runFolder.release()  // the run ended: its folder is to remove, not a killed run's
+        if result.interrupted { return .interrupted }
         if let why = result.environmentFailure { return .environment(why) }
         var failures = result.steps.indices.flatMap { index in
             result.steps[index].failures.map { Self.runnerFailure($0, at: index, in: scenario) }
@@ -396,13 +414,14 @@ private struct DeviceShrinker {
     private mutating func fails(_ built: BuiltScenario, within: Int) async -> Bool {
         let text = built.scenario.yaml
         if known[text] == nil {
-            guard runs < within else { return false }
+            // After a termination signal no candidate runs: the last one that failed stands.
+            guard runs < within, !Task.isCancelled else { return false }
             runs += 1
             emitLine("  shrinking: run \(runs) of at most \(limit), \(built.scenario.steps.count) steps")
-            if case .failed(let failures) = await run(built.scenario) {
-                known[text] = failures
-            } else {
-                known[text] = []
+            switch await run(built.scenario) {
+            case .failed(let failures): known[text] = failures
+            case .interrupted: return false
+            case .held, .environment: known[text] = []
             }
         }
         let failures = known[text]!
@@ -420,21 +439,38 @@ extension SequenceFailure {
     }
 }
 
-/// What a fuzzing run did, for its last line.
+/// What a fuzzing run did, for its last line: the sequences that ran to their end.
 private struct Tally {
+    var sequences = 0
     var steps = 0
     var deviceSteps = 0
     var deviceTime = Duration.zero
     var faults: [String: Int] = [:]
     var failed = 0
 
-    func summary(domainOnly: Bool) -> String {
+    mutating func add(_ sequence: FaultSequence, steps: Int, onDeviceFor time: Duration? = nil) {
+        sequences += 1
+        self.steps += steps
+        faults.merge(sequence.faults, uniquingKeysWith: +)
+        if let time {
+            deviceSteps += steps
+            deviceTime += time
+        }
+    }
+
+    /// No "every invariant held" after an interruption: the sequences not run vouch for nothing.
+    func summary(domainOnly: Bool, interrupted: Bool) -> String {
         let injected = faults.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         let device =
             domainOnly
             ? ""
             : ", \(deviceSteps) on real devices in \(deviceTime.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
         return
-            "\(steps) steps\(device); faults injected: \(injected); \(failed == 0 ? "every invariant held" : "\(failed) failed")"
+            "\(steps) steps\(device); faults injected: \(injected); \(verdict(interrupted: interrupted))"
+    }
+
+    private func verdict(interrupted: Bool) -> String {
+        if failed > 0 { return "\(failed) failed" }
+        return interrupted ? "no failure before the interruption" : "every invariant held"
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceProcesses
 import Foundation
 import Synchronization
 
@@ -24,12 +25,14 @@ func emitLine(_ line: String) {
 enum Output {
     private static let failed = Mutex<String?>(nil)
 
-    /// Before anything is printed: a broken pipe becomes an error of `write` rather than a
-    /// signal that kills sdlab (children get default signal handling back at spawn), and a
+    /// Before anything is printed: a broken pipe or a file past `ulimit -f` becomes an error of
+    /// `write` rather than a signal that kills sdlab (children get default signal handling back
+    /// at spawn), and a
     /// standard descriptor that is closed is held by /dev/null, so that no file sdlab opens
     /// later takes its number; printing to it is then a failure.
     static func prepare() {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
         for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 {
             let null = open("/dev/null", O_RDWR)
             if null >= 0, null != fd {
@@ -48,7 +51,7 @@ enum Output {
         while !rest.isEmpty {
             let written = rest.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
             if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return note(fd, String(cString: strerror(errno))) }
+            guard written > 0 else { return note(fd, errorText()) }
             rest = rest.dropFirst(written)
         }
     }

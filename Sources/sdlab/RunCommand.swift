@@ -18,7 +18,9 @@ struct RunCommand: AsyncParsableCommand {
             and named (--keep keeps every one). --filter, --tag and --skip-tag choose scenarios; \
             --shard K/N then runs one of N disjoint shards that together make the whole choice. \
             Exit 0 when every expectation held, 1 when one failed, 2 for an invalid scenario or \
-            bad usage, 3 when the device could not run. Ctrl-C stops every process the run started.
+            bad usage, 3 when the device could not run. Ctrl-C (SIGINT) or SIGTERM stops every \
+            process the run started, says how many scenarios ran to their end, writes no report \
+            and exits 130 (SIGINT) or 143 (SIGTERM).
             """
     )
 
@@ -111,35 +113,43 @@ struct RunCommand: AsyncParsableCommand {
             for scenario in chosen { emitLine(scenario.file) }
             return
         }
+        removeFoldersOfKilledRuns()
         let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let console = RunConsole(jobs: jobs, total: chosen.count * repeats, toStderr: json)
         if let shard, chosen.isEmpty { console.say("shard \(shard) has no scenarios") }
 
-        let reports = await runAll(chosen, jobs: jobs, console: console)
+        let (finished, signal) = await runAll(chosen, jobs: jobs, console: console)
         console.end()
+        if let signal { throw interruptedRun(by: signal, finished: finished, total: chosen.count * repeats, console) }
+        let reports = Self.reports(of: finished, in: chosen)
         let broken = reports.filter { $0.environmentFailure != nil }.count
-        // Scenarios a termination signal kept from starting count as failed.
-        let failed = reports.filter { !$0.passed }.count - broken + (chosen.count - reports.count)
-        let notRun = chosen.count - reports.count
-        console.say(
-            "\(reports.filter(\.passed).count) of \(chosen.count) scenarios passed"
-                + (notRun > 0 ? " (\(notRun) not run: interrupted)" : ""))
+        let failed = reports.filter { !$0.passed }.count - broken
+        console.say("\(reports.filter(\.passed).count) of \(chosen.count) scenarios passed")
         try writeOutputs(reports, console: console)
         if broken > 0 { throw ExitCode(ExitCodes.environment) }
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
 
-    /// Every run of every scenario, at most `jobs` at once, stopped by a termination signal
-    /// (what already ran is still reported); the reports in the scenarios' order.
-    private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> [ScenarioReport] {
+    /// One run of one scenario that ended (or was cut short).
+    private struct FinishedRun: Sendable {
+        var scenario: Int
+        var run: Int
+        var result: ScenarioResult
+        var seconds: Double
+    }
+
+    /// Every run of every scenario, at most `jobs` at once, until a termination signal stops
+    /// them: the runs that ended (some perhaps cut short) and the signal, if one came.
+    private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> (
+        [FinishedRun], signal: Int32?
+    ) {
         // The longest first (by steps run, then apps), so that none starts last and runs alone.
         let weight = scenarios.map { Step.runCount(of: $0.steps) + $0.apps.count }
         let work = scenarios.indices.sorted { (-weight[$0], $0) < (-weight[$1], $1) }
             .flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
-        let finished = await cancellingOnTermination(
+        let (finished, signal) = await cancellingOnTermination(
             Task {
-                await withTaskGroup(of: (scenario: Int, run: Int, result: ScenarioResult, seconds: Double).self) {
-                    group in
+                await withTaskGroup(of: FinishedRun.self) { group in
                     var next = 0
                     func startNext() {
                         guard next < work.count, !Task.isCancelled else { return }
@@ -149,11 +159,12 @@ struct RunCommand: AsyncParsableCommand {
                         group.addTask {
                             let start = ContinuousClock.now
                             let result = await runOne(scenarios[scenario], run: run, index: index, console: console)
-                            return (scenario, run, result, Double((ContinuousClock.now - start).nanoseconds) / 1e9)
+                            let seconds = Double((ContinuousClock.now - start).nanoseconds) / 1e9
+                            return FinishedRun(scenario: scenario, run: run, result: result, seconds: seconds)
                         }
                     }
                     for _ in 0..<min(jobs, work.count) { startNext() }
-                    var finished: [(scenario: Int, run: Int, result: ScenarioResult, seconds: Double)] = []
+                    var finished: [FinishedRun] = []
                     while let done = await group.next() {
                         finished.append(done)
                         startNext()
@@ -161,10 +172,29 @@ struct RunCommand: AsyncParsableCommand {
                     return finished
                 }
             })
-        return scenarios.indices.compactMap { index in
+        return (finished.get(), signal)
+    }
+
+    /// The reports of a run that ended, in the scenarios' order.
+    private static func reports(of finished: [FinishedRun], in scenarios: [Scenario]) -> [ScenarioReport] {
+        scenarios.indices.compactMap { index in
             let runs = finished.filter { $0.scenario == index }.sorted { $0.run < $1.run }
             return runs.isEmpty ? nil : ScenarioReport(runs: runs.map { ($0.result, $0.seconds) })
         }
+    }
+
+    /// A run a termination signal stopped: the runs that ended before it are counted, those it
+    /// cut short neither pass nor fail, and no report is written (none could be whole).
+    private func interruptedRun(
+        by signal: Int32, finished: [FinishedRun], total: Int, _ console: RunConsole
+    ) -> ExitCode {
+        let ended = finished.map(\.result).filter { !$0.interrupted }
+        let passed = ended.filter(\.passed).count
+        let asked = [(report != nil, "--report"), (junit != nil, "--junit"), (json, "--json")].filter(\.0).map(\.1)
+        console.say(
+            "\(passed) passed, \(ended.count - passed) failed, \(total - ended.count) not run to their end"
+                + (asked.isEmpty ? "" : "; nothing written for \(asked.joined(separator: ", "))"))
+        return interruption(by: signal, after: ended.count, of: total, repeats > 1 ? "scenario runs" : "scenarios")
     }
 
     private func writeOutputs(_ reports: [ScenarioReport], console: RunConsole) throws {
@@ -204,15 +234,16 @@ struct RunCommand: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { console.line(index, $0) }
         console.started(index, name: scenario.name + (repeats > 1 ? " #\(run)" : ""))
         say("\(scenario.name)\(repeats > 1 ? " (run \(run) of \(repeats))" : "")  (\(scenario.file))")
-        let folder: String
+        let runFolder: LockedRunFolder
         do {
-            folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-run")
+            runFolder = try LockedRunFolder.make(prefix: "sdlab-run")
         } catch {
             let result = ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
             console.warn("sdlab: the device could not run: \(error)")
             console.finished(index, passed: false)
             return result
         }
+        let folder = runFolder.path
         let result = await ScenarioRun.run(
             scenario, in: folder,
             progress: { step in
@@ -221,6 +252,8 @@ struct RunCommand: AsyncParsableCommand {
                 for note in step.notes { say("      ! \(note)") }
             },
             fleetProgress: { done, total in console.fleet(index, done: done, of: total) })
+        runFolder.release()  // the run ended: its folder is to keep or remove, not a killed run's
+        if result.interrupted { return cutShort(result, folder: folder, index: index, console: console) }
         if let why = result.environmentFailure { console.warn("sdlab: the device could not run: \(why)") }
         for line in timingLines(result) { say(line) }
         let scan = result.scan.lines
@@ -234,6 +267,18 @@ struct RunCommand: AsyncParsableCommand {
             say("  run folder kept: \(folder)")
         }
         console.finished(index, passed: result.passed)
+        return result
+    }
+
+    /// A run a termination signal cut short: no verdict, no scan; its folder goes unless --keep.
+    private func cutShort(_ result: ScenarioResult, folder: String, index: Int, console: RunConsole) -> ScenarioResult {
+        console.line(index, "  interrupted: not run to its end")
+        if keep {
+            console.line(index, "  run folder kept: \(folder)")
+        } else {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        console.cutShort(index)
         return result
     }
 }

@@ -74,6 +74,15 @@ final class RunConsole: Sendable {
         }
     }
 
+    /// Scenario `index` was cut short by a termination signal: its block is printed whole, and
+    /// it counts as neither done nor failed.
+    func cutShort(_ index: Int) {
+        state.withLock { state in
+            state.running[index] = nil
+            write(state.blocks.removeValue(forKey: index) ?? [], &state)
+        }
+    }
+
     /// Clears the status line for good.
     func end() { state.withLock { clearStatus(&$0) } }
 

@@ -16,6 +16,8 @@ final class AppDevice: Sendable {
     let device: RunningDevice
     let connection: Connection
     private let started = Mutex<[ChildProcess]>([])
+    /// The latest app launched under each name.
+    private let launched = Mutex<[String: LaunchedApp]>([:])
 
     var directory: String { device.directory }
     var address: String { device.bus.address }
@@ -58,15 +60,21 @@ final class AppDevice: Sendable {
     /// Launches an app (cold start) and returns once it is ready.
     @discardableResult
     func launch(_ spec: AppSpec) async throws -> LaunchedApp {
-        let app = try await LaunchedApp.launch(spec, bus: address, in: directory, sdlab: sdlabPath)
+        let app = try await LaunchedApp.launch(
+            spec, bus: address, in: directory, connection: connection, sdlab: sdlabPath)
         adopt(app.process)
+        launched.withLock { $0[spec.name] = app }
         return app
     }
 
     /// Counts a process the test started by hand among those stopped at the end.
     func adopt(_ process: ChildProcess) { started.withLock { $0.append(process) } }
 
-    func app(_ name: String) -> AppClient { AppClient(connection, app: name, timeout: .seconds(20)) }
+    /// Calls to the app launched last under `name`.
+    func app(_ name: String) -> AppClient {
+        guard let app = launched.withLock({ $0[name] }) else { fatalError("the test launched no app \(name)") }
+        return AppClient(connection, app: app, timeout: .seconds(20))
+    }
 
     func hub(_ interface: String, _ member: String, _ arguments: [DBusValue] = []) async throws {
         try await connection.hub(interface, member, arguments)

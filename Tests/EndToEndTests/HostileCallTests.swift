@@ -217,7 +217,7 @@ private struct Fuzz: Sendable {
         let reply = try await lab.connection.callHub(HubMethod.getSession, timeout: .seconds(5))
         #expect(Session(wire: reply.first) != nil, "seed \(seed): GetSession answered \(reply)")
         for app in apps {
-            let snapshot = try await AppClient(lab.connection, app: app.spec.name, timeout: .seconds(20)).snapshot()
+            let snapshot = try await AppClient(lab.connection, app: app, timeout: .seconds(20)).snapshot()
             #expect(snapshot.pid == app.process.pid, "seed \(seed): \(app.spec.name)'s snapshot")
         }
         for (target, before) in zip(targets, descriptorsBefore) {

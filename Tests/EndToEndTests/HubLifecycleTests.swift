@@ -180,10 +180,10 @@ import Testing
             try await bus.hub(BrokerMethod.interface, "SignIn", ["ana", .string(secrets[1]), "mail"])
             try await bus.hub(HubMethod.interface, "Lock")
             let app = try await LaunchedApp.launch(
-                AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory,
+                AppSpec(name: "mail", sdk: .msal), bus: device.bus.address, in: directory, connection: bus,
                 sdlab: sdlabPath)
             defer { app.crash() }
-            let mail = AppClient(bus, app: "mail")
+            let mail = AppClient(bus, app: app)
             await #expect(throws: DBusError.self) { try await mail.unlock("ana", password: secrets[2]) }
             try await mail.unlock("ana", password: secrets[1])
             try await mail.signOut()

@@ -46,7 +46,7 @@ struct ManagedAppProcessTests {
             let notes = try await lab.launch(AppSpec(name: "notes", sdk: .msal))
             try await lab.app("notes").write(.plain, count: 2)
             try await lab.app("notes").background()
-            notes.suspend()
+            try notes.suspend()
 
             try await lab.hub(Self.hub1, "CheckIn")
             try await lab.hub(Self.hub1, "CheckOut", ["cou2", "cou2"])
@@ -104,7 +104,7 @@ struct ManagedAppProcessTests {
         try await AppDevice.with { lab in
             try await lab.connection.checkOut("cou1")
             var inventory = try await lab.launch(AppSpec(name: "inventory", sdk: .ws1))
-            let app = lab.app("inventory")
+            var app = lab.app("inventory")
             try await app.write(.sensitive, count: 2)
             #expect(try await app.snapshot().callbacks == ["initial-check"])
 
@@ -125,6 +125,7 @@ struct ManagedAppProcessTests {
             inventory.terminate()
             try await lab.hub(Self.hub1, "CheckIn")
             inventory = try await lab.launch(inventory.spec)
+            app = lab.app("inventory")  // the new process, under the same name
             snapshot = try await app.snapshot()
             #expect(snapshot.callbacks == ["wipe", "initial-check(sharedDeviceNotCheckedOut)"] && snapshot.blocked)
 
@@ -137,6 +138,7 @@ struct ManagedAppProcessTests {
 
             inventory.terminate()
             inventory = try await lab.launch(inventory.spec)
+            app = lab.app("inventory")
             snapshot = try await app.snapshot()
             #expect(
                 snapshot.callbacks == ["user-changed", "initial-check"] && !snapshot.blocked && snapshot.user == "cou2")

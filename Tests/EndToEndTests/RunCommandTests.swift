@@ -155,7 +155,7 @@ extension RunCommandTests {
 
 extension RunCommandTests {
     /// A runner killed outright (SIGKILL: nothing of it runs any more) still leaves nothing:
-    /// its guard stops the bus, and the hub and apps end without their bus.
+    /// its guard ends every process of the run (`KilledRunTests` for a hook's children).
     @Test func aKilledRunnerLeavesNoProcessBehind() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-killed")
         defer { try? FileManager.default.removeItem(atPath: folder) }

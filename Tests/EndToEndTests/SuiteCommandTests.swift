@@ -221,7 +221,8 @@ func writeScenario(_ scenario: String, named name: String, in folder: String) th
 
 extension LaunchFailureTests {
     /// Before: past the limit of open files, an app failed to connect with the bus's own
-    /// "Too many open files", which says neither what to change nor by how much.
+    /// "Too many open files", which says neither what to change nor by how much. The runner
+    /// (two pipes an app) runs out before the bus (one connection an app).
     @Test func aFleetOverTheLimitOfOpenFilesIsToldSoBeforeTheBusRunsOut() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nofile")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -238,8 +239,9 @@ extension LaunchFailureTests {
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(
             result.stdout.contains(
-                "launch fleet25: 25 apps at once need about 41 open files in the device's bus, over this machine's"
-                    + " limit of 40 (`ulimit -Hn`)"), "\(result.stdout)")
+                "apps at once need about 41 open files in the runner, over this machine's limit of 40"
+                    + " (`ulimit -Hn`)"), "\(result.stdout)")
+        #expect(!result.stdout.contains("Too many open files"), "\(result.stdout)")
     }
 
     @Test func anAppThatSaysReadyWithoutItsBusNameFailsAtLaunch() async throws {

@@ -23,4 +23,25 @@ import Testing
         let found = Set(LiveProcesses.startedByHooks(in: folder))
         #expect(found == [started["mine"]!.pid])
     }
+
+    /// What the guard of a killed run ends: a process with an argument that is the folder, a
+    /// path in it or a bus address in it; never one of a folder whose path merely begins or
+    /// ends the same.
+    @Test func processesOfARunFolderAreFoundByItsExactPath() throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-own")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = [
+            "folder": folder, "path in it": folder + "/hub-state.json", "address": "unix:path=\(folder)/bus,guid=1",
+            "longer name": folder + "2/hub-state.json", "ends the same": "/elsewhere" + folder + "/bus",
+        ]
+        var started: [String: ChildProcess] = [:]
+        defer { for process in started.values { process.stop(grace: .seconds(1)) } }
+        for (name, argument) in arguments {
+            started[name] = try ChildProcess.spawn(
+                "/bin/sh", ["-c", "sleep 30; true", "sh", argument], stdout: .null, stderr: .null
+            ).0
+        }
+        let found = Set(LiveProcesses.ofRunFolder(folder))
+        #expect(found == Set(["folder", "path in it", "address"].map { started[$0]!.pid }))
+    }
 }

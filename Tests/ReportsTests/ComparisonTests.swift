@@ -103,7 +103,7 @@ import Testing
         #expect {
             try RunDocument.read("/nonexistent/run.json")
         } throws: { error in
-            "\(error)" == "cannot read /nonexistent/run.json: No such file or directory"
+            "\(error)" == "cannot read /nonexistent/run.json: No such file or directory (ENOENT)"
         }
     }
 

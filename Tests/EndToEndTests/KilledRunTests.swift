@@ -1,0 +1,152 @@
+import DeviceProcesses
+import Foundation
+import TestSupport
+import Testing
+
+/// A run killed outright (SIGKILL: it has no last word) leaves nothing alive, not even what a
+/// running cleanup hook started in a session of its own with its environment cleared, and the
+/// next run removes the folder it left, which holds the test users' records.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct KilledRunTests {
+    /// Before: the bus, hub and apps ended, but a running hook and its children lived on.
+    @Test func aKilledRunLeavesNothingAliveAndTheNextRunRemovesItsFolder() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-sigkill")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let runs = folder + "/runs"  // the runs' TMPDIR
+        try DevicePaths.prepareDirectory(runs)
+        let file = try writeScenario(Self.hookThatLeavesChildren(notingIn: folder), named: "killed", in: folder)
+        let (runner, _) = try ChildProcess.spawn(
+            sdlabPath, ["run", file], stdout: .null, stderr: .file(folder + "/runner.log"),
+            environment: environment(with: ["TMPDIR": runs]))
+        var started: [ProcessIdentity] = []
+        defer { Self.stopLeftovers(started, runner) }
+        started = try await Self.notedPIDs(["hook", "setsid", "cleared"], in: folder)
+        let runFolder = try #require(Self.runFolders(in: runs).first)
+        #expect(Self.mode(of: runFolder) == 0o700, "the run folder holds test users' records")
+        started += Self.processes(of: runFolder)
+        // The guard notes the run's processes every 100 ms or so: a process that cleared its
+        // environment and was orphaned within the last look is out of its reach.
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(started.allSatisfy(Self.isAlive), "the hook and its children run when the run is killed")
+
+        runner.signal(SIGKILL)
+        #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
+        do {
+            try await eventually(within: .seconds(10), "nothing of the killed run is alive") {
+                !started.contains(where: Self.isAlive) && LiveProcesses.mentioning(runFolder).isEmpty
+            }
+        } catch {
+            Issue.record("still alive: \(started.filter(Self.isAlive)) \(LiveProcesses.mentioning(runFolder))")
+            throw error
+        }
+        try await Self.theNextRunRemoves(runFolder, in: runs, scenarioFolder: folder)
+    }
+
+    /// The next run removes the killed run's folder and says so, and nothing else: not a folder
+    /// whose run still holds its lock, one without the lock file (a finished run's, kept on
+    /// purpose), a link, nor a folder of another user.
+    static func theNextRunRemoves(_ killed: String, in runs: String, scenarioFolder: String) async throws {
+        let live = runs + "/sdlab-run-live"
+        let finished = runs + "/sdlab-run-finished"
+        let elsewhere = runs + "/elsewhere"
+        for kept in [live, finished, elsewhere] { try DevicePaths.prepareDirectory(kept) }
+        let lock = try #require(try FileLock.take(live + "/run.lock"))
+        defer { lock.release() }
+        #expect(FileManager.default.createFile(atPath: elsewhere + "/run.lock", contents: nil))
+        try FileManager.default.createSymbolicLink(atPath: runs + "/sdlab-run-link", withDestinationPath: elsewhere)
+        let othersFolder = Self.othersFolder(in: runs)
+        let next = try await run(
+            sdlabPath, ["run", try writeScenario(Self.quick, named: "quick", in: scenarioFolder)],
+            environment: environment(with: ["TMPDIR": runs]), timeout: .seconds(60))
+        #expect(next.status == 0, "\(next.stdout)\(next.stderr)")
+        let removals = next.stderr.split(separator: "\n").filter { $0.contains("removed the folder") }
+        #expect(removals == ["sdlab: removed the folder of a run that was killed: \(killed)"], "\(next.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: killed))
+        let leftAlone = [live, finished, elsewhere + "/run.lock", runs + "/sdlab-run-link", othersFolder]
+        for kept in leftAlone.compactMap({ $0 }) {
+            #expect(FileManager.default.fileExists(atPath: kept), "\(kept) was left alone")
+        }
+    }
+
+    /// As root: a folder of another user (nobody) that looks like a killed run's; nil otherwise.
+    static func othersFolder(in runs: String) -> String? {
+        guard geteuid() == 0 else { return nil }
+        let folder = runs + "/sdlab-run-others"
+        guard (try? DevicePaths.prepareDirectory(folder)) != nil,
+            FileManager.default.createFile(atPath: folder + "/run.lock", contents: nil),
+            chown(folder, 65534, 65534) == 0
+        else { return nil }
+        return folder
+    }
+
+    static let quick = """
+        apps:
+          - {name: mail, sdk: msal, background: true}
+        steps:
+          - enroll: stage
+        """
+
+    /// A scenario whose cleanup hook, at check-in, starts a child in a session of its own
+    /// (`setsid`) and one that also clears its environment (`env -i`), then notes the PIDs of
+    /// all three in `folder` (`NAME.pid`) and sleeps: it still runs when the run is killed.
+    static func hookThatLeavesChildren(notingIn folder: String) -> String {
+        """
+        apps:
+          - name: mail
+            sdk: msal
+            background: true
+            cleanup:
+              hook: >-
+                cd '\(folder)';
+                setsid sh -c 'echo $$ > setsid.part; mv setsid.part setsid.pid; exec sleep 300' >/dev/null 2>&1 &
+                (env -i setsid sh -c 'echo $$ > cleared.part; mv cleared.part cleared.pid; exec sleep 300'
+                >/dev/null 2>&1 &);
+                echo $$ > hook.part; mv hook.part hook.pid; exec sleep 300
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: mail
+          - write: {app: mail, kind: plain, count: 1}
+          - checkin
+          - wait: 60s
+        """
+    }
+
+    /// The processes whose PIDs the hook noted, once it has noted them all.
+    static func notedPIDs(_ names: [String], in folder: String) async throws -> [ProcessIdentity] {
+        let files = names.map { folder + "/\($0).pid" }
+        try await eventually(within: .seconds(60), "the hook noted \(names)") {
+            files.allSatisfy { FileManager.default.fileExists(atPath: $0) }
+        }
+        return try files.map { file in
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+            return try #require(ProcessTable.identity(of: pid), "\(file): \(pid) runs")
+        }
+    }
+
+    static func runFolders(in runs: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: runs)) ?? [])
+            .filter { $0.hasPrefix("sdlab-run-") }.map { runs + "/" + $0 }
+    }
+
+    /// Bus, guard, hub and app: the processes whose command line names the run folder.
+    static func processes(of runFolder: String) -> [ProcessIdentity] {
+        LiveProcesses.mentioning(runFolder).compactMap { ProcessTable.identity(of: $0.pid) }
+    }
+
+    static func mode(of path: String) -> mode_t {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+    }
+
+    @Sendable static func isAlive(_ process: ProcessIdentity) -> Bool {
+        ProcessTable.identity(of: process.pid) == process
+    }
+
+    /// On the way out, whatever the test saw start and still runs, by PID (the same process only).
+    static func stopLeftovers(_ processes: [ProcessIdentity], _ runner: ChildProcess) {
+        runner.stop(grace: .seconds(1))
+        for process in processes where isAlive(process) { kill(process.pid, SIGKILL) }
+    }
+}

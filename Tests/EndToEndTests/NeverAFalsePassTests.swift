@@ -1,0 +1,105 @@
+import DeviceProcesses
+import Faults
+import Foundation
+import TestSupport
+import Testing
+
+/// The property the verdict rests on: a run of a scenario that must fail never passes, whatever
+/// fault is injected, wherever. Each seed picks a fault and its moment; a seed that passes is
+/// printed with the command that replays it. `SDLAB_PROPERTY_SEEDS=N` runs more seeds,
+/// `SDLAB_PROPERTY_SEED=S` one.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct NeverAFalsePassTests {
+    static let scenario = RunCommandTests.scenarios + "/must-fail-slow-cleanup.yaml"
+
+    static var seeds: [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let one = environment["SDLAB_PROPERTY_SEED"].flatMap(UInt64.init) { return [one] }
+        return Array(1...(environment["SDLAB_PROPERTY_SEEDS"].flatMap(UInt64.init) ?? 8))
+    }
+
+    enum Fault: CaseIterable {
+        /// `ulimit -f` at a random size: some file of the run cannot grow.
+        case fileSizeLimit
+        /// SIGKILL to a random process of the run (bus, hub, an app, a hook) at a random moment.
+        case kill
+        /// An app killed and another process started under its bus name in its place.
+        case squatter
+    }
+
+    @Test func aRunThatMustFailNeverPasses() async throws {
+        for seed in Self.seeds {
+            var random = SeededGenerator(state: seed)
+            let fault = Fault.allCases.randomElement(using: &random)!
+            let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-property")
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let (status, what) = try await Self.run(with: fault, in: folder, random: &random)
+            #expect(
+                status != 0,
+                """
+                seed \(seed) (\(fault): \(what)) passed a scenario that must fail; replay it with
+                SDLAB_PROPERTY_SEED=\(seed) swift test --filter NeverAFalsePassTests
+                """)
+            try await eventually(within: .seconds(15), "seed \(seed): nothing of the run is left") {
+                LiveProcesses.mentioning(folder).isEmpty
+            }
+        }
+    }
+
+    /// Runs the scenario with `fault` injected; returns the exit status and what was done.
+    static func run(
+        with fault: Fault, in folder: String, random: inout SeededGenerator
+    ) async throws -> (Int32, String) {
+        let environment = environment(with: ["TMPDIR": folder])
+        if fault == .fileSizeLimit {
+            let blocks = Int.random(in: 1500...5000, using: &random)
+            let result = try await TestSupport.run(
+                "/bin/sh", ["-c", "ulimit -f \(blocks) && exec \"$0\" run \"$1\"", sdlabPath, scenario],
+                environment: environment, timeout: .seconds(120))
+            return (result.status, "ulimit -f \(blocks)")
+        }
+        let (runner, _) = try ChildProcess.spawn(
+            sdlabPath, ["run", scenario], stdout: .null, stderr: .null, environment: environment)
+        defer { runner.stop(grace: .seconds(5)) }
+        let delay = Int.random(in: 0...4000, using: &random)
+        try await Task.sleep(for: .milliseconds(delay))  // the random moment of the fault
+        var squatter: ChildProcess?
+        let what: String
+        if fault == .kill {
+            what = killOne(in: folder, random: &random)
+        } else {
+            (what, squatter) = try squat(in: folder, random: &random)
+        }
+        defer { squatter?.stop(grace: .seconds(2)) }
+        guard let status = await offPool({ runner.exitStatus(timeout: .seconds(120)) }) else {
+            return (-1, what + "; the run did not end")
+        }
+        switch status {
+        case .exited(let code): return (code, "\(what) after \(delay) ms")
+        case .signaled(let signal): return (128 + signal, "\(what) after \(delay) ms")
+        }
+    }
+
+    /// SIGKILL to one process of the run, not the runner or its guard.
+    static func killOne(in folder: String, random: inout SeededGenerator) -> String {
+        let victims = LiveProcesses.mentioning(folder).filter {
+            !$0.commandLine.contains(" run ") && !$0.commandLine.contains(" guard ")
+        }
+        guard let victim = victims.randomElement(using: &random) else { return "nothing to kill yet" }
+        kill(victim.pid, SIGKILL)
+        return "killed \(victim.commandLine.prefix(80))"
+    }
+
+    /// Kills an app and starts another process with its command line, which takes its name.
+    static func squat(in folder: String, random: inout SeededGenerator) throws -> (String, ChildProcess?) {
+        let apps = LiveProcesses.mentioning(folder).filter { $0.commandLine.contains("--name") }
+        guard let app = apps.randomElement(using: &random),
+            let arguments = AnsweringAppTests.arguments(of: app.pid)
+        else { return ("no app to squat yet", nil) }
+        kill(app.pid, SIGKILL)
+        _ = ChildProcess(pid: app.pid).waitForExit(timeout: .seconds(5))
+        let (squatter, _) = try ChildProcess.spawn(
+            AnsweringAppTests.appExecutable, arguments, stdout: .null, stderr: .null, newSession: true)
+        return ("squatted \(app.commandLine.prefix(60)) with PID \(squatter.pid)", squatter)
+    }
+}
