@@ -42,8 +42,12 @@ public struct ScanSummary: Sendable, Equatable {
             for name in awake {
                 guard let app = try? driver.client(name, timeout: Self.snapshotBound) else { continue }
                 group.addTask {
-                    do { return SnapshotAnswer(app: name, snapshot: try await app.snapshot()) } catch {
-                        return SnapshotAnswer(app: name, failure: "\(error)")
+                    do { return SnapshotAnswer(app: name, snapshot: try await app.snapshot()) } catch let gone
+                        as AppClient.AppGone
+                    {
+                        return SnapshotAnswer(app: name, failure: gone.description)
+                    } catch {
+                        return SnapshotAnswer(app: name, failure: "no snapshot within \(Self.snapshotBound) (\(error))")
                     }
                 }
             }
@@ -73,7 +77,7 @@ public struct ScanSummary: Sendable, Equatable {
     public var lines: [String] {
         Set(apps.keys).union(unanswered.keys).sorted().flatMap { app -> [String] in
             let unknown = unanswered[app].map {
-                ["\(app): exposed unknown: no snapshot within \(Self.snapshotBound) (\($0))"]
+                ["\(app): exposed unknown: \($0)"]
             }
             guard let found = apps[app] else { return unknown ?? [] }
             var lines: [String] = unknown ?? []

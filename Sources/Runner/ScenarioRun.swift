@@ -149,7 +149,10 @@ public enum ScenarioRun {
         result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = driver.traces.merged()
         if result.environmentFailure == nil {
-            result.environmentFailure = result.events.lazy.compactMap(\.writeFailure).first
+            result.environmentFailure =
+                result.events.lazy.compactMap(\.writeFailure).first
+                ?? strangerInTrace(
+                    result.events, launched: driver.launchedPIDs, failedLaunches: driver.failedLaunches)
         }
         if let (step, began) = failedStep, let after = Self.commits(in: result.events, since: began, of: step) {
             result.steps.append(after)
@@ -194,6 +197,24 @@ public enum ScenarioRun {
         } catch {
             return StepResult(location: step.location, title: title, failures: ["\(step.location): \(error)"])
         }
+    }
+
+    /// A process the runner did not launch that wrote an app's trace (it took a dead app's bus
+    /// name and its command line): the trace is not the app's alone, so the run cannot be judged.
+    /// A `launched` line of no launched process is allowed once per launch that failed.
+    static func strangerInTrace(
+        _ events: [TraceEvent], launched: Set<Int32>, failedLaunches: [String: Int] = [:]
+    ) -> String? {
+        var allowed = failedLaunches
+        for event in events where event.is(.launched) {
+            if let pid = event[.pid].flatMap({ Int32($0) }), launched.contains(pid) { continue }
+            guard allowed[event.proc, default: 0] > 0 else {
+                return "\(event.proc)'s trace was written by PID \(event[.pid] ?? "?"), a process the runner did not"
+                    + " launch; the run cannot be judged"
+            }
+            allowed[event.proc, default: 0] -= 1
+        }
+        return nil
     }
 
     /// What the hub committed from the start of a failed step on, whatever the step's reply

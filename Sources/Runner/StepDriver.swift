@@ -16,6 +16,11 @@ public final class StepDriver {
     let sdlab: String
     private(set) var fleet: AppFleet
     private(set) var running: [String: LaunchedApp] = [:]
+    /// The PID of every process that answered for an app this driver launched.
+    private(set) var launchedPIDs: Set<Int32> = []
+    /// Per app, the launches that failed: each may have left a `launched` line of a process
+    /// the runner then stopped.
+    private(set) var failedLaunches: [String: Int] = [:]
     /// The last snapshot of each app taken before it was stopped: a stopped app cannot answer,
     /// and cannot change either.
     private(set) var frozen: [String: AppSnapshot] = [:]
@@ -167,8 +172,16 @@ public final class StepDriver {
             let spec = AppSpec(
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
                 executable: entry.executable, hookDirectory: scenario.folder)
-            running[name] = try await LaunchedApp.launch(
-                spec, bus: device.bus.address, in: device.directory, connection: connection, sdlab: sdlab)
+            let app: LaunchedApp
+            do {
+                app = try await LaunchedApp.launch(
+                    spec, bus: device.bus.address, in: device.directory, connection: connection, sdlab: sdlab)
+            } catch {
+                failedLaunches[name, default: 0] += 1
+                throw error
+            }
+            running[name] = app
+            launchedPIDs.insert(app.answering.pid)
             frozen[name] = nil
         case .stop:
             frozen[name] = try await client(name).snapshot()
@@ -209,29 +222,39 @@ public final class StepDriver {
     /// When some app does not settle, the error names every such app and why.
     public func settle(within limit: Duration) async throws {
         let awake = running.keys.filter { fleet.apps[$0]?.state != .suspended }.sorted()
-        let unsettled = await withTaskGroup(of: (String, String?).self) { group in
+        let failed = await withTaskGroup(of: Unsettled?.self) { group in
             for name in awake {
                 guard let app = try? client(name, timeout: limit) else { continue }
                 group.addTask {
                     do {
                         try await app.settle()
-                        return (name, nil)
+                        return nil
+                    } catch let gone as AppClient.AppGone {
+                        return Unsettled(app: name, why: gone.description, gone: true)
                     } catch {
-                        return (name, "\(error)")
+                        return Unsettled(app: name, why: "\(error)", gone: false)
                     }
                 }
             }
-            var unsettled: [(app: String, why: String)] = []
-            for await case (let name, let why?) in group { unsettled.append((name, why)) }
-            return unsettled.sorted { $0.app < $1.app }
+            var failed: [Unsettled] = []
+            for await case let app? in group { failed.append(app) }
+            return failed.sorted { $0.app < $1.app }
         }
-        guard unsettled.isEmpty else {
-            var byReason = AppGroups<String>()
-            for (app, why) in unsettled { byReason.add(app, under: why) }
-            throw StepFailure(
-                description: "not settled within \(limit): "
-                    + byReason.groups.map { "\(AppNames.who($0.apps)): \($0.key)" }.joined(separator: "; "))
-        }
+        guard !failed.isEmpty else { return }
+        var byReason = AppGroups<String>()
+        for app in failed where !app.gone { byReason.add(app.app, under: app.why) }
+        let busy = byReason.groups.map { "\(AppNames.who($0.apps)): \($0.key)" }.joined(separator: "; ")
+        let gone = failed.filter(\.gone).map(\.why)
+        throw StepFailure(
+            description: (gone + (busy.isEmpty ? [] : ["not settled within \(limit): " + busy])).joined(separator: "; ")
+        )
+    }
+
+    /// An app that did not settle: still busy, or gone.
+    private struct Unsettled: Sendable {
+        var app: String
+        var why: String
+        var gone: Bool
     }
 
     /// Calls to a running app (a step that names one that is not running fails before this).
