@@ -185,6 +185,12 @@ let package = Package(
         .executableTarget(
             name: "ExampleMSALNotesExportsOutside", dependencies: ["MSALNotes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALNotesExportsOutside", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Not a mistake: the notes app that also checks the account on its way to the background,
+        // under a background task (behaviour.md §7).
+        .executableTarget(
+            name: "ExampleMSALNotesChecksOnBackground", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesChecksOnBackground",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "WS1Inventory", dependencies: ["AWSDK", "DeviceHost", "UIKit"], path: "Sources/Examples/WS1Inventory",
             swiftSettings: [.swiftLanguageMode(.v5)]),

@@ -13,8 +13,10 @@ import Synchronization
 /// the rules it follows are listed in `notify`'s documentation.
 ///
 /// Every registration of a name shares one bus subscription, removed with the name's last
-/// token. A post reaching the process costs the connection's thread one dictionary lookup, and
-/// for each token a flag or a queue hop.
+/// token; while it lasts the process holds the name at the hub (`Register`, then `Cancel`), so
+/// the name's state lives as long as some process holds it (Docs/behaviour.md §3). A post
+/// reaching the process costs the connection's thread one dictionary lookup, and for each
+/// token a flag or a queue hop.
 ///
 /// The calls that need the bus or the hub (registering, reading or setting a state) block the
 /// calling thread until the bus has answered, at most `timeout`. They are made from the main
@@ -63,7 +65,7 @@ public final class NotifyClient: Sendable {
     /// `notify_post`: a signal on the bus, or for a process-local name a delivery in this process
     /// (which the listener does not hear of: nothing reached the process from the device).
     public func post(_ name: String) throws(NotifyFailure) {
-        try NotifyName.checkPostable(name)
+        try NotifyName.check(name)
         guard !NotifyName.isProcessLocal(name) else { return deliverPost(named: name) }
         do {
             try connection.post(name)
@@ -98,7 +100,7 @@ public final class NotifyClient: Sendable {
     public func registerFileDescriptor(_ name: String, reusing descriptor: Int32? = nil)
         throws(NotifyFailure) -> (token: Int32, descriptor: Int32)
     {
-        try NotifyName.checkRegistrable(name)
+        try NotifyName.check(name)
         let pipe = try reservePipe(reusing: descriptor)
         do {
             return (try register(name, .file(pipe)), pipe.readEnd)
@@ -109,7 +111,7 @@ public final class NotifyClient: Sendable {
     }
 
     private func register(_ name: String, _ delivery: Delivery) throws(NotifyFailure) -> Int32 {
-        try NotifyName.checkRegistrable(name)
+        try NotifyName.check(name)
         let isLocal = NotifyName.isProcessLocal(name)
         if !isLocal { try refuseOnConnectionThread() }
         let (registration, installation) = try registry.withLock { registry throws(NotifyFailure) in
@@ -129,11 +131,13 @@ public final class NotifyClient: Sendable {
         return registration.token
     }
 
-    /// A new watch of `name`, recorded; for a name on the bus, its rule's installation starts.
+    /// A new watch of `name`, recorded; for a name on the bus, the process holds it at the hub
+    /// and its rule's installation starts.
     private func startWatching(_ name: String, isLocal: Bool, in registry: inout Registry) -> NameWatch {
         let watch = NameWatch(name: name)
         registry.watches[name] = watch
         guard !isLocal else { return watch }
+        tellHub(.register, name)
         watch.installation = Task(executorPreference: connection) { [weak self, connection] in
             do {
                 let subscription = try await connection.onSignal(matching: DeviceBus.posts(of: name)) {
@@ -208,11 +212,18 @@ public final class NotifyClient: Sendable {
         registry.withLock { $0.registrations[token] != nil }
     }
 
-    /// Removes a registration, its name's subscription with its last one, and its pipe with the
-    /// pipe's last one; false when the token is not registered.
+    /// Removes a registration, its name's subscription and hold with its last one, and its pipe
+    /// with the pipe's last one; false when the token is not registered.
     @discardableResult
     private func remove(_ token: Int32) -> Bool {
-        guard let removed = registry.withLock({ $0.remove(token) }) else { return false }
+        let removed = registry.withLock { registry in
+            let removed = registry.remove(token)
+            if let removed, removed.emptied, !NotifyName.isProcessLocal(removed.registration.name) {
+                tellHub(.cancel, removed.registration.name)
+            }
+            return removed
+        }
+        guard let removed else { return false }
         removed.subscription?.cancel()
         if case .file(let pipe) = removed.registration.delivery { releasePipe(pipe) }
         return true
@@ -224,7 +235,6 @@ public final class NotifyClient: Sendable {
     public func state(of token: Int32) throws(NotifyFailure) -> UInt64 {
         let name = try registeredName(of: token)
         guard !NotifyName.isProcessLocal(name) else { return registry.withLock { $0.localStates[name] ?? 0 } }
-        try NotifyName.checkStateName(name)
         try refuseOnConnectionThread()
         let reply = waitBlocking { [connection, hub, timeout] in
             try? await connection.callHub(NotifyMethod.getState, [.string(name)], at: hub, timeout: timeout)
@@ -237,7 +247,6 @@ public final class NotifyClient: Sendable {
     public func setState(_ state: UInt64, of token: Int32) throws(NotifyFailure) {
         let name = try registeredName(of: token)
         guard !NotifyName.isProcessLocal(name) else { return registry.withLock { $0.localStates[name] = state } }
-        try NotifyName.checkStateName(name)
         try refuseOnConnectionThread()
         let done = waitBlocking { [connection, hub, timeout] in
             (try? await connection.callHub(
@@ -254,6 +263,7 @@ public final class NotifyClient: Sendable {
 
     /// A post that reached this process on the bus (on the connection's thread).
     private func received(_ message: Message, by watch: NameWatch) {
+        guard DeviceBus.isPost(message, of: watch.name) else { return }
         listener?.heardPost(watch.name, sender: message.sender ?? "", serial: message.serial)
         deliverPost(named: watch.name, by: watch)
     }
@@ -352,6 +362,20 @@ public final class NotifyClient: Sendable {
         }
     }
 
+    // MARK: - Holding names at the hub
+
+    /// Tells the hub that this process holds, or no longer holds, a registration for `name`,
+    /// without waiting for its answer: a hub that is down or slow delays no registration (the
+    /// name's posts need only the bus). Made with the registry's lock held, so in the order of
+    /// the registrations; tasks that prefer the connection start in the order they are made and
+    /// send their call before they first wait, so the hub hears of a hold before any state call
+    /// the app makes once its registration returned, and of its end after it.
+    private func tellHub(_ method: NotifyMethod, _ name: String) {
+        Task(executorPreference: connection) { [connection, hub, timeout] in
+            _ = try? await connection.callHub(method, [.string(name)], at: hub, timeout: timeout)
+        }
+    }
+
     // MARK: - Blocking the caller
 
     /// Runs `work` as a task on the connection's thread, which it only awaits on, and blocks the
@@ -404,17 +428,20 @@ private struct Registry {
         return registration
     }
 
-    /// Removes a registration; with its name's last one, the watch, whose subscription is
-    /// returned to be cancelled after the lock.
-    mutating func remove(_ token: Int32) -> (registration: Registration, subscription: SignalSubscription?)? {
+    /// Removes a registration; with its watch's last one (`emptied`), the watch, whose
+    /// subscription is returned to be cancelled after the lock. A watch empties once: no
+    /// registration joins it once it is no longer its name's current one.
+    mutating func remove(_ token: Int32) -> (
+        registration: Registration, subscription: SignalSubscription?, emptied: Bool
+    )? {
         guard let registration = registrations.removeValue(forKey: token) else { return nil }
         registration.isCancelled = true
         let watch = registration.watch
         watch.registrations.removeAll { $0 === registration }
-        guard watch.registrations.isEmpty else { return (registration, nil) }
+        guard watch.registrations.isEmpty else { return (registration, nil, false) }
         if watches[watch.name] === watch { watches[watch.name] = nil }
         defer { watch.subscription = nil }
-        return (registration, watch.subscription)
+        return (registration, watch.subscription, true)
     }
 }
 

@@ -1,4 +1,3 @@
-import DeviceContract
 import SharedDevice
 
 /// Why a notify(3) call failed: the statuses of `<notify.h>` other than OK, with their values.
@@ -16,41 +15,19 @@ public enum NotifyFailure: UInt32, Error, Sendable, CaseIterable {
     case failed = 1_000_000
 }
 
-/// The names notify(3) accepts on a device.
+/// The names notify(3) accepts on a device: the center's one rule (`NotifyCenter`), 1 to 511
+/// bytes without NUL for every call, and `self.` names kept in the process.
 public enum NotifyName {
-    /// The longest name a post or a registration takes, in bytes. A post carries the name as a
-    /// D-Bus string and a registration puts it in an `arg0` match rule; both fit a name this
-    /// long, unless it is made mostly of quotes, which the rule spells in four bytes each: a
-    /// name whose rule exceeds the bus's 1,024 bytes is refused as invalid too.
-    public static let maxLength = 511
+    /// The longest name, in bytes.
+    public static let maxLength = NotifyCenter.maxNameLength
 
     /// Names private to the process: posted and delivered in it only, their state kept in it.
-    public static let processLocalPrefix = "self."
+    public static let processLocalPrefix = NotifyCenter.processLocalPrefix
 
-    public static func isProcessLocal(_ name: String) -> Bool {
-        name.utf8.starts(with: processLocalPrefix.utf8)
+    public static func isProcessLocal(_ name: String) -> Bool { NotifyCenter.isProcessLocal(name) }
+
+    /// A name one may post, register for, and read or set the state of.
+    static func check(_ name: String) throws(NotifyFailure) {
+        guard NotifyCenter.isValidName(name) else { throw .invalidName }
     }
-
-    /// A name one may post: 1 to `maxLength` bytes without NUL.
-    static func checkPostable(_ name: String) throws(NotifyFailure) {
-        let bytes = name.utf8
-        guard !bytes.isEmpty, bytes.count <= maxLength, !bytes.contains(0) else { throw .invalidName }
-    }
-
-    /// A name one may register for: postable, and (unless process-local) its match rule fits.
-    static func checkRegistrable(_ name: String) throws(NotifyFailure) {
-        try checkPostable(name)
-        guard isProcessLocal(name) || DeviceBus.posts(of: name).text.utf8.count <= maxRuleLength else {
-            throw .invalidName
-        }
-    }
-
-    /// A name whose state the hub keeps: at most 255 bytes. The state of a longer name, which
-    /// one may still post and register for, cannot be read or set.
-    static func checkStateName(_ name: String) throws(NotifyFailure) {
-        guard isProcessLocal(name) || NotifyCenter.isValidName(name) else { throw .invalidName }
-    }
-
-    /// The bus's limit on a match rule (`AddMatch`).
-    private static let maxRuleLength = 1024
 }

@@ -28,6 +28,12 @@ public struct AppOptions: ParsableArguments, Sendable {
     @Flag(help: "Keep running in the background (else the runner suspends the app there).")
     public var backgroundMode = false
 
+    @Flag(
+        help:
+            "Begin a background task on entering the background and hold it until its time is up or the app returns to the foreground (the built-in app; an app of a team's own begins its own)."
+    )
+    public var backgroundTask = false
+
     @Option(
         help:
             "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own)."
@@ -110,15 +116,15 @@ public struct AppOptions: ParsableArguments, Sendable {
     /// The command line that parses to these options.
     public var arguments: [String] {
         Self.commandLine(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: policy, hookDirectory: hookDirectory,
-            hookTimeout: hookTimeout, container: container, trace: trace, bus: bus, hubNameFile: hubNameFile,
-            tracedPostsPerSecond: tracedPostsPerSecond)
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, cleanup: policy,
+            hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
+            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond)
     }
 
     /// The command line of an app with these options, as the runner starts it: written next to
     /// the declarations above, and read back by them.
     public static func commandLine(
-        name: String, sdk: SDKKind, backgroundMode: Bool, cleanup: CleanupPolicy,
+        name: String, sdk: SDKKind, backgroundMode: Bool, backgroundTask: Bool = false, cleanup: CleanupPolicy,
         hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
         trace: String?, bus: String?, hubNameFile: String? = nil, tracedPostsPerSecond: Int? = nil
     ) -> [String] {
@@ -131,6 +137,7 @@ public struct AppOptions: ParsableArguments, Sendable {
         if let hubNameFile { arguments += ["--hub-name-file", hubNameFile] }
         if let tracedPostsPerSecond { arguments += ["--traced-posts-per-second", "\(tracedPostsPerSecond)"] }
         if backgroundMode { arguments.append("--background-mode") }
+        if backgroundTask { arguments.append("--background-task") }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
         let declared = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }
         switch cleanup {

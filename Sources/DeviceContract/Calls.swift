@@ -46,10 +46,23 @@ extension Connection {
 
 extension DeviceBus {
     /// The rule a receiver of one notification name subscribes with: the bus filters on arg0.
+    /// A name whose rule would pass the bus's 1,024 bytes (one made mostly of quotes, which a
+    /// rule spells in four bytes each) gets every post instead, and the receiver keeps those
+    /// of its name (`isPost(_:of:)`): every name of 1 to 511 bytes can be waited for.
     public static func posts(of name: String) -> MatchRule {
-        MatchRule(
+        let filtered = MatchRule(
             path: notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted, arguments: [0: name])
+        guard filtered.text.utf8.count > maxRuleLength else { return filtered }
+        return MatchRule(path: notifyPath, interface: NotifyMethod.interface, member: NotifyMethod.posted)
     }
+
+    /// Whether a signal `posts(of: name)` delivered is a post of `name`.
+    public static func isPost(_ message: Message, of name: String) -> Bool {
+        message.body.first?.string == name
+    }
+
+    /// The bus's limit on a match rule (`AddMatch`).
+    static let maxRuleLength = 1024
 }
 
 /// `org.freedesktop.DBus.Properties`, as the hub object serves it.

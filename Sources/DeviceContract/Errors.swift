@@ -37,6 +37,8 @@ public enum AppError: String, Error, Sendable, CaseIterable {
     case notSupported = "NotSupported"
     /// The Workspace ONE SDK has not finished its initial check.
     case notInitialised = "NotInitialised"
+    /// MSAL Android refused the app's own sign-in: an account is persisted in the app.
+    case invalidParameter = "InvalidParameter"
 
     public var dbusError: DBusError { DBusError(name: DeviceBus.errorPrefix + rawValue, message: message) }
 
@@ -46,6 +48,18 @@ public enum AppError: String, Error, Sendable, CaseIterable {
         case .blocked: "the app's UI is blocked until it is launched again"
         case .notSupported: "only MSAL apps sign in and out"
         case .notInitialised: "the SDK has not finished its initial check"
+        case .invalidParameter: "an account is already signed in"
+        }
+    }
+}
+
+extension AndroidMSALClient.Refusal {
+    /// The refusal as the app answers it on the bus: `InvalidParameter` is the app's own,
+    /// `NoCurrentAccount` the name the broker uses too.
+    public var dbusError: DBusError {
+        switch self {
+        case .invalidParameter: AppError.invalidParameter.dbusError
+        case .noCurrentAccount: .device(rawValue, "there is no signed-in account")
         }
     }
 }

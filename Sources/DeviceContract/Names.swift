@@ -44,10 +44,10 @@ public enum KeyServiceMethod: String, HubMember, CaseIterable {
     public static let interface = "dev.sdlab.KeyService1"
 }
 
-/// `dev.sdlab.Notify1`: the Darwin-style notification center (state on the hub object; posts
-/// are signals from `DeviceBus.notifyPath`).
+/// `dev.sdlab.Notify1`: the Darwin-style notification center (state and registrations on the
+/// hub object; posts are signals from `DeviceBus.notifyPath`).
 public enum NotifyMethod: String, HubMember, CaseIterable {
-    case setState = "SetState", getState = "GetState"
+    case setState = "SetState", getState = "GetState", register = "Register", cancel = "Cancel"
     public static let interface = "dev.sdlab.Notify1"
     /// The signal of a post.
     public static let posted = "Posted"
@@ -65,7 +65,20 @@ public enum AppBus {
     public enum Method: String, Sendable, CaseIterable {
         case foreground = "Foreground", resumed = "Resumed", background = "Background", write = "Write"
         case signIn = "SignIn", signOut = "SignOut", unlock = "Unlock", settle = "Settle", snapshot = "Snapshot"
+        case expireBackgroundTasks = "ExpireBackgroundTasks"
     }
+
+    /// The app's signal `BackgroundTasks(u open)`: how many background tasks it has open, sent
+    /// whenever that changes (UIKit's `beginBackgroundTask` and `endBackgroundTask`).
+    public static let backgroundTasksSignal = "BackgroundTasks"
+
+    /// The declaration of that signal, for an app's interface.
+    public static let backgroundTasksDeclaration = DBusInterface.Signal(
+        backgroundTasksSignal, [.init("open", "u")])
+
+    /// The rule a runner hears every app's `BackgroundTasks` with (it tells them apart by sender).
+    public static let backgroundTasksRule = MatchRule(
+        path: path, interface: interface, member: backgroundTasksSignal)
 
     public enum Property: String, Sendable, CaseIterable {
         case name = "Name", sdk = "SDK", backgroundMode = "BackgroundMode", cleanup = "Cleanup"

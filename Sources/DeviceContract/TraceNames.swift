@@ -16,21 +16,27 @@ public enum TraceName: String, Sendable, CaseIterable {
     /// It exits on SIGTERM, its work in hand done.
     case terminated
     case foreground, background, resumed
+    /// The app began a background task: `name` (as the app named it, or empty), `count` (how
+    /// many it has open now).
+    case backgroundTaskBegan = "background-task-began"
+    /// The app ended one: `count` (how many it has open now).
+    case backgroundTaskEnded = "background-task-ended"
+    /// Its background time ran out with tasks open: their expiration handlers run (`count`
+    /// of them); it is suspended next.
+    case backgroundTasksExpired = "background-tasks-expired"
     /// The SDK's UI block began (Workspace ONE, until the next launch).
     case blocked
 
     // What an app heard and did.
     /// A post reached the app: `name`, `sender`, `serial` (which post it was).
     case postReceived = "post-received"
-    /// A check began: `trigger` (`launch`, `foreground`, `signal`, `poll`, `sign-in`, `sign-out`).
+    /// A check began: `trigger` (`launch`, `foreground`, `signal`, `resume`, `sign-in`, `sign-out`).
     case checkStarted = "check-started"
     /// A check ended: `trigger`, `user` (whom the app acts for now); `opportunity: false` when
     /// the SDK did not look (a Workspace ONE app's foreground while blocked or not initialised).
     case checkFinished = "check-finished"
     /// The SDK could not answer: `trigger`, `error`.
     case checkFailed = "check-failed"
-    /// A poll found the account-change state unchanged and asked nothing more.
-    case pollUnchanged = "poll-unchanged"
     /// An SDK callback: `name` (`current-account(A,B)`, `wipe`, …), `trigger`.
     case callback
     /// The SDK acted on the hub's answer but could not write its state to the keychain (it
@@ -82,9 +88,10 @@ public enum TraceField: String, Sendable, CaseIterable {
 /// Why an app checks its account: the mechanism a timing report names.
 public enum CheckTrigger: String, Sendable {
     case launch, foreground, signal
-    /// Continued after a suspension: a check only if the account-change state moved
-    /// (notify_check) or posts arrived, since posts to a stopped app may have been dropped.
-    case poll
+    /// Continued after a suspension: MSAL asks apps to call `getCurrentAccount` whenever they
+    /// resume, since posts to a stopped app may have been dropped and a change may have posted
+    /// nothing (an account removed in Settings).
+    case resume
     /// After the app's own sign-in or sign-out.
     case signIn = "sign-in", signOut = "sign-out"
 }

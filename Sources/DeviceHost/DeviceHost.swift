@@ -74,6 +74,7 @@ public final class DeviceHost: Sendable {
             cannotStart(options.name, "\(error)")
         }
         WriteFence.install(allowing: [sandbox.root, "/dev"], trace: trace)
+        HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
@@ -192,7 +193,22 @@ public final class DeviceHost: Sendable {
         post(AppLifecycleNames.willResignActive)
         await lifecycle { $0.didEnterBackground() }
         post(AppLifecycleNames.didEnterBackground)
+        // The notification's observers have run before the answer: a background task one of
+        // them begins is told to the runner before it decides when to suspend the app.
+        await onMain {}
         app.appCodeReturned(afterCheck: false)
+    }
+
+    /// The app's background time is up: the expiration handlers of its open background tasks
+    /// run on the main queue, oldest first, as iOS calls them; returns once they and what they
+    /// queued there have run.
+    func expireBackgroundTasks() async {
+        let handlers = HostedBackgroundTasks.shared.expirationHandlers()
+        guard !handlers.isEmpty else { return }
+        let all = AppValue(handlers)
+        await onMain { for handler in all.value { handler.value?() } }
+        app.appCodeReturned(afterCheck: false)
+        await onMain {}
     }
 
     /// Calls the app's lifecycle receiver on the main queue and waits for it.

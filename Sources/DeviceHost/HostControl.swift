@@ -17,12 +17,17 @@ struct HostControl: Sendable {
                     await host.foreground()
                     return []
                 },
-                .init(AppBus.Method.resumed.rawValue) { [host] _ in
+                // A team's app decides itself what it does when continued (iOS calls no delegate method).
+                .init(AppBus.Method.resumed.rawValue, in: [.init("continued_at", "t")]) { [host] _ in
                     host.app.trace?.record(.resumed)
                     return []
                 },
                 .init(AppBus.Method.background.rawValue) { [host] _ async in
                     await host.background()
+                    return []
+                },
+                .init(AppBus.Method.expireBackgroundTasks.rawValue) { [host] _ async in
+                    await host.expireBackgroundTasks()
                     return []
                 },
                 .init(
@@ -63,6 +68,7 @@ struct HostControl: Sendable {
                 .init(AppBus.Property.sdk.rawValue, "s") { [host] in .string(host.app.sdk.rawValue) },
                 .init(AppBus.Property.backgroundMode.rawValue, "b") { [host] in .bool(host.app.backgroundMode) },
                 .init(AppBus.Property.cleanup.rawValue, "s") { [host] in .string(host.app.cleanup.name) },
-            ])
+            ],
+            signals: [AppBus.backgroundTasksDeclaration])
     }
 }

@@ -169,6 +169,9 @@ struct StepBuilder {
         var scenario = base
         scenario.name = name
         scenario.steps = steps
+        // The simulation keeps no time: an app sent to the background is suspended at once
+        // there, so it is on the real device too.
+        scenario.device.backgroundTime = .immediate
         return BuiltScenario(scenario: scenario, failures: failures, checkpoints: checkpoints, finishStart: finishStart)
     }
 

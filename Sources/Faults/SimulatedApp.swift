@@ -12,8 +12,6 @@ public struct SimulatedApp: Sendable {
     public internal(set) var blocked = false
     /// A post reached it while it was stopped: it checks once continued.
     var pendingPost = false
-    /// The account-change state noted at this process's last check (MSAL).
-    var notedState: UInt64?
     /// The hub's generation at the app's last answered check: it has handled the latest
     /// session change when this is the hub's generation.
     public internal(set) var seenGeneration: UInt64?
@@ -58,14 +56,12 @@ public struct SimulatedApp: Sendable {
     mutating func spawned() {
         blocked = false
         pendingPost = false
-        notedState = nil
         external.forgetKey()
     }
 
     /// An MSAL check the broker answered with `account` (at most one account).
-    mutating func checked(account: String?, session: Session, notifyState: UInt64) {
+    mutating func checked(account: String?, session: Session) {
         let accounts = account.map { [BrokerAccount(user: $0)] } ?? []
-        notedState = notifyState
         seenGeneration = session.generation
         switch client {
         case .msal(var msal):
@@ -93,6 +89,12 @@ public struct SimulatedApp: Sendable {
         if let session { seenGeneration = session.generation }
         for reaction in model.heard(effects, session: session) { react(reaction) }
         return effects.compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+    }
+
+    /// Whether the app's own sign-in or sign-out goes on to the broker: MSAL Android guards
+    /// both on the account persisted in the app; iOS MSAL always asks the broker.
+    func decide(_ request: AndroidMSALClient.OwnRequest) -> AndroidMSALClient.Decision {
+        if case .android(let android) = client { android.decide(request) } else { .askBroker }
     }
 
     /// The app's own sign-in (as `user`) or sign-out (nil) succeeded.

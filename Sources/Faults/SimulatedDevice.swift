@@ -161,6 +161,7 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
             return .notApplicable
         }
+        if case .refuse(let refusal) = apps[app]!.decide(.signIn) { return .refused(refusal.rawValue) }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
@@ -177,6 +178,7 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
             return .notApplicable
         }
+        if case .refuse(let refusal) = apps[app]!.decide(.signOut) { return .refused(refusal.rawValue) }
         guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
         let effects: [HubModel.Effect]
         do {
@@ -233,9 +235,7 @@ public struct SimulatedDevice: Sendable {
     /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
     private mutating func check(_ name: String) {
         if hubRunning {
-            apps[name]!.checked(
-                account: hub.currentAccount, session: hub.session,
-                notifyState: hub.notify.state(of: NotifyCenter.accountChanged))
+            apps[name]!.checked(account: hub.currentAccount, session: hub.session)
             apps[name]!.userUnknown = false  // the launch check finishes what a crash cut short
         }
         apps[name]!.lookUpExternalKey(keyServiceAnswer)
@@ -271,19 +271,13 @@ public struct SimulatedDevice: Sendable {
         case .toldForeground:
             if listens { check(name) } else { detect(name, .returnToForeground) }
         case .toldResumed:
-            // A background-mode app always checks; another one only if the state moved (notify_check).
-            let app = apps[name]!
-            if listens,
-                app.backgroundMode || !hubRunning || app.notedState != hub.notify.state(of: NotifyCenter.accountChanged)
-            {
-                check(name)
-            }
+            if apps[name]!.sdk.checksWhenResumed { check(name) }
         case .kill:
             apps[name]!.pendingPost = false
             if checkedOnPost.remove(name) != nil { apps[name]!.userUnknown = true }
         case .terminate:
             apps[name]!.pendingPost = false  // it finishes the work in hand first
-        case .stop, .toldBackground:
+        case .stop, .toldBackground, .toldTasksExpire:
             break
         }
     }

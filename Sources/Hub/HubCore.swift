@@ -57,7 +57,8 @@ final class HubCore: Sendable {
             let result = try answering { () throws(DeviceError) in try body(&next) }
             if next != current {
                 do {
-                    try store?.save(HubState(directory: directory, model: next))
+                    // Registrations alone (Notify1.Register and Cancel) change nothing saved.
+                    if next.saved != current.saved { try store?.save(HubState(directory: directory, model: next)) }
                 } catch {
                     // Refused, the change does not count; the run it belongs to cannot be judged.
                     trace?.record(.writeFailed, [.path: .string(store?.path ?? "?"), .error: .string("\(error)")])

@@ -30,7 +30,9 @@ public enum HubProcess {
         _ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
         on connection: Connection, recordingNameIn nameFile: String? = nil
     ) async throws -> String? {
-        let service = HubService(HubCore(state, store: store, trace: trace))
+        let core = HubCore(state, store: store, trace: trace)
+        try await watchDepartures(on: connection, core)
+        let service = HubService(core)
         try connection.export(service.interfaces, at: DeviceBus.hubPath)
         if let nameFile {
             do {
@@ -46,6 +48,20 @@ public enum HubProcess {
             return held + "; clients that read \(nameFile!) reach this hub as \(connection.uniqueName)"
         }
         return nil
+    }
+
+    /// From before the hub object is exported, for as long as the connection lasts: a client
+    /// that leaves the bus (it exited, crashed or was killed) releases its notify registrations
+    /// (Docs/behaviour.md §3). The bus says so with `NameOwnerChanged(name, old, "")`; the
+    /// handler runs on the connection's thread, in order with `Register` and `Cancel`.
+    private static func watchDepartures(on connection: Connection, _ core: HubCore) async throws {
+        let departures = MatchRule(
+            sender: Connection.busName, path: Connection.busPath, interface: Connection.busName,
+            member: "NameOwnerChanged", arguments: [2: ""])
+        _ = try await connection.onSignal(matching: departures) { message in
+            guard let name = message.body.first?.string, name.hasPrefix(":") else { return }
+            _ = try? core.change { $0.releaseNotify(heldBy: name) }
+        }
     }
 
     /// ` (PID N)` for the owner of `name`, or nothing when the bus does not say.

@@ -158,6 +158,9 @@ final class HubService: Sendable {
 
     // MARK: dev.sdlab.Notify1
 
+    /// Register and Cancel run on the connection's thread, in the order they arrive and in
+    /// order with the bus's `NameOwnerChanged` (`HubProcess.watchDepartures`): a client's
+    /// registrations go with it even when it registered just before it died. They never save.
     private var notify1: DBusInterface {
         DBusInterface(
             NotifyMethod.interface,
@@ -174,6 +177,16 @@ final class HubService: Sendable {
                     let name = try Self.notifyName(call.arguments[0])
                     return [.uint64(core.snapshot.notify.state(of: name))]
                 },
+                .init(NotifyMethod.register.rawValue, in: [.init("name", "s")]) { [core] call in
+                    let name = try Self.notifyName(call.arguments[0])
+                    try core.change { $0.registerNotify(name, by: call.sender) }
+                    return []
+                },
+                .init(NotifyMethod.cancel.rawValue, in: [.init("name", "s")]) { [core] call in
+                    let name = try Self.notifyName(call.arguments[0])
+                    try core.change { $0.cancelNotify(name, by: call.sender) }
+                    return []
+                },
             ],
             signals: [
                 .init(NotifyMethod.posted, [.init("name", "s")])
@@ -181,9 +194,8 @@ final class HubService: Sendable {
     }
 
     private static func notifyName(_ value: DBusValue) throws -> String {
-        guard let name = value.string, NotifyCenter.isValidName(name) else {
-            throw DBusError.invalidArgs("a notification name is 1 to 255 bytes without NUL")
-        }
+        let name = value.string ?? ""
+        if let refusal = NotifyCenter.refusal(of: name) { throw DBusError.invalidArgs(refusal) }
         return name
     }
 

@@ -7,6 +7,8 @@ public struct AppConfiguration: Sendable {
     public var sdk: SDKKind
     /// Keeps running in the background (else the runner suspends it there).
     public var backgroundMode: Bool
+    /// Begins a background task on entering the background (`--background-task`).
+    public var backgroundTask: Bool
     public var policy: CleanupPolicy
     /// The app's container folder.
     public var container: String
@@ -23,14 +25,15 @@ public struct AppConfiguration: Sendable {
     public var tracedPostsPerSecond: Int
 
     public init(
-        name: String, sdk: SDKKind, backgroundMode: Bool = false, policy: CleanupPolicy = .wipeAll,
-        container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
+        policy: CleanupPolicy = .wipeAll, container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
         hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5), hub: HubAddress = .wellKnown,
         tracedPostsPerSecond: Int = AppOptions.defaultTracedPostsPerSecond
     ) {
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
+        self.backgroundTask = backgroundTask
         self.policy = policy
         self.container = container
         self.trace = trace
@@ -46,7 +49,8 @@ public struct AppConfiguration: Sendable {
     /// The configuration the options declare.
     public init(_ options: AppOptions) {
         self.init(
-            name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode, policy: options.policy,
+            name: options.name, sdk: options.sdk, backgroundMode: options.backgroundMode,
+            backgroundTask: options.backgroundTask, policy: options.policy,
             container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
             hookDirectory: options.hookDirectory, hub: HubAddress(nameFile: options.hubNameFile),
             tracedPostsPerSecond: options.tracedPostsPerSecond ?? AppOptions.defaultTracedPostsPerSecond)

@@ -9,28 +9,44 @@ import SharedDevice
 /// are process signals (suspend, resume, terminate, crash) are not here: the runner sends them.
 struct AppControl: Sendable {
     let host: AppHost
+    let task: HeldBackgroundTask
 
-    init(_ host: AppHost) { self.host = host }
+    init(_ host: AppHost) {
+        self.host = host
+        task = HeldBackgroundTask(host)
+    }
 
     var interfaces: [DBusInterface] {
         [
             DBusInterface(
                 AppBus.interface,
                 methods: [
-                    .init(AppBus.Method.foreground.rawValue) { [host] _ async throws in
+                    .init(AppBus.Method.foreground.rawValue) { [host, task] _ async throws in
+                        task.end()
                         host.withState { $0.foreground = true }
                         host.traceEvent(.foreground)
                         await host.inbox.check(.foreground)
                         return []
                     },
-                    .init(AppBus.Method.resumed.rawValue) { [host] _ async in
+                    .init(AppBus.Method.resumed.rawValue, in: [.init("continued_at", "t")]) { [host] call async in
                         host.traceEvent(.resumed)
-                        if host.sdk.listensToPosts { await host.inbox.check(.poll) }
+                        // A check begun since it was continued (for the posts it missed) serves
+                        // the resume: one check per resume, as the runner's SIGCONT and this call race.
+                        let continuedAt = call.arguments.first?.uint64 ?? 0
+                        if host.configuration.sdk.checksWhenResumed, host.withState({ $0.lastCheckBegan }) < continuedAt
+                        {
+                            await host.inbox.check(.resume)
+                        }
                         return []
                     },
-                    .init(AppBus.Method.background.rawValue) { [host] _ in
+                    .init(AppBus.Method.background.rawValue) { [host, task] _ in
                         host.withState { $0.foreground = false }
                         host.traceEvent(.background)
+                        if host.configuration.backgroundTask { task.begin() }
+                        return []
+                    },
+                    .init(AppBus.Method.expireBackgroundTasks.rawValue) { [task] _ in
+                        task.expire()
                         return []
                     },
                     .init(
@@ -78,7 +94,8 @@ struct AppControl: Sendable {
                         .bool(host.configuration.backgroundMode)
                     },
                     .init(AppBus.Property.cleanup.rawValue, "s") { [host] in .string(host.configuration.policy.name) },
-                ])
+                ],
+                signals: [AppBus.backgroundTasksDeclaration])
         ]
     }
 }

@@ -41,8 +41,8 @@ public final class AppHost: Sendable {
         /// The current user's key of `external` records: in memory only.
         var externalKey: (user: String, key: SymmetricKey)?
         var checks = 0
-        /// The account-change notification's state at the last check (MSAL).
-        var accountChangeState: UInt64?
+        /// When the latest check began (CLOCK_MONOTONIC ns).
+        var lastCheckBegan: UInt64 = 0
         var cleanupFailures: [String] = []
         /// The unfinished cleanups as last written to the journal.
         var journaled: [CleanupJob] = []
@@ -155,30 +155,13 @@ public final class AppHost: Sendable {
         }
     }
 
-    /// Whether the app notes the account-change state at each check: only an app that can be
-    /// suspended needs it, to poll after a resume. A background-mode app is never suspended.
-    private var notesAccountChangeState: Bool { sdk.listensToPosts && !configuration.backgroundMode }
-
     /// One check, serving every request made before the SDK's answer arrived. This runs on
     /// the connection's thread and resumes right after each answer, before anything later is
     /// routed; the bus keeps order, so every post queued for this app before the answer has
     /// arrived by then: those posts join this check rather than cause one each.
     private func checkAccount() async {
-        if notesAccountChangeState {
-            // notify_get_state, asked before the broker: a change committed in between is
-            // seen by the broker's answer or by a later poll.
-            let stateNow = await sdk.accountChangeState()
-            let unchanged = stateNow != nil && stateNow == state.withLock { $0.accountChangeState }
-            if unchanged, inbox.pendingTriggers() == [.poll] {
-                trace?.record(.pollUnchanged)
-                for waiter in inbox.takeTriggers().waiters { waiter.resume() }
-                return
-            }
-            if let stateNow { state.withLock { $0.accountChangeState = stateNow } }
-        }
-        let pending = inbox.pendingTriggers()
         var waiters: [CheckedContinuation<Void, Never>] = []
-        await check(because: pending.first { $0 != .poll } ?? .poll) { waiters = inbox.takeTriggers().waiters }
+        await check(because: inbox.pendingTriggers().first ?? .resume) { waiters = inbox.takeTriggers().waiters }
         for waiter in waiters { waiter.resume() }
     }
 
@@ -187,6 +170,7 @@ public final class AppHost: Sendable {
     private func check(because trigger: CheckTrigger, answered: () -> Void) async {
         let unfinished = state.withLock {
             $0.checks += 1
+            $0.lastCheckBegan = TraceLog.now()
             return $0.model.unfinishedCleanups
         }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])

@@ -50,8 +50,6 @@ protocol EmbeddedSDK: Sendable {
     func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome
     /// Calls `handler` for every post of the account-change notification (MSAL only).
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-    /// The account-change notification's state (notify_get_state); nil when not asked or not answered.
-    func accountChangeState() async -> UInt64?
     func signIn(user: String, password: String) async throws -> BrokerAccount
     func signOut() async throws
 }
@@ -82,11 +80,10 @@ extension EmbeddedSDK {
     var dataKeyName: String { "app-data" }
 }
 
-/// What both MSAL flavours offer an app besides their account check: the broker's posts,
-/// the notify state, and global sign-in and sign-out.
+/// What both MSAL flavours offer an app besides their account check: the broker's posts and
+/// global sign-in and sign-out.
 protocol MSALBroker: Sendable {
     func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription
-    func accountChangeState() async -> UInt64?
     func signIn(user: String, password: String) async throws -> BrokerAccount
     func signOut() async throws
 }
@@ -104,8 +101,6 @@ extension MSALFlavour {
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {
         _ = try await client.observeAccountChanges(handler)
     }
-
-    func accountChangeState() async -> UInt64? { await client.accountChangeState() }
 
     func signIn(user: String, password: String) async throws -> BrokerAccount {
         try await client.signIn(user: user, password: password)
@@ -184,7 +179,6 @@ private struct WorkspaceOne: EmbeddedSDK {
     }
 
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {}
-    func accountChangeState() async -> UInt64? { nil }
     func signIn(user: String, password: String) async throws -> BrokerAccount { throw AppError.notSupported.dbusError }
     func signOut() async throws { throw AppError.notSupported.dbusError }
 }

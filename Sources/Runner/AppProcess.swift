@@ -22,6 +22,8 @@ public struct AppSpec: Sendable, Equatable {
     public var name: String
     public var sdk: SDKKind
     public var backgroundMode: Bool
+    /// The built-in app begins a background task as it enters the background.
+    public var backgroundTask: Bool
     public var cleanup: CleanupPolicy
     /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
     public var executable: String?
@@ -31,13 +33,15 @@ public struct AppSpec: Sendable, Equatable {
     public var tracedPostsPerSecond: Int?
 
     public init(
-        name: String, sdk: SDKKind, backgroundMode: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-        executable: String? = nil, hookDirectory: String? = nil, tracedPostsPerSecond: Int? = nil
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
+        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, hookDirectory: String? = nil,
+        tracedPostsPerSecond: Int? = nil
     ) {
         self.tracedPostsPerSecond = tracedPostsPerSecond
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
+        self.backgroundTask = backgroundTask
         self.cleanup = cleanup
         self.executable = executable
         self.hookDirectory = hookDirectory
@@ -46,7 +50,7 @@ public struct AppSpec: Sendable, Equatable {
     /// The app's command line (`AppOptions`, as the app declares it) in a run folder.
     func arguments(bus: String, directory: String) -> [String] {
         AppOptions.commandLine(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, cleanup: cleanup,
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, cleanup: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
             hubNameFile: RunningDevice.hubNameFile(in: directory), tracedPostsPerSecond: tracedPostsPerSecond)
@@ -151,6 +155,7 @@ public struct LaunchedApp: Sendable {
 
     /// SIGKILL to the app's process group, then reaped; a cleanup hook it was running, and
     /// anything else it started in its process group, dies with it, as work does on a phone.
+    /// A suspended app is killed as it is, without being continued: it runs no code.
     public func crash() {
         process.signalGroup(SIGKILL)
         process.stop(grace: .seconds(5), group: true)
@@ -216,7 +221,18 @@ public struct AppClient: Sendable {
 
     public func foreground() async throws { try await call(.foreground) }
     public func background() async throws { try await call(.background) }
-    public func resumed() async throws { try await call(.resumed) }
+    /// Told it was continued at `continuedAt` (CLOCK_MONOTONIC ns).
+    public func resumed(continuedAt: UInt64) async throws { try await call(.resumed, [.uint64(continuedAt)]) }
+
+    /// The app's background time is up: its tasks' expiration handlers run. An app built
+    /// before this call existed answers UnknownMethod: it is suspended all the same.
+    public func expireBackgroundTasks() async throws {
+        do {
+            try await call(.expireBackgroundTasks)
+        } catch let error as DBusError where error.name == DBusError.prefix + "UnknownMethod" {
+            return
+        }
+    }
     public func settle() async throws { try await call(.settle) }
     public func signOut() async throws { try await call(.signOut) }
     public func signIn(_ user: String, password: String) async throws {

@@ -182,6 +182,8 @@ public enum ScenarioRun {
     private static func run(_ step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {
         let title = step.title
         do {
+            // What fell due since the previous step (an app's background time ran out) first.
+            try await driver.keepTime()
             switch step.kind {
             case .expect(let expectations):
                 let failures = try await ExpectationCheck(driver: driver, since: since).failures(of: expectations)

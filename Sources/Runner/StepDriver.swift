@@ -16,6 +16,8 @@ public final class StepDriver {
     let sdlab: String
     private(set) var fleet: AppFleet
     private(set) var running: [String: LaunchedApp] = [:]
+    /// When each app was last continued (SIGCONT), as `Resumed` tells it.
+    private var continuedAt: [String: UInt64] = [:]
     /// The PID of every process that answered for an app this driver launched.
     private(set) var launchedPIDs: Set<Int32> = []
     /// Per app, the launches that failed: each may have left a `launched` line of a process
@@ -26,6 +28,9 @@ public final class StepDriver {
     private(set) var frozen: [String: AppSnapshot] = [:]
     /// The device's trace, read as it grows.
     let traces: TraceTail
+    /// What the apps say of their background tasks, once listened to (at the first step).
+    private let taskReports = Mailbox<BackgroundTaskReport>(most: BackgroundTaskReport.most)
+    private var taskSubscription: SignalSubscription?
 
     public init(scenario: Scenario, device: RunningDevice, connection: Connection, sdlab: String) {
         self.scenario = scenario
@@ -35,7 +40,12 @@ public final class StepDriver {
         traces = TraceTail(folder: device.directory + "/trace")
         fleet = AppFleet(
             Dictionary(
-                uniqueKeysWithValues: scenario.apps.map { ($0.name, AppLifecycle(backgroundMode: $0.background)) }))
+                uniqueKeysWithValues: scenario.apps.map {
+                    (
+                        $0.name,
+                        AppLifecycle(backgroundMode: $0.background, backgroundTime: scenario.device.backgroundTime)
+                    )
+                }))
     }
 
     /// Told `(done, of)` while a lifecycle step acts on many apps (a fleet launching).
@@ -53,7 +63,7 @@ public final class StepDriver {
     /// of how it went (a launch that found the app running).
     @discardableResult
     public func perform(_ step: Step) async throws -> [String] {
-        let notes = launchesOfRunningApps(step.kind)
+        let notes = launchesOfRunningApps(step.kind) + terminationsOfSuspendedApps(step.kind)
         do {
             try await act(step.kind)
         } catch let error as DBusError {
@@ -75,6 +85,16 @@ public final class StepDriver {
         guard case .lifecycle(.launch, let apps) = kind else { return [] }
         return apps.filter { fleet.apps[$0]?.isRunning == true }.map {
             "\($0) was running: launch brought it to the front, as a tap on its icon does (no cold start: terminate it first for one)"
+        }
+    }
+
+    /// A `terminate` of a suspended app ends it as iOS does, without waking it: said, since no
+    /// `terminated` line follows and a post queued for it is lost.
+    private func terminationsOfSuspendedApps(_ kind: StepKind) -> [String] {
+        guard case .lifecycle(.terminate, let apps) = kind else { return [] }
+        return apps.filter { fleet.apps[$0]?.state == .suspended }.map {
+            "\($0) was suspended: it was ended without running any code, as iOS ends a suspended app (no"
+                + " applicationWillTerminate; a post queued for it is lost)"
         }
     }
 
@@ -107,22 +127,7 @@ public final class StepDriver {
         case .wipe: try await hub(HubMethod.enterpriseWipe)
         case .post(let name): try connection.post(name)
         case .hub(let action): try await hubProcess(action)
-        case .wait(let duration):
-            // Cut short when the device's bus stops: the run is over then.
-            let connection = self.connection
-            let slept = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await Task.sleep(for: duration)
-                    return true
-                }
-                group.addTask {
-                    await connection.closed()
-                    return false
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? false
-            }
-            guard slept else { throw DBusError.disconnected("the device's bus stopped") }
+        case .wait(let duration): try await wait(duration)
         case .settle, .repeat, .expect: break
         }
     }
@@ -131,11 +136,14 @@ public final class StepDriver {
     private func lifecycle(_ action: AppLifecycle.Action, _ name: String) async throws {
         let effects: [(app: String, effect: AppLifecycle.Effect)]
         do {
-            effects = try fleet.apply(action, to: name)
+            effects = try fleet.apply(action, to: name, at: now)
         } catch {
             throw StepFailure(description: "\(action.rawValue) \(name): the app is not running")
         }
         for (app, effect) in effects { try await carryOut(effect, on: app) }
+        // What the apps said as they went (a background task begun in
+        // applicationDidEnterBackground), and a suspension due at once (a grace of 0s).
+        try await keepTime()
     }
 
     /// The descriptors the bus keeps for itself and for the hub, the runner and the guard.
@@ -170,8 +178,8 @@ public final class StepDriver {
             guard let entry = scenario.apps.first(where: { $0.name == name }) else { return }
             try checkOpenFiles(toLaunch: name)
             let spec = AppSpec(
-                name: name, sdk: entry.sdk, backgroundMode: entry.background, cleanup: entry.cleanup,
-                executable: entry.executable, hookDirectory: scenario.folder)
+                name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
+                cleanup: entry.cleanup, executable: entry.executable, hookDirectory: scenario.folder)
             let app: LaunchedApp
             do {
                 app = try await LaunchedApp.launch(
@@ -187,6 +195,7 @@ public final class StepDriver {
             frozen[name] = try await client(name).snapshot()
             try running[name]?.suspend()
         case .continue:
+            continuedAt[name] = TraceLog.now()
             running[name]?.resume()
             frozen[name] = nil
         case .terminate:
@@ -197,7 +206,90 @@ public final class StepDriver {
             frozen[name] = nil
         case .toldForeground: try await client(name).foreground()
         case .toldBackground: try await client(name).background()
-        case .toldResumed: try await client(name).resumed()
+        case .toldResumed: try await client(name).resumed(continuedAt: continuedAt[name] ?? 0)
+        case .toldTasksExpire:
+            // An app whose expiration handlers do not return in time is suspended all the same.
+            try? await client(name, timeout: Self.expirationBound).expireBackgroundTasks()
+        }
+    }
+
+    // MARK: - Background time
+
+    /// How long an app's expiration handlers may take before it is suspended regardless.
+    static let expirationBound = Duration.seconds(5)
+
+    /// Now, on the clock the domain reckons background time on (the trace's).
+    private var now: Duration { .nanoseconds(Int64(TraceLog.now())) }
+
+    /// Carries out what has fallen due (Docs/behaviour.md §7): first what the apps said of
+    /// their background tasks, in the order heard, then every suspension whose time has come.
+    /// Called before every step, after every lifecycle step, and as `wait` and `settle` pass time.
+    public func keepTime() async throws {
+        if taskSubscription == nil {
+            taskSubscription = try await BackgroundTaskReport.listen(on: connection, into: taskReports)
+        }
+        for report in taskReports.take() {
+            // Only a process this driver launched speaks for an app.
+            guard let app = running.first(where: { $0.value.busName == report.sender })?.key else { continue }
+            for (app, effect) in fleet.backgroundTasks(report.open, of: app, at: report.at) {
+                try await carryOut(effect, on: app)
+            }
+        }
+        for (app, effect) in fleet.advance(to: now) { try await carryOut(effect, on: app) }
+    }
+
+    /// What ends a wait for time to pass.
+    private enum Wake: Sendable {
+        case time, report, settled, busStopped
+    }
+
+    /// Waits until `deadline` (or the next suspension due, if earlier), an app says something of
+    /// its background tasks, the bus stops, or something is posted to `settled`. Throws
+    /// `CancellationError` when the run is interrupted meanwhile.
+    private func nextWake(until deadline: Duration?, settled: Mailbox<SettleAnswer>? = nil) async throws -> Wake {
+        let until = [deadline, fleet.nextSuspension].compactMap { $0 }.min()
+        let (reports, connection, start) = (taskReports, self.connection, now)
+        let wake = await withTaskGroup(of: Wake?.self) { group -> Wake? in
+            if let until {
+                group.addTask {
+                    try? await Task.sleep(for: max(.zero, until - start))
+                    return Task.isCancelled ? nil : .time
+                }
+            }
+            group.addTask {
+                await reports.next()
+                return Task.isCancelled ? nil : .report
+            }
+            if let settled {
+                group.addTask {
+                    await settled.next()
+                    return Task.isCancelled ? nil : .settled
+                }
+            }
+            group.addTask {
+                await connection.closed()
+                return Task.isCancelled ? nil : .busStopped
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let next { return next }
+            }
+            return nil
+        }
+        guard let wake, !Task.isCancelled else { throw CancellationError() }
+        return wake
+    }
+
+    /// `wait`: time passes, and the suspensions that fall due meanwhile happen when due. Cut
+    /// short when the device's bus stops: the run is over then.
+    private func wait(_ duration: Duration) async throws {
+        let end = now + duration
+        while true {
+            try await keepTime()
+            guard now < end else { return }
+            if case .busStopped = try await nextWake(until: end) {
+                throw DBusError.disconnected("the device's bus stopped")
+            }
         }
     }
 
@@ -220,26 +312,45 @@ public final class StepDriver {
     /// no post or resume waiting for a check, no check, cleanup or call in progress. Posts
     /// sent before now reach an app ahead of this request, so they count. Bounded by `limit`.
     /// When some app does not settle, the error names every such app and why.
+    /// An app in its background time is suspended when that time is up, settled or not: it is
+    /// then no longer waited for.
     public func settle(within limit: Duration) async throws {
-        let awake = running.keys.filter { fleet.apps[$0]?.state != .suspended }.sorted()
-        let failed = await withTaskGroup(of: Unsettled?.self) { group in
-            for name in awake {
-                guard let app = try? client(name, timeout: limit) else { continue }
-                group.addTask {
-                    do {
-                        try await app.settle()
-                        return nil
-                    } catch let gone as AppClient.AppGone {
-                        return Unsettled(app: name, why: gone.description, gone: true)
-                    } catch {
-                        return Unsettled(app: name, why: "\(error)", gone: false)
-                    }
+        try await keepTime()
+        // Each app's answer, as it comes.
+        let answers = Mailbox<SettleAnswer>()
+        var calls: [String: Task<Void, Never>] = [:]
+        defer { for call in calls.values { call.cancel() } }
+        for name in running.keys.filter({ fleet.apps[$0]?.state != .suspended }).sorted() {
+            guard let app = try? client(name, timeout: limit) else { continue }
+            calls[name] = Task {
+                do {
+                    try await app.settle()
+                    answers.post(SettleAnswer(app: name, failure: nil))
+                } catch is CancellationError {
+                    return
+                } catch let gone as AppClient.AppGone {
+                    answers.post(
+                        SettleAnswer(app: name, failure: Unsettled(app: name, why: gone.description, gone: true)))
+                } catch {
+                    answers.post(SettleAnswer(app: name, failure: Unsettled(app: name, why: "\(error)", gone: false)))
                 }
             }
-            var failed: [Unsettled] = []
-            for await case let app? in group { failed.append(app) }
-            return failed.sorted { $0.app < $1.app }
         }
+        var failed: [Unsettled] = []
+        while !calls.isEmpty {
+            if case .busStopped = try await nextWake(until: nil, settled: answers) {
+                throw DBusError.disconnected("the device's bus stopped")
+            }
+            for answer in answers.take() where calls.removeValue(forKey: answer.app) != nil {
+                if let failure = answer.failure { failed.append(failure) }
+            }
+            try await keepTime()
+            // A stopped app answers nothing until continued: it is not waited for.
+            for name in calls.keys where ![.foreground, .background].contains(fleet.apps[name]?.state) {
+                calls.removeValue(forKey: name)?.cancel()
+            }
+        }
+        failed.sort { $0.app < $1.app }
         guard !failed.isEmpty else { return }
         var byReason = AppGroups<String>()
         for app in failed where !app.gone { byReason.add(app.app, under: app.why) }
@@ -255,6 +366,12 @@ public final class StepDriver {
         var app: String
         var why: String
         var gone: Bool
+    }
+
+    /// An app's answer to `Settle`: nil failure when it settled.
+    private struct SettleAnswer: Sendable {
+        var app: String
+        var failure: Unsettled?
     }
 
     /// Calls to a running app (a step that names one that is not running fails before this).

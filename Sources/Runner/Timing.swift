@@ -7,7 +7,7 @@ import SharedDevice
 /// t0, when that data stopped being readable (clean) and the exposure window.
 public struct SessionChangeTiming: Equatable, Sendable {
     public enum Mechanism: String, Sendable {
-        case signal, launch, foreground, poll, none
+        case signal, launch, foreground, resume, none
     }
 
     public var generation: UInt64

@@ -58,7 +58,11 @@ extension Reader {
 
     mutating func deviceSettings(_ node: Node) -> Device {
         var device = Device()
-        guard let fields = mapping(node, "device", allowed: ["shared", "broadcast_on", "online", "passcode"]) else {
+        guard
+            let fields = mapping(
+                node, "device",
+                allowed: ["shared", "broadcast_on", "online", "passcode", "background_grace", "background_task"])
+        else {
             return device
         }
         if let value = fields["shared"].flatMap({ bool($0.value, "shared") }) { device.policy.shared = value }
@@ -67,7 +71,25 @@ extension Reader {
         if let entry = fields["broadcast_on"], let onSignIn = broadcastOnSignIn(entry.value) {
             device.policy.broadcastOnSignIn = onSignIn
         }
+        if let value = fields["background_grace"].flatMap({ backgroundTime($0.value, "background_grace") }) {
+            device.backgroundTime.grace = value
+        }
+        if let value = fields["background_task"].flatMap({ backgroundTime($0.value, "background_task") }) {
+            device.backgroundTime.task = value
+        }
         return device
+    }
+
+    /// `background_grace` or `background_task`: 0s (suspended at once) up to 10 minutes.
+    mutating func backgroundTime(_ node: Node, _ what: String) -> Duration? {
+        guard let value = duration(node, what) else { return nil }
+        guard value <= BackgroundTime.longest else {
+            report(
+                node,
+                "\(what): at most \(YAMLText.duration(BackgroundTime.longest)) (iOS gives about 5s, 30s with a task)")
+            return nil
+        }
+        return value
     }
 
     enum Broadcast: String, CaseIterable { case signOut = "sign-out", signIn = "sign-in" }
@@ -168,7 +190,7 @@ extension Reader {
 
     // MARK: - apps
 
-    static let appKeys = ["name", "sdk", "background", "cleanup", "count", "executable"]
+    static let appKeys = ["name", "sdk", "background", "background_task", "cleanup", "count", "executable"]
 
     /// One `apps` entry before fleets are expanded.
     struct Declared {
@@ -242,16 +264,43 @@ extension Reader {
         }
         let sdk = fields["sdk"].flatMap { choice($0.value, "sdk", SDKKind.self) }
         let background = fields["background"].map { bool($0.value, "background") } ?? false
+        let backgroundTask =
+            fields["background_task"].map {
+                taskOption($0, background: background, teamBuilt: fields["executable"] != nil)
+            }
+            ?? false
         let executable = fields["executable"].map { executablePath($0.value) }
         let cleanup =
             fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
         var app: AppEntry?
-        if let sdk, let background, let cleanup, executable != .some(nil) {
+        if let sdk, let background, let backgroundTask, let cleanup, executable != .some(nil) {
             app = AppEntry(
-                name: name, sdk: sdk, background: background, cleanup: cleanup,
+                name: name, sdk: sdk, background: background, backgroundTask: backgroundTask, cleanup: cleanup,
                 executable: executable ?? nil, location: location(node))
         }
         return Declared(name: name, nameNode: nameNode, count: count, app: app)
+    }
+
+    /// `background_task: true`: the built-in app begins a background task as it enters the
+    /// background. An app with background mode needs none; an app of a team's own begins its
+    /// own (UIKit's `beginBackgroundTask`).
+    mutating func taskOption(_ entry: Entry, background: Bool?, teamBuilt: Bool) -> Bool? {
+        guard let value = bool(entry.value, "background_task") else { return nil }
+        guard value else { return false }
+        if teamBuilt {
+            report(
+                entry.keyNode,
+                "background_task: an app with executable: begins its own background tasks (UIKit's beginBackgroundTask)"
+            )
+            return nil
+        }
+        if background == true {
+            report(
+                entry.keyNode, "background_task: an app with background mode keeps running; it needs no background task"
+            )
+            return nil
+        }
+        return true
     }
 
     /// App names become D-Bus names (`dev.sdlab.App.NAME`): ASCII letters, digits and `_`,

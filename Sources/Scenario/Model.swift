@@ -51,10 +51,14 @@ public struct Device: Sendable, Equatable {
     public var policy: HubModel.Policy
     /// Whether the console is reachable when the device starts.
     public var online: Bool
+    /// How long an app without background mode runs in the background before it is suspended.
+    public var backgroundTime: BackgroundTime
 
-    public init(policy: HubModel.Policy = HubModel.Policy(), online: Bool = true) {
+    public init(policy: HubModel.Policy = HubModel.Policy(), online: Bool = true, backgroundTime: BackgroundTime = .iOS)
+    {
         self.policy = policy
         self.online = online
+        self.backgroundTime = backgroundTime
     }
 }
 
@@ -75,6 +79,9 @@ public struct AppEntry: Sendable, Equatable {
     public var sdk: SDKKind
     /// Keeps running in the background (else it is suspended there).
     public var background: Bool
+    /// The built-in app begins a background task as it enters the background, and holds it
+    /// until its time is up or it returns to the foreground.
+    public var backgroundTask: Bool
     public var cleanup: CleanupPolicy
     /// A team's own app executable, absolute (the scenario names it relative to its folder);
     /// nil runs the built-in app.
@@ -83,12 +90,13 @@ public struct AppEntry: Sendable, Equatable {
     public var location: Location
 
     public init(
-        name: String, sdk: SDKKind, background: Bool = false, cleanup: CleanupPolicy = .wipeAll,
-        executable: String? = nil, location: Location
+        name: String, sdk: SDKKind, background: Bool = false, backgroundTask: Bool = false,
+        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, location: Location
     ) {
         self.name = name
         self.sdk = sdk
         self.background = background
+        self.backgroundTask = backgroundTask
         self.cleanup = cleanup
         self.executable = executable
         self.location = location
@@ -219,6 +227,6 @@ public struct ExpectField: Sendable, Equatable {
 
     /// How the app learned of the latest session change (Docs/behaviour.md §9).
     public enum Mechanism: String, Sendable, Equatable, CaseIterable {
-        case signal, launch, foreground, poll, none
+        case signal, launch, foreground, resume, none
     }
 }

@@ -105,7 +105,7 @@ extension Reader {
         case "write": return write(value, &error)
         case "network": return choice(value, "network", Network.self).map { .network(online: $0 == .online) }
         case "unlock": return unlock(value, &error)
-        case "post": return text(value, "post", expecting: "a notification name").map { .post(name: $0) }
+        case "post": return notifyName(value).map { .post(name: $0) }
         case "hub": return choice(value, "hub", StepKind.HubAction.self).map { .hub($0) }
         case "wait": return duration(value, "wait").map { .wait($0) }
         case "repeat": return repeatStep(value)
@@ -117,6 +117,16 @@ extension Reader {
     }
 
     enum Network: String, CaseIterable { case online, offline }
+
+    /// A `post` step's name, under the notification center's one rule (Docs/behaviour.md §3).
+    mutating func notifyName(_ node: Node) -> String? {
+        guard let name = text(node, "post", expecting: "a notification name") else { return nil }
+        guard NotifyCenter.isValidName(name) else {
+            report(node, "post: \(NotifyCenter.nameRule) (this one has \(name.utf8.count))")
+            return nil
+        }
+        return name
+    }
 
     /// The value of a step that takes none: nothing, or `{error: NAME}`.
     mutating func onlyError(_ node: Node, _ step: String, _ error: inout Node?) -> Bool {

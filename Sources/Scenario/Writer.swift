@@ -107,6 +107,12 @@ extension Device {
         }
         if online != defaults.online { fields.append(("online", "\(online)")) }
         if policy.passcode != defaults.policy.passcode { fields.append(("passcode", "\(policy.passcode)")) }
+        if backgroundTime.grace != defaults.backgroundTime.grace {
+            fields.append(("background_grace", YAMLText.duration(backgroundTime.grace)))
+        }
+        if backgroundTime.task != defaults.backgroundTime.task {
+            fields.append(("background_task", YAMLText.duration(backgroundTime.task)))
+        }
         return fields.isEmpty ? nil : YAMLText.flow(fields)
     }
 }
@@ -134,6 +140,7 @@ extension AppEntry {
     var yaml: String {
         var fields: [Field] = [("name", YAMLText.scalar(name)), ("sdk", sdk.rawValue)]
         if background { fields.append(("background", "true")) }
+        if backgroundTask { fields.append(("background_task", "true")) }
         if let written = cleanup.yaml { fields.append(("cleanup", written)) }
         if let executable { fields.append(("executable", YAMLText.scalar(executable))) }
         return YAMLText.flow(fields)

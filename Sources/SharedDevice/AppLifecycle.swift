@@ -1,5 +1,6 @@
 /// An app's process lifecycle, iOS-like (Docs/behaviour.md §7): what each step does to one app, as
-/// signals and notices the runner carries out.
+/// signals and notices the runner carries out, and when an app sent to the background is
+/// suspended. Time is the device's monotonic clock, as a `Duration` since any fixed origin.
 public struct AppLifecycle: Equatable, Sendable {
     public enum State: String, Equatable, Sendable, Codable {
         case notRunning = "not-running"
@@ -20,6 +21,9 @@ public struct AppLifecycle: Equatable, Sendable {
         /// went to the background, or was continued in the background after a suspension (an
         /// MSAL app then polls for what it may have missed: posts to a stopped app can be lost).
         case toldForeground, toldBackground, toldResumed
+        /// Tell the app its background time is up: the expiration handlers of its open
+        /// background tasks run (a `stop` follows).
+        case toldTasksExpire
     }
 
     public enum Refusal: Error, Equatable, Sendable {
@@ -28,13 +32,39 @@ public struct AppLifecycle: Equatable, Sendable {
 
     /// Whether the app keeps running in the background (else it is suspended there).
     public let backgroundMode: Bool
+    /// How long it runs in the background before it is suspended (without background mode).
+    public let backgroundTime: BackgroundTime
     public private(set) var state = State.notRunning
+    /// When the app entered the background, while its suspension is pending; nil otherwise.
+    public private(set) var backgroundSince: Duration?
+    /// The background tasks the app has open, as it last said.
+    public private(set) var openTasks = 0
 
-    public init(backgroundMode: Bool) { self.backgroundMode = backgroundMode }
+    /// Without a `backgroundTime`, an app without background mode is suspended the moment it
+    /// is told it went to the background: the models that keep no time take it so.
+    public init(backgroundMode: Bool, backgroundTime: BackgroundTime = .immediate) {
+        self.backgroundMode = backgroundMode
+        self.backgroundTime = backgroundTime
+    }
 
     public var isRunning: Bool { state != .notRunning }
 
-    public mutating func apply(_ action: Action) throws(Refusal) -> [Effect] {
+    /// When the pending suspension falls due: the grace after entering the background, or the
+    /// background task time while a task is open; nil when none is pending.
+    public var suspensionDue: Duration? {
+        backgroundSince.map { $0 + backgroundTime.allowance(withTasks: openTasks > 0) }
+    }
+
+    /// `now` is when the action is taken: a `background` starts the app's background time then.
+    public mutating func apply(_ action: Action, at now: Duration = .zero) throws(Refusal) -> [Effect] {
+        let effects = try transition(action, at: now)
+        // Out of the background, no suspension is pending; a process that ended has no tasks.
+        if state != .background { backgroundSince = nil }
+        if state == .notRunning { openTasks = 0 }
+        return effects
+    }
+
+    private mutating func transition(_ action: Action, at now: Duration) throws(Refusal) -> [Effect] {
         switch (action, state) {
         case (.launch, .notRunning):
             state = .foreground
@@ -42,27 +72,41 @@ public struct AppLifecycle: Equatable, Sendable {
         case (.launch, _):
             // Already running: as a tap on its icon, it comes to the front; not a cold start
             // (terminate, then launch, for one).
-            return try apply(.foreground)
+            return try transition(.foreground, at: now)
         case (.terminate, .notRunning), (.crash, .notRunning):
             return []
-        case (.terminate, let from):
+        case (.terminate, .suspended):
+            // iOS ends a suspended app without waking it: no code runs (no willTerminate), and
+            // a post queued for it is lost with it.
             state = .notRunning
-            // A stopped process acts on SIGTERM only once continued.
-            return from == .suspended ? [.terminate, .continue] : [.terminate]
+            return [.kill]
+        case (.terminate, _):
+            state = .notRunning
+            return [.terminate]
         case (.crash, _):
             state = .notRunning
             return [.kill]
         case (_, .notRunning):
             throw .notRunning(action)
+        case (.resume, .background):
+            // Continued in the background, as a resumed app is: a pending suspension is off.
+            backgroundSince = nil
+            return []
         case (.foreground, .foreground), (.background, .background), (.background, .suspended),
-            (.suspend, .suspended), (.resume, .foreground), (.resume, .background):
+            (.suspend, .suspended), (.resume, .foreground):
             return []
         case (.foreground, let from):
             state = .foreground
             return from == .suspended ? [.continue, .toldForeground] : [.toldForeground]
         case (.background, _):
-            state = backgroundMode ? .background : .suspended
-            return backgroundMode ? [.toldBackground] : [.toldBackground, .stop]
+            state = .background
+            guard !backgroundMode else { return [.toldBackground] }
+            guard backgroundTime.allowance(withTasks: true) > .zero else {
+                state = .suspended
+                return [.toldBackground, .stop]
+            }
+            backgroundSince = now
+            return [.toldBackground]
         case (.suspend, _):
             state = .suspended
             return [.stop]
@@ -70,6 +114,26 @@ public struct AppLifecycle: Equatable, Sendable {
             state = .background
             return [.continue, .toldResumed]
         }
+    }
+
+    /// The app says how many background tasks it has open (`beginBackgroundTask`,
+    /// `endBackgroundTask`), heard at `now`. It counts whenever it is heard while the app runs
+    /// (a task begun in `applicationDidEnterBackground` with a grace of 0s included); a stopped
+    /// app says nothing, so a late word from one is ignored. Ending the last task after the
+    /// grace suspends the app at once.
+    public mutating func backgroundTasks(_ open: Int, at now: Duration) -> [Effect] {
+        guard state == .foreground || state == .background else { return [] }
+        openTasks = max(0, open)
+        return advance(to: now)
+    }
+
+    /// What has fallen due by `now`: the suspension, after the expiration handlers when the
+    /// app's time ran out with a task open.
+    public mutating func advance(to now: Duration) -> [Effect] {
+        guard state == .background, let due = suspensionDue, now >= due else { return [] }
+        state = .suspended
+        backgroundSince = nil
+        return openTasks > 0 ? [.toldTasksExpire, .stop] : [.stop]
     }
 }
 
@@ -82,20 +146,39 @@ public struct AppFleet: Equatable, Sendable {
 
     public var foregroundApp: String? { apps.first { $0.value.state == .foreground }?.key }
 
+    public typealias Effects = [(app: String, effect: AppLifecycle.Effect)]
+
     /// The effects, app by app, in the order to carry them out.
-    public mutating func apply(_ action: AppLifecycle.Action, to name: String) throws(AppLifecycle.Refusal) -> [(
-        app: String, effect: AppLifecycle.Effect
-    )] {
+    public mutating func apply(
+        _ action: AppLifecycle.Action, to name: String, at now: Duration = .zero
+    ) throws(AppLifecycle.Refusal) -> Effects {
         guard var app = apps[name] else { return [] }
-        var effects: [(String, AppLifecycle.Effect)] = []
+        var effects: Effects = []
         let takesFront = action == .foreground || action == .launch
         if takesFront, let front = foregroundApp, front != name {
-            effects += try apps[front]!.apply(.background).map { (front, $0) }
+            effects += try apps[front]!.apply(.background, at: now).map { (front, $0) }
         }
-        effects += try app.apply(action).map { (name, $0) }
+        effects += try app.apply(action, at: now).map { (name, $0) }
         apps[name] = app
         return effects
     }
+
+    /// `name` says how many background tasks it has open, heard at `now`.
+    public mutating func backgroundTasks(_ open: Int, of name: String, at now: Duration) -> Effects {
+        guard apps[name] != nil else { return [] }
+        return apps[name]!.backgroundTasks(open, at: now).map { (name, $0) }
+    }
+
+    /// Every suspension due by `now`, earliest first (then by name).
+    public mutating func advance(to now: Duration) -> Effects {
+        let due = apps.compactMap { name, app in app.suspensionDue.map { (name, $0) } }.filter { $0.1 <= now }
+        return due.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.flatMap { name, _ in
+            apps[name]!.advance(to: now).map { (name, $0) }
+        }
+    }
+
+    /// The earliest pending suspension; nil when none is.
+    public var nextSuspension: Duration? { apps.values.compactMap(\.suspensionDue).min() }
 }
 
 /// Which simulated SDK an app embeds (Docs/behaviour.md §4–§6).
@@ -106,4 +189,10 @@ public enum SDKKind: String, Codable, CaseIterable, Sendable {
 
     /// MSAL apps listen to the broker's posts; Workspace ONE apps never do.
     public var listensToPosts: Bool { self != .ws1 }
+
+    /// MSAL apps ask for the current account whenever they are resumed (MSAL's guidance, both
+    /// flavours), not only when a post came: a post may have been dropped while the app was
+    /// stopped, and a change may post nothing. The Workspace ONE SDK looks at launch and on a
+    /// return to the foreground only.
+    public var checksWhenResumed: Bool { self != .ws1 }
 }

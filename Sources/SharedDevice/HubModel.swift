@@ -177,9 +177,24 @@ public struct HubModel: Equatable, Sendable, Codable {
         return (user, externalKeys[user]!)
     }
 
-    // MARK: - Notify1 state
+    // MARK: - Notify1 state and registrations (Docs/behaviour.md §3)
 
     public mutating func setNotifyState(of name: String, to value: UInt64) { notify.setState(of: name, to: value) }
+
+    public mutating func registerNotify(_ name: String, by holder: String) { notify.register(name, by: holder) }
+
+    public mutating func cancelNotify(_ name: String, by holder: String) { notify.cancel(name, by: holder) }
+
+    /// A client left the bus: its registrations go, and the states only it held.
+    public mutating func releaseNotify(heldBy holder: String) { notify.release(holder) }
+
+    /// The model as the hub saves it: the notification center's registrations, and the states
+    /// of names only processes hold, do not outlive the hub process.
+    public var saved: HubModel {
+        var model = self
+        model.notify = notify.saved
+        return model
+    }
 
     // MARK: - Session changes
 

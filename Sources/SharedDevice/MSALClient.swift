@@ -63,15 +63,29 @@ public struct MSALClient: Codable, Equatable, Sendable {
         public var callback: String { "current-account(\(label(current)),\(label(previous)))" }
     }
 
-    /// `brokerAccounts` is what the broker answered, or why it could not.
-    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+    /// A call in flight: MSAL reads the last-seen account when the call begins, before it asks
+    /// the broker, so two calls in flight across a change both report it (`(B, A)` twice).
+    public struct Call: Sendable {
+        public let previous: BrokerAccount?
+    }
+
+    public func beginCall() -> Call { Call(previous: lastSeen) }
+
+    /// Ends `call` with what the broker answered, or why it could not.
+    public mutating func finish(_ call: Call, _ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
         -> CurrentAccount
     {
         let accounts = try brokerAccounts.get()
         guard accounts.count <= 1 else { throw .ambiguousAccount }
-        let previous = lastSeen
         lastSeen = accounts.first
-        return CurrentAccount(current: accounts.first, previous: previous)
+        return CurrentAccount(current: accounts.first, previous: call.previous)
+    }
+
+    /// A call that nothing overlaps: begun and ended with `brokerAccounts`.
+    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+        -> CurrentAccount
+    {
+        try finish(beginCall(), brokerAccounts)
     }
 }
 
@@ -135,4 +149,47 @@ public struct AndroidMSALClient: Codable, Equatable, Sendable {
 
     /// The app's own sign-out.
     public mutating func signedOutHere() { stored = .none }
+}
+
+/// The app's own global sign-in and sign-out (Docs/behaviour.md §5): MSAL Android's
+/// single-account client guards both on the account persisted in the app, never the broker's,
+/// and refuses before any broker call when the guard fails.
+extension AndroidMSALClient {
+    public enum OwnRequest: String, Sendable, CaseIterable {
+        case signIn = "sign-in"
+        case signOut = "sign-out"
+    }
+
+    /// Why the client refuses a request without asking the broker: MSAL Android's
+    /// `MsalClientException` codes, by the names an app answers with (`dev.sdlab.Error.NAME`).
+    public enum Refusal: String, Error, Sendable, CaseIterable {
+        /// `INVALID_PARAMETER`, "An account is already signed in.": a sign-in while an account is persisted.
+        case invalidParameter = "InvalidParameter"
+        /// `NO_CURRENT_ACCOUNT`, "There is no signed-in account.": a sign-out with none persisted.
+        case noCurrentAccount = "NoCurrentAccount"
+    }
+
+    public enum Decision: Equatable, Sendable {
+        /// Go on to the broker: its `SignIn`, or the device's sign-out (in shared device mode
+        /// the broker signs out whoever is signed in); the broker may still refuse.
+        case askBroker
+        case refuse(Refusal)
+    }
+
+    /// The persisted account as the client reads it back. A corrupt value reads as none, as it
+    /// does for `account-changed` (a change from none).
+    public var persistedAccount: BrokerAccount? {
+        if case .account(let account) = stored { account } else { nil }
+    }
+
+    /// A sign-in goes on only with no account persisted (`InvalidParameter` otherwise); a
+    /// sign-out only with one (`NoCurrentAccount` otherwise). What the broker holds does not
+    /// matter: an app is not told of every change, so its record can be behind the broker's.
+    public func decide(_ request: OwnRequest) -> Decision {
+        switch (request, persistedAccount) {
+        case (.signIn, nil), (.signOut, .some): .askBroker
+        case (.signIn, .some): .refuse(.invalidParameter)
+        case (.signOut, nil): .refuse(.noCurrentAccount)
+        }
+    }
 }

@@ -28,13 +28,6 @@ struct Broker: Sendable {
         DeviceInformation(wire: try await hub.call(BrokerMethod.getDeviceInformation).first)
     }
 
-    /// The notify state of `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` (notify_get_state), or nil
-    /// when the hub did not answer: compared with an earlier value it says whether the account
-    /// changed since (notify_check), even when posts were lost.
-    func notifyState() async -> UInt64? {
-        try? await hub.call(NotifyMethod.getState, [.string(NotifyCenter.accountChanged)]).first?.uint64
-    }
-
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
     /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
     /// should ask `getCurrentAccount`.
@@ -79,10 +72,13 @@ public actor MSALPublicClient {
     /// A keychain that cannot be written (a full disk) does not withhold the result, since the
     /// app must act on a sign-out: the account is kept in memory, written at the next call,
     /// and `keychainFailure` says why.
+    /// Another call may run while this one waits for the broker (the actor is reentrant): both
+    /// report a change they overlap, as MSAL's do.
     public func getCurrentAccount() async throws(CancellationError) -> Result<MSALClient.CurrentAccount, MSALError> {
+        let call = client.beginCall()
         let answer = try await broker.hub.accounts()
         do throws(MSALError) {
-            let result = try client.getCurrentAccount(answer)
+            let result = try client.finish(call, answer)
             // Unchanged (a spoofed post, a return to the foreground): nothing is written.
             keychainFailure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
             return .success(result)
@@ -109,13 +105,10 @@ public actor MSALPublicClient {
     {
         try await broker.observeAccountChanges(handler)
     }
-
-    /// The account-change notification's state (notify_get_state); nil when the hub did not answer.
-    public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 }
 
 /// MSAL in an Android app (Docs/behaviour.md §5): `getCurrentAccount` reports callbacks, and the app's
-/// own sign-in and sign-out update the stored account.
+/// own sign-in and sign-out are guarded on the stored account and update it.
 public actor AndroidMSALPublicClient {
     private let broker: Broker
     private let keychain: Keychain
@@ -155,17 +148,28 @@ public actor AndroidMSALPublicClient {
         }
     }
 
+    /// Refused with `InvalidParameter`, the broker not asked, while an account is persisted in
+    /// the app (`AndroidMSALClient.decide`).
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
+        try requireAllowed(.signIn)
         let account = try await broker.signIn(user, password)
         client.signedInHere(as: account)
         save()
         return account
     }
 
+    /// Refused with `NoCurrentAccount`, the broker not asked, while no account is persisted in
+    /// the app, even if the broker has one (`AndroidMSALClient.decide`).
     public func signOut() async throws {
+        try requireAllowed(.signOut)
         try await broker.signOut()
         client.signedOutHere()
         save()
+    }
+
+    /// Throws the client's refusal of the app's own request, if it refuses.
+    private func requireAllowed(_ request: AndroidMSALClient.OwnRequest) throws {
+        if case .refuse(let refusal) = client.decide(request) { throw refusal.dbusError }
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
@@ -175,9 +179,6 @@ public actor AndroidMSALPublicClient {
     {
         try await broker.observeAccountChanges(handler)
     }
-
-    /// The account-change notification's state (notify_get_state); nil when the hub did not answer.
-    public nonisolated func accountChangeState() async -> UInt64? { await broker.notifyState() }
 
     /// Writes the stored account if the keychain does not hold it yet.
     private func save() {

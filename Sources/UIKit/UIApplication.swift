@@ -81,8 +81,6 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.inactive
     private weak var appDelegate: UIApplicationDelegate?
-    private var tasks: [Int: () -> Void] = [:]
-    private var nextTask = 1
 
     public var applicationState: State {
         get { lock.withLock { state } }
@@ -94,31 +92,32 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
         set { lock.withLock { appDelegate = newValue } }
     }
 
-    /// Time the app may still run in the background; unbounded while it is active. (How long
-    /// iOS gives a background app is modelled by the device's lifecycle steps.)
+    /// Time the app may still run in the background; unbounded here. (When a background app
+    /// is suspended is the device's to decide, from its background time and the tasks open:
+    /// Docs/behaviour.md §7.)
     public var backgroundTimeRemaining: TimeInterval { .greatestFiniteMagnitude }
 
-    /// Asks for more time in the background; `handler` runs if that time runs out first.
+    /// Asks for more time in the background: while a task is open, an app sent to the background
+    /// runs until the device's background task time is up (about 30 s, as on iOS) rather than
+    /// the grace (about 5 s). `handler` runs on the main queue if that time runs out first; end
+    /// the task in it. The device hears of every task begun and ended.
     public func beginBackgroundTask(withName name: String?, expirationHandler handler: (() -> Void)?)
         -> UIBackgroundTaskIdentifier
     {
-        lock.withLock {
-            defer { nextTask += 1 }
-            tasks[nextTask] = handler ?? {}
-            return UIBackgroundTaskIdentifier(rawValue: nextTask)
-        }
+        UIBackgroundTaskIdentifier(rawValue: HostedBackgroundTasks.shared.begin(name: name, expirationHandler: handler))
     }
 
     public func beginBackgroundTask(expirationHandler handler: (() -> Void)?) -> UIBackgroundTaskIdentifier {
         beginBackgroundTask(withName: nil, expirationHandler: handler)
     }
 
+    /// Ends a task: once none is open and the grace has passed, a background app is suspended.
     public func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {
-        _ = lock.withLock { tasks.removeValue(forKey: identifier.rawValue) }
+        HostedBackgroundTasks.shared.end(identifier.rawValue)
     }
 
     /// The background tasks not ended yet.
-    var openBackgroundTasks: Int { lock.withLock { tasks.count } }
+    var openBackgroundTasks: Int { HostedBackgroundTasks.shared.count }
 }
 
 public struct UIBackgroundTaskIdentifier: Hashable, RawRepresentable, Sendable {

@@ -64,6 +64,7 @@ struct AnsweringAppTests {
         try AppGroupTests.writeExecutable(folder + "/launcher.sh", "#!/bin/sh\n\"\(Self.appExecutable)\" \"$@\"\n")
         let result = try await runScenario(
             """
+            device: {background_grace: 0s}
             apps:
               - {name: notes, sdk: msal\(launcher ? ", executable: ./launcher.sh" : "")}
               - {name: mail, sdk: msal, background: true}

@@ -100,6 +100,12 @@ import Testing
         try await DetachedDevice.with { device in
             let fresh = try await run(sdlabPath, ["notify", "get", "counter"], environment: device.environment)
             #expect(fresh.stdout == "0\n")
+            // The hub keeps the state while a process holds the name: this one, while it waits.
+            let holder = try LineProducer(
+                sdlabPath, ["notify", "wait", "counter", "--timeout", "30s"],
+                environment: device.environment, readingStderr: true)
+            defer { holder.stop() }
+            try await holder.waitForLine(containing: "waiting for counter")
             let set = try await run(
                 sdlabPath, ["notify", "set", "counter", "18446744073709551615"], environment: device.environment)
             #expect(set.status == 0, "\(set.stderr)")

@@ -74,7 +74,7 @@ struct FuzzCommandTests {
     /// A fleet of nine and one app whose hook forgets the preferences and common data: with
     /// the focus on that app a few sequences find it; the reproduction is shrunk step by step,
     /// its failure printed at its place in the written file, and `sdlab run` fails on it.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func aFocusFindsTheOneAppWhoseHookForgetsPartOfTheData() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-focus")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -85,7 +85,7 @@ struct FuzzCommandTests {
                 "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "31",
                 "--shrink-runs", "16", "--out", folder,
             ],
-            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(50))
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(100))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("10 apps, focus on notes (80% of the app actions)"), "\(result.stdout)")
         #expect(

@@ -15,7 +15,7 @@ struct NeverAFalsePassTests {
     static var seeds: [UInt64] {
         let environment = ProcessInfo.processInfo.environment
         if let one = environment["SDLAB_PROPERTY_SEED"].flatMap(UInt64.init) { return [one] }
-        return Array(1...(environment["SDLAB_PROPERTY_SEEDS"].flatMap(UInt64.init) ?? 8))
+        return Array(1...(environment["SDLAB_PROPERTY_SEEDS"].flatMap(UInt64.init) ?? 6))
     }
 
     enum Fault: CaseIterable {

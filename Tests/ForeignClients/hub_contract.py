@@ -78,7 +78,7 @@ CONTRACT_METHODS = {
         "GetDeviceInformation": ("", "a{sv}"), "GetAccounts": ("", "aa{sv}"), "SignIn": ("sss", "a{sv}"),
         "SignOut": ("ss", ""), "AcquireTokenSilent": ("ss", "(st)"),
     },
-    NOTIFY1: {"SetState": ("st", ""), "GetState": ("s", "t")},
+    NOTIFY1: {"SetState": ("st", ""), "GetState": ("s", "t"), "Register": ("s", ""), "Cancel": ("s", "")},
 }
 CONTRACT_PROPERTIES = {"State": "s", "Shared": "b", "Online": "b", "Locked": "b", "Generation": "t", "Foreground": "s"}
 DBUS_TYPES = {dbus.String: "s", dbus.Boolean: "b", dbus.UInt64: "t", dbus.Int32: "i", dbus.ObjectPath: "o"}
@@ -684,11 +684,20 @@ def foreign_post(contract):
 
 
 def notify_state(contract):
+    """A state lives while some client holds a registration for its name (notifyutil -s NAME 42
+    -g NAME prints 0); this client holds its registrations until it cancels them or leaves."""
     device = contract.device
-    device.succeeds("SetState(custom, 42)", NOTIFY1, "SetState", "st", "custom.name", 42)
+    device.succeeds("SetState(custom, 42) with nobody holding it", NOTIFY1, "SetState", "st", "custom.name", 42)
+    contract.report.check("GetState(custom): not kept", 0, device.notify_state("custom.name"))
+    device.succeeds("Register(custom)", NOTIFY1, "Register", "s", "custom.name")
+    device.succeeds("SetState(custom, 42) while held", NOTIFY1, "SetState", "st", "custom.name", 42)
     contract.report.check("GetState(custom) after SetState", 42, device.notify_state("custom.name"))
-    device.succeeds("SetState with a 255-byte name", NOTIFY1, "SetState", "st", "n" * 255, 7)
-    contract.report.check("GetState with a 255-byte name", 7, device.notify_state("n" * 255))
+    device.succeeds("Register with a 511-byte name", NOTIFY1, "Register", "s", "n" * 511)
+    device.succeeds("SetState with a 511-byte name", NOTIFY1, "SetState", "st", "n" * 511, 7)
+    contract.report.check("GetState with a 511-byte name", 7, device.notify_state("n" * 511))
+    device.succeeds("Cancel(custom)", NOTIFY1, "Cancel", "s", "custom.name")
+    contract.report.check("GetState(custom) after its last Cancel", 0, device.notify_state("custom.name"))
+    device.succeeds("Cancel of a name not held", NOTIFY1, "Cancel", "s", "never.held")
 
 
 # Bad input -------------------------------------------------------------------------------
@@ -726,7 +735,13 @@ def bad_calls():
          HUB_PATH),
         ("a 1 MiB notify name to SetState", standard_error("InvalidArgs"), NOTIFY1, "SetState", "st", (huge, 1),
          HUB_PATH),
-        ("a 256-byte notify name", standard_error("InvalidArgs"), NOTIFY1, "SetState", "st", ("n" * 256, 1),
+        ("a 512-byte notify name", standard_error("InvalidArgs"), NOTIFY1, "SetState", "st", ("n" * 512, 1),
+         HUB_PATH),
+        ("a 512-byte notify name to Register", standard_error("InvalidArgs"), NOTIFY1, "Register", "s",
+         ("n" * 512,), HUB_PATH),
+        ("a self. name to GetState", standard_error("InvalidArgs"), NOTIFY1, "GetState", "s", ("self.x",),
+         HUB_PATH),
+        ("a self. name to Register", standard_error("InvalidArgs"), NOTIFY1, "Register", "s", ("self.x",),
          HUB_PATH),
         ("an empty notify name to GetState", standard_error("InvalidArgs"), NOTIFY1, "GetState", "s", ("",),
          HUB_PATH),
@@ -741,6 +756,7 @@ def bad_input(contract):
     for what, error, interface, member, signature, arguments, path in bad_calls():
         device.fails(f"{what} gets {error}", error, interface, member, signature, *arguments, path=path)
         contract.still_serves(what)
+    device.succeeds("Register(max.state)", NOTIFY1, "Register", "s", "max.state")
     device.succeeds("SetState with 2**64-1", NOTIFY1, "SetState", "st", "max.state", dbus.UInt64(2 ** 64 - 1))
     contract.report.check("GetState reads 2**64-1 back", 2 ** 64 - 1, device.notify_state("max.state"))
     contract.report.check("bad input changed no session", session, device.session())

@@ -93,25 +93,24 @@ struct NotifyCallTests {
             #expect(calls.post(String(repeating: "a", count: 511)) == UInt32(NOTIFY_STATUS_OK))
             let notUTF8: [CChar] = [CChar(bitPattern: 0xFF), CChar(bitPattern: 0xFE), 0]
             #expect(calls.post(notUTF8) == UInt32(NOTIFY_STATUS_INVALID_NAME))
-            // Quotes take four bytes each in a match rule: this one would not fit the bus's 1,024.
-            let quotes = String(repeating: "'", count: 300)
-            #expect(calls.post(quotes) == UInt32(NOTIFY_STATUS_OK))
-            #expect(calls.registerCheck(quotes, &token) == UInt32(NOTIFY_STATUS_INVALID_NAME))
             #expect(calls.registerDispatch("x", &token, nil) { _ in } == UInt32(NOTIFY_STATUS_FAILED))
             #expect(calls.registerFileDescriptor("x", nil, 0, &token) == UInt32(NOTIFY_STATUS_INVALID_FILE))
 
-            // A name the bus carries but the hub keeps no state for.
-            let long = String(repeating: "b", count: 300)
+            // Every name of 1 to 511 bytes registers and has a state: one of quotes too, whose
+            // rule (four bytes a quote) would not fit the bus's 1,024.
+            let quotes = String(repeating: "'", count: 511)
+            #expect(calls.post(quotes) == UInt32(NOTIFY_STATUS_OK))
             let registered = await offPool {
                 var token: Int32 = -1
-                return (calls.registerCheck(long, &token), token)
+                return (calls.registerCheck(quotes, &token), token)
             }
             #expect(registered.0 == 0)
             let state = await offPool {
-                var state: UInt64 = 0
-                return calls.getState(registered.1, &state)
+                var state: UInt64 = 7
+                return (calls.getState(registered.1, &state), state)
             }
-            #expect(state == UInt32(NOTIFY_STATUS_INVALID_NAME))
+            #expect(state.0 == 0 && state.1 == 0)
+            #expect(calls.registerCheck(quotes + "'", &token) == UInt32(NOTIFY_STATUS_INVALID_NAME))
             var check: Int32 = -1
             #expect(calls.check(registered.1, nil) == UInt32(NOTIFY_STATUS_NULL_INPUT))
             #expect(calls.check(registered.1, &check) == 0 && check == 1)

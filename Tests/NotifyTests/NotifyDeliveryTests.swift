@@ -278,7 +278,8 @@ struct NotifyDeliveryTests {
             try await app.blocking { try $0.setState(5, of: local.token) }
             #expect(try await app.blocking { try $0.state(of: local.token) } == 5)
             #expect(try await other.blocking { try $0.state(of: elsewhere) } == 0)
-            #expect(try await device.hubState(of: name) == 0)
+            // No process sends a `self.` name to the hub, which refuses one.
+            await #expect(throws: DBusError.self) { try await device.hubState(of: name) }
         }
     }
 

@@ -14,7 +14,7 @@ import Testing
         ("", "s.yaml:1:1: empty scenario"),
         (
             "device: [a]\n",
-            "s.yaml:1:9: device: expected a mapping with shared, broadcast_on, online, passcode, found a list"
+            "s.yaml:1:9: device: expected a mapping with shared, broadcast_on, online, passcode, background_grace, background_task, found a list"
         ),
         ("device: {shared: maybe}\n", "s.yaml:1:18: shared: expected true or false, found 'maybe'"),
         ("device: {broadcast_on: [sign-in]}\n", "s.yaml:1:24: broadcast_on must include sign-out"),
@@ -31,7 +31,7 @@ import Testing
         ("users:\n  - {password: x}\n", "s.yaml:2:5: a user is missing name"),
         (
             "apps:\n  - {name: mail, sdk: msal, colour: red}\n",
-            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, cleanup, count, executable)"
+            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, background_task, cleanup, count, executable)"
         ),
         ("apps:\n  - {name: mail}\n", "s.yaml:2:5: an app is missing sdk"),
         (
@@ -214,7 +214,7 @@ import Testing
         (head + "  - expect:\n      mail: {within: fast}\n", "s.yaml:7:22: within: bad duration 'fast'"),
         (
             head + "  - expect:\n      mail: {mechanism: push}\n",
-            "s.yaml:7:25: mechanism: expected one of signal, launch, foreground, poll, none"
+            "s.yaml:7:25: mechanism: expected one of signal, launch, foreground, resume, none"
         ),
         (head + "  - expect:\n      mail: {prefs: kept}\n", "s.yaml:7:21: prefs: expected applied, found 'kept'"),
         (head + "  - expect:\n      mail: {retained: {secrets: 0}}\n", "s.yaml:7:25: unknown key secrets in retained"),
@@ -309,6 +309,10 @@ import Testing
         (
             "steps:\n  - post: \"a\\d\"\n",
             "s.yaml:2:13: unknown escape \\d in double quotes: write \\\\ for a backslash, or use single quotes"
+        ),
+        (
+            "steps:\n  - post: " + String(repeating: "n", count: 512) + "\n",
+            "s.yaml:2:11: post: a notification name is 1 to 511 bytes without NUL (this one has 512)"
         ),
         ("name: @home\n", "s.yaml:1:7: text cannot start with @ unless it is in quotes"),
         ("name:a\nsteps: []\n", "s.yaml:1:5: a space is missing after this ':' (write key: value)"),

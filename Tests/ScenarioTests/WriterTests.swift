@@ -110,9 +110,10 @@ import Testing
     // MARK: - A scenario with every step, every check and awkward text
 
     static let here = Location(file: "s.yaml", line: 1, column: 1)
-    /// Text YAML would read as syntax, a number or a keyword, or fold or refuse unescaped.
+    /// Text YAML would read as syntax, a number or a keyword, or fold or refuse unescaped (as
+    /// post names, which are 1 to 511 bytes: no empty one).
     static let awkward = [
-        "a: b", "#x", "yes", "  lead", "quote\"d", "ünïcode", "123", "", "back\\slash", "tab\tand\nline",
+        "a: b", "#x", "yes", "  lead", "quote\"d", "ünïcode", "123", "back\\slash", "tab\tand\nline",
         "bell\u{7}", "line\u{2028}sep", "zero\u{FEFF}width", "next\u{85}line", "😀", "- item", "[x]", "{y}",
         "*star", "&and", "!bang", "%pc", "@at", "`tick", "'single'", "null", "~", "NO", "trailing ", "1e3", ".inf",
     ]
@@ -245,7 +246,7 @@ import Testing
             ],
             "null": [.user("yes"), .state(.blocked), .mechanism(.launch), .leaks(4)],
             "all": [.retained(preferences: 0, common: 0), .state(.background), .mechanism(.foreground)],
-            "msal": [.state(.suspended), .mechanism(.poll), .within(.seconds(1))],
+            "msal": [.state(.suspended), .mechanism(.resume), .within(.seconds(1))],
             "ws1": [.records(0), .exposed(0)],
         ]),
         expect(["hub": [.hubState(.checkedIn), .user(nil), .foreground("null"), .online(true), .locked(false)]]),

@@ -27,7 +27,8 @@ import Testing
         ([.launch, .suspend, .resume], true, .background, [.continue, .toldResumed]),
         ([.launch, .background, .resume], false, .background, [.continue, .toldResumed]),
         ([.launch, .terminate], true, .notRunning, [.terminate]),
-        ([.launch, .suspend, .terminate], true, .notRunning, [.terminate, .continue]),
+        ([.launch, .suspend, .terminate], true, .notRunning, [.kill]),
+        ([.launch, .background, .terminate], false, .notRunning, [.kill]),
         ([.launch, .suspend, .crash], true, .notRunning, [.kill]),
         ([.launch, .crash, .launch], true, .foreground, [.spawn]),
         ([.terminate], true, .notRunning, []),
@@ -59,5 +60,14 @@ import Testing
         let tap = try fleet.apply(.launch, to: "mail")
         #expect(tap.map { "\($0.app) \($0.effect)" } == ["notes toldBackground", "notes stop", "mail toldForeground"])
         #expect(fleet.foregroundApp == "mail")
+    }
+
+    /// Docs/behaviour.md §4–§6: which SDK asks when the app is resumed, and which hears posts.
+    @Test(arguments: [
+        (SDKKind.msal, true, true), (.msalAndroid, true, true), (.ws1, false, false),
+    ])
+    func whoChecksWhenResumed(sdk: SDKKind, checksWhenResumed: Bool, listensToPosts: Bool) {
+        #expect(sdk.checksWhenResumed == checksWhenResumed)
+        #expect(sdk.listensToPosts == listensToPosts)
     }
 }

@@ -28,6 +28,30 @@ import Testing
         #expect(client.lastSeen == answers.last?.first)
     }
 
+    /// Two calls in flight across A→B (a post and a return to the foreground at once): each read
+    /// the last-seen account when it began, so both report the change; one begun after the first
+    /// ended does not.
+    @Test func twoCallsInFlightBothReportTheChange() throws {
+        var client = MSALClient(lastSeen: Self.a)
+        let first = client.beginCall()
+        let second = client.beginCall()
+        #expect(try client.finish(first, .success([Self.b])).callback == "current-account(cou2,cou1)")
+        #expect(try client.finish(second, .success([Self.b])).callback == "current-account(cou2,cou1)")
+        let third = client.beginCall()
+        #expect(try client.finish(third, .success([Self.b])).callback == "current-account(cou2,cou2)")
+        #expect(client.lastSeen == Self.b)
+    }
+
+    /// A call that fails writes nothing, even with another call in flight.
+    @Test func aFailedCallInFlightWritesNothing() throws {
+        var client = MSALClient(lastSeen: Self.a)
+        let failing = client.beginCall()
+        let other = client.beginCall()
+        #expect(throws: MSALError.ambiguousAccount) { try client.finish(failing, .success([Self.a, Self.b])) }
+        #expect(client.lastSeen == Self.a)
+        #expect(try client.finish(other, .success([])).callback == "current-account(none,cou1)")
+    }
+
     @Test func aChangeOfUserIsCaseInsensitiveOnTheHomeAccountID() throws {
         var client = MSALClient(
             lastSeen: BrokerAccount(homeAccountID: Self.a.homeAccountID.uppercased(), username: "cou1"))

@@ -2,45 +2,6 @@ import Foundation
 import SharedDevice
 import Testing
 
-@Suite struct NotifyCenterTests {
-    @Test func unsetNamesReadZeroAndStatesAreKeptPerName() {
-        var center = NotifyCenter()
-        #expect(center.state(of: "A") == 0)
-        center.setState(of: "A", to: .max)
-        center.setState(of: "B", to: 7)
-        #expect(center.state(of: "A") == .max)
-        #expect(center.state(of: "B") == 7)
-    }
-
-    /// Any client may set states: the names kept are bounded (before, 8,000 names slowed every
-    /// save of the hub's state fourfold).
-    @Test func namesAreBoundedTheLeastRecentlySetGoFirstAndTheAccountChangeNameStays() throws {
-        var center = NotifyCenter()
-        center.setState(of: NotifyCenter.accountChanged, to: 3)
-        for n in 0..<(NotifyCenter.capacity * 4) { center.setState(of: "flood.\(n)", to: 1) }
-        center.setState(of: "flood.\(NotifyCenter.capacity * 4 - 200)", to: 2)  // set again: recent now
-        for n in 0..<50 { center.setState(of: "late.\(n)", to: 1) }
-        #expect(center.count == NotifyCenter.capacity)
-        #expect(center.state(of: NotifyCenter.accountChanged) == 3)
-        #expect(center.state(of: "flood.0") == 0, "forgotten")
-        #expect(center.state(of: "flood.\(NotifyCenter.capacity * 4 - 200)") == 2)
-        #expect(center.state(of: "late.49") == 1)
-        center.setState(of: "late.49", to: 0)
-        #expect(center.count == NotifyCenter.capacity - 1, "a name set to 0 is forgotten")
-        let saved = try JSONEncoder().encode(center)
-        #expect(try JSONDecoder().decode(NotifyCenter.self, from: saved).state(of: "late.48") == 1)
-    }
-
-    @Test(arguments: [
-        ("", false), ("SHARED_MODE_CURRENT_ACCOUNT_CHANGED", true), ("a\0b", false),
-        (String(repeating: "x", count: 255), true), (String(repeating: "x", count: 256), false),
-        ("com.apple.any thing/ok", true),
-    ])
-    func names(name: String, valid: Bool) {
-        #expect(NotifyCenter.isValidName(name) == valid)
-    }
-}
-
 @Suite struct SessionTests {
     @Test func aFreshDeviceIsUnenrolledAtGenerationZero() {
         #expect(Session.unenrolled == Session(state: .unenrolled, user: nil, generation: 0))

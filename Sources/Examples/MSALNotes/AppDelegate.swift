@@ -25,15 +25,38 @@ public class AppDelegate: UIResponder, UIApplicationDelegate {
         return true
     }
 
+    /// Whether the app asks once more on its way to the background, so that a change it was
+    /// not told of (an account removed in Settings posts nothing) is cleaned up before it is
+    /// suspended. It asks under a background task, which it ends once done: iOS would
+    /// otherwise suspend it before the answer came.
+    public static var checksOnTheWayToTheBackground = false
+    private var backgroundCheck = UIBackgroundTaskIdentifier.invalid
+
     public func applicationWillEnterForeground(_ application: UIApplication) {
         refreshAccount()
     }
 
+    public func applicationDidEnterBackground(_ application: UIApplication) {
+        guard AppDelegate.checksOnTheWayToTheBackground, backgroundCheck == .invalid else { return }
+        backgroundCheck = application.beginBackgroundTask(withName: "check-account") { [weak self] in
+            self?.endBackgroundCheck(application)
+        }
+        refreshAccount { [weak self] in self?.endBackgroundCheck(application) }
+    }
+
+    private func endBackgroundCheck(_ application: UIApplication) {
+        guard backgroundCheck != .invalid else { return }
+        application.endBackgroundTask(backgroundCheck)
+        backgroundCheck = .invalid
+    }
+
     /// Asks MSAL who is signed in; a changed account means the previous worker's data goes.
-    func refreshAccount() {
+    /// `done` runs on the main queue once that is dealt with.
+    func refreshAccount(then done: @escaping () -> Void = {}) {
         let parameters = MSALParameters()
         parameters.completionBlockQueue = DispatchQueue.main
         msalApplication?.getCurrentAccount(with: parameters) { [weak self] currentAccount, previousAccount, error in
+            defer { done() }
             guard let self = self else { return }
             if let error = error {
                 NSLog("getCurrentAccount failed: \(error)")
