@@ -1,3 +1,5 @@
+import SharedDevice
+
 /// The trace's vocabulary: every event the hub and the apps write, with its fields (beside
 /// `t`, `proc` and `event`). The runner, bench and reports read them by these names.
 public enum TraceName: String, Sendable, CaseIterable {
@@ -94,4 +96,15 @@ public enum CheckTrigger: String, Sendable {
     case resume
     /// After the app's own sign-in or sign-out.
     case signIn = "sign-in", signOut = "sign-out"
+
+    /// The mechanism a timing report names: an app's own sign-in or sign-out counts as a
+    /// return to the foreground (the user is in the app).
+    public var mechanism: Mechanism {
+        switch self {
+        case .launch: .launch
+        case .foreground, .signIn, .signOut: .foreground
+        case .signal: .signal
+        case .resume: .resume
+        }
+    }
 }

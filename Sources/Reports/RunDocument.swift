@@ -310,7 +310,7 @@ extension ScenarioReport.Pair {
     var timing: SessionChangeTiming {
         SessionChangeTiming(
             generation: generation, app: app, t0: t0, notified: notifiedMS.map { t0 + Self.nanoseconds($0) },
-            mechanism: SessionChangeTiming.Mechanism(rawValue: mechanism) ?? .none, held: Holdings(text: held),
+            mechanism: Mechanism(rawValue: mechanism) ?? .none, held: Holdings(text: held),
             clean: exposureMS.map { t0 + Self.nanoseconds($0) }, openReason: open)
     }
 

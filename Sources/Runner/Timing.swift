@@ -6,10 +6,6 @@ import SharedDevice
 /// SDK learned of it and by which mechanism; and, when the app held another user's data at
 /// t0, when that data stopped being readable (clean) and the exposure window.
 public struct SessionChangeTiming: Equatable, Sendable {
-    public enum Mechanism: String, Sendable {
-        case signal, launch, foreground, resume, none
-    }
-
     public var generation: UInt64
     public var app: String
     /// The hub's commit.
@@ -125,7 +121,7 @@ public struct SessionChangeTiming: Equatable, Sendable {
 
     /// The app's own sign-in or sign-out is the user acting in the foreground app.
     private static func mechanism(of trigger: String) -> Mechanism {
-        Mechanism(rawValue: trigger) ?? (trigger == "sign-in" || trigger == "sign-out" ? .foreground : .none)
+        CheckTrigger(rawValue: trigger)?.mechanism ?? .none
     }
 }
 

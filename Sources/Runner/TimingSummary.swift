@@ -41,14 +41,14 @@ extension String {
 /// exposure percentiles.
 public struct TimingRow: Equatable, Sendable {
     public var model: String
-    public var mechanism: SessionChangeTiming.Mechanism
+    public var mechanism: Mechanism
     public var count: Int
     public var open: Int
     public var notified: Percentiles?
     public var exposure: Percentiles?
 
     public static func table(_ timings: [SessionChangeTiming], sdk: [String: SDKKind]) -> [TimingRow] {
-        struct Group: Hashable { let model: String, mechanism: SessionChangeTiming.Mechanism }
+        struct Group: Hashable { let model: String, mechanism: Mechanism }
         let groups = Dictionary(grouping: timings.filter(\.exposed)) {
             Group(model: sdk[$0.app]?.rawValue ?? "?", mechanism: $0.mechanism)
         }

@@ -224,9 +224,4 @@ public struct ExpectField: Sendable, Equatable {
         case notRunning = "not-running"
         case blocked
     }
-
-    /// How the app learned of the latest session change (Docs/behaviour.md §9).
-    public enum Mechanism: String, Sendable, Equatable, CaseIterable {
-        case signal, launch, foreground, resume, none
-    }
 }

@@ -48,7 +48,7 @@ import Testing
                     mechanism: .signal, held: Self.cou1Plain, clean: 150))
         #expect(mail?.exposure == 50 && mail?.notifiedAfter == 3)
         let inventory = Self.timing(of: "inv", events)
-        #expect(inventory?.mechanism == SessionChangeTiming.Mechanism.none && inventory?.isOpen == true)
+        #expect(inventory?.mechanism == Mechanism.none && inventory?.isOpen == true)
         #expect(inventory?.openReason == "the app has not learned of the change yet")
     }
 

@@ -88,7 +88,7 @@ extension Reader {
                 return nil
             }
             return .prefsApplied
-        case "mechanism": return choice(value, key, ExpectField.Mechanism.self).map { .mechanism($0) }
+        case "mechanism": return choice(value, key, Mechanism.self).map { .mechanism($0) }
         default: return duration(value, key).map { .within($0) }  // "within", the last allowed key
         }
     }

@@ -1,0 +1,45 @@
+import DBusKit
+import DeviceContract
+import DeviceProcesses
+import Foundation
+import SharedDevice
+
+/// How the runner starts an app (a scenario's `apps` entry).
+public struct AppSpec: Sendable, Equatable {
+    public var name: String
+    public var sdk: SDKKind
+    public var backgroundMode: Bool
+    /// The built-in app begins a background task as it enters the background.
+    public var backgroundTask: Bool
+    public var cleanup: CleanupPolicy
+    /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
+    public var executable: String?
+    /// The folder a cleanup hook runs in: the scenario file's, so its relative paths are the file's.
+    public var hookDirectory: String?
+    /// The app's `--traced-posts-per-second` (nil: its default); the bench traces every post.
+    public var tracedPostsPerSecond: Int?
+
+    public init(
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
+        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, hookDirectory: String? = nil,
+        tracedPostsPerSecond: Int? = nil
+    ) {
+        self.tracedPostsPerSecond = tracedPostsPerSecond
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        self.backgroundTask = backgroundTask
+        self.cleanup = cleanup
+        self.executable = executable
+        self.hookDirectory = hookDirectory
+    }
+
+    /// The app's command line (`AppOptions`, as the app declares it) in a run folder.
+    func arguments(bus: String, directory: String) -> [String] {
+        AppOptions.commandLine(
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, cleanup: cleanup,
+            hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
+            trace: RunFolder.trace(of: name, in: directory), bus: bus,
+            hubNameFile: RunningDevice.hubNameFile(in: directory), tracedPostsPerSecond: tracedPostsPerSecond)
+    }
+}
