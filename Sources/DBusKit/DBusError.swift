@@ -38,3 +38,16 @@ extension DBusError {
         .invalidArgs("invalid signature \"\(text)\": \(why)")
     }
 }
+
+extension DBusError {
+    /// The bus has nobody under the name called: it left the bus, or was never on it.
+    public var isNameGone: Bool {
+        name == Self.prefix + "ServiceUnknown" || name == Self.prefix + "NameHasNoOwner"
+    }
+
+    /// No answer came: the name is gone, no reply came in time (`Timeout` is the bus's own, for
+    /// a call it gave up on), or the connection closed.
+    public var isNoAnswer: Bool {
+        isNameGone || [Self.prefix + "NoReply", Self.prefix + "Timeout", Self.prefix + "Disconnected"].contains(name)
+    }
+}

@@ -19,7 +19,7 @@ extension Connection {
             let destination = try hub.destination()
             do {
                 return try await call(destination)
-            } catch let error as DBusError where hub.nameFile != nil && HubAddress.isGone(error) {
+            } catch let error as DBusError where hub.nameFile != nil && error.isNameGone {
                 // The hub this client knew has left the bus: a restarted one has recorded its name.
                 let recorded = try hub.reread()
                 guard recorded != destination else { throw error }

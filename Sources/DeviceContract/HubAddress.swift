@@ -39,9 +39,4 @@ public final class HubAddress: Sendable {
     }
 
     static let serviceUnknown = DBusError.prefix + "ServiceUnknown"
-
-    /// Whether `error` says the name called has left the bus (rather than that the hub erred).
-    static func isGone(_ error: DBusError) -> Bool {
-        error.name == serviceUnknown || error.name == DBusError.prefix + "NameHasNoOwner"
-    }
 }

@@ -31,7 +31,7 @@ public struct AppClient: Sendable {
             return try await connection.call(
                 destination: destination, path: AppBus.path, interface: AppBus.interface,
                 member: method.rawValue, arguments, timeout: timeout)
-        } catch let error as DBusError where error.meansNoSuchName {
+        } catch let error as DBusError where error.isNameGone {
             throw AppGone(
                 description: "\(name) is gone: the process launched for it (bus name \(destination)) has left the bus")
         }
@@ -65,11 +65,4 @@ public struct AppClient: Sendable {
     }
 
     public func snapshot() async throws -> AppSnapshot { AppSnapshot(wire: try await call(.snapshot).first) }
-}
-
-extension DBusError {
-    /// The bus has nobody under the name a call was sent to.
-    var meansNoSuchName: Bool {
-        name == DBusError.prefix + "ServiceUnknown" || name == DBusError.prefix + "NameHasNoOwner"
-    }
 }

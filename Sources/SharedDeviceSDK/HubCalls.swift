@@ -32,7 +32,7 @@ struct HubCalls: Sendable {
             // error, so that nothing changes, rather than an account dropped.
             return accounts.count == list.count ? .success(accounts) : .failure(.broker(Self.invalidAnswer))
         } catch let error as DBusError {
-            return .failure(.broker(Self.isUnreachable(error) ? Self.unreachable : String(error.shortName)))
+            return .failure(.broker(error.isNoAnswer ? Self.unreachable : String(error.shortName)))
         } catch let error as CancellationError {
             throw error
         } catch {
@@ -42,11 +42,6 @@ struct HubCalls: Sendable {
 
     static let unreachable = SDKErrors.hubUnreachable
     static let invalidAnswer = SDKErrors.invalidAnswer
-
-    /// The bus's own errors for a hub that is gone or does not answer.
-    static func isUnreachable(_ error: DBusError) -> Bool {
-        ["ServiceUnknown", "NameHasNoOwner", "NoReply", "Disconnected", "Timeout"].contains(String(error.shortName))
-    }
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.
     func session() async -> Session? {

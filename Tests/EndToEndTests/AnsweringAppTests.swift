@@ -19,7 +19,7 @@ struct AnsweringAppTests {
             let mail = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
             let arguments = try #require(Self.arguments(of: mail.process.pid))
             mail.process.signal(SIGKILL)
-            #expect(mail.process.waitForExit(timeout: .seconds(10)))
+            #expect(await offPool { mail.process.waitForExit(timeout: .seconds(10)) })
             let impostor = try LineProducer(Self.appExecutable, arguments)
             lab.adopt(impostor.process)
             try await impostor.waitForLine(containing: "ready", within: .seconds(20))
@@ -50,7 +50,9 @@ struct AnsweringAppTests {
         #expect(
             result.stdout.contains("which is neither the process launched")
                 && result.stdout.contains("nor in its process group"), "\(result.stdout)")
-        try await eventually("nothing of the run is left") { LiveProcesses.mentioning(folder).isEmpty }
+        try await eventually("nothing of the run is left") {
+            await offPool { LiveProcesses.mentioning(folder).isEmpty }
+        }
     }
 
     /// Before: `suspend` stopped only a launcher script that does not `exec`, its app kept
@@ -85,7 +87,9 @@ struct AnsweringAppTests {
         let failure = try #require(
             result.stdout.split(separator: "\n").first { $0.contains("notes.within") }, "\(result.stdout)")
         #expect(failure.contains("expected ≤ 1000.00 ms, got 20"), "\(failure)")
-        try await eventually("nothing of the run is left") { LiveProcesses.mentioning(folder).isEmpty }
+        try await eventually("nothing of the run is left") {
+            await offPool { LiveProcesses.mentioning(folder).isEmpty }
+        }
     }
 
     /// The command line of a running process.

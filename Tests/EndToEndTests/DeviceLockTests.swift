@@ -30,7 +30,9 @@ struct DeviceLockTests {
         }
         let down = try await run(sdlabPath, ["device", "down", "--dir", folder])
         #expect(down.status == 0 && down.stderr.contains("stopped the hub and the bus in \(folder)"), "\(down.stderr)")
-        try await eventually("nothing of the device is alive") { LiveProcesses.ofRunFolder(folder).isEmpty }
+        try await eventually("nothing of the device is alive") {
+            await offPool { LiveProcesses.ofRunFolder(folder).isEmpty }
+        }
     }
 
     /// The refusal of a `device up` that finds another starting a device there, made certain by

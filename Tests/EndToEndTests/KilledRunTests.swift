@@ -33,7 +33,9 @@ struct KilledRunTests {
         #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
         do {
             try await eventually(within: .seconds(10), "nothing of the killed run is alive") {
-                !started.contains(where: Self.isAlive) && LiveProcesses.mentioning(runFolder).isEmpty
+                await offPool { [started] in
+                    !started.contains(where: Self.isAlive) && LiveProcesses.mentioning(runFolder).isEmpty
+                }
             }
         } catch {
             Issue.record("still alive: \(started.filter(Self.isAlive)) \(LiveProcesses.mentioning(runFolder))")

@@ -41,7 +41,7 @@ struct NeverAFalsePassTests {
                 SDLAB_PROPERTY_SEED=\(seed) swift test --filter NeverAFalsePassTests
                 """)
             try await eventually(within: .seconds(15), "seed \(seed): nothing of the run is left") {
-                LiveProcesses.mentioning(folder).isEmpty
+                await offPool { LiveProcesses.mentioning(folder).isEmpty }
             }
         }
     }
@@ -65,10 +65,11 @@ struct NeverAFalsePassTests {
         try await Task.sleep(for: .milliseconds(delay))  // the random moment of the fault
         var squatter: ChildProcess?
         let what: String
+        let victims = await offPool { LiveProcesses.mentioning(folder) }
         if fault == .kill {
-            what = killOne(in: folder, random: &random)
+            what = killOne(of: victims, random: &random)
         } else {
-            (what, squatter) = try squat(in: folder, random: &random)
+            (what, squatter) = try await squat(of: victims, random: &random)
         }
         defer { squatter?.stop(grace: .seconds(2)) }
         guard let status = await offPool({ runner.exitStatus(timeout: .seconds(120)) }) else {
@@ -81,8 +82,8 @@ struct NeverAFalsePassTests {
     }
 
     /// SIGKILL to one process of the run, not the runner or its guard.
-    static func killOne(in folder: String, random: inout SeededGenerator) -> String {
-        let victims = LiveProcesses.mentioning(folder).filter {
+    static func killOne(of processes: [(pid: Int32, commandLine: String)], random: inout SeededGenerator) -> String {
+        let victims = processes.filter {
             !$0.commandLine.contains(" run ") && !$0.commandLine.contains(" guard ")
         }
         guard let victim = victims.randomElement(using: &random) else { return "nothing to kill yet" }
@@ -91,13 +92,15 @@ struct NeverAFalsePassTests {
     }
 
     /// Kills an app and starts another process with its command line, which takes its name.
-    static func squat(in folder: String, random: inout SeededGenerator) throws -> (String, ChildProcess?) {
-        let apps = LiveProcesses.mentioning(folder).filter { $0.commandLine.contains("--name") }
+    static func squat(
+        of processes: [(pid: Int32, commandLine: String)], random: inout SeededGenerator
+    ) async throws -> (String, ChildProcess?) {
+        let apps = processes.filter { $0.commandLine.contains("--name") }
         guard let app = apps.randomElement(using: &random),
             let arguments = AnsweringAppTests.arguments(of: app.pid)
         else { return ("no app to squat yet", nil) }
         kill(app.pid, SIGKILL)
-        _ = ChildProcess(pid: app.pid).waitForExit(timeout: .seconds(5))
+        _ = await offPool { ChildProcess(pid: app.pid).waitForExit(timeout: .seconds(5)) }
         let (squatter, _) = try ChildProcess.spawn(
             AnsweringAppTests.appExecutable, arguments, stdout: .null, stderr: .null, newSession: true)
         return ("squatted \(app.commandLine.prefix(60)) with PID \(squatter.pid)", squatter)
