@@ -70,9 +70,9 @@ public struct SimulatedDevice: Sendable {
     /// After settling and bringing every app (of `names`) to the foreground: each acts for
     /// the hub's user.
     public mutating func checkAgreement(of names: [String]? = nil) {
-        for name in names ?? appNames where apps[name]!.model.user != hub.currentAccount {
+        for name in names ?? appNames where apps[name]?.model.user != hub.currentAccount {
             violations.append(
-                "\(name) acts for \(apps[name]!.model.user ?? "none") after settling and coming to the "
+                "\(name) acts for \(apps[name]?.model.user ?? "none") after settling and coming to the "
                     + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
         }
     }
@@ -158,27 +158,27 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func signIn(in app: String, as user: DirectoryUser?) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal) = apps[app]!.decide(.signIn) { return .refused(refusal.rawValue) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signIn) { return .refused(refusal.rawValue) }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
         } catch {
             return .refused(error.rawValue)
         }
-        apps[app]!.changedHere(to: user?.name)
+        apps[app]?.changedHere(to: user?.name)
         for case .post in effects { deliverPost() }
         check(app)
         return .done
     }
 
     private mutating func signOut(in app: String) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, !apps[app]!.userUnknown else {
+        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal) = apps[app]!.decide(.signOut) { return .refused(refusal.rawValue) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.rawValue) }
         guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
         let effects: [HubModel.Effect]
         do {
@@ -186,24 +186,26 @@ public struct SimulatedDevice: Sendable {
         } catch {
             return .refused(error.rawValue)
         }
-        apps[app]!.changedHere(to: nil)
+        apps[app]?.changedHere(to: nil)
         for case .post in effects { deliverPost() }
         check(app)
         return .done
     }
 
     private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
-        guard isAwake(app), !apps[app]!.userUnknown else { return .notApplicable }
-        if apps[app]!.blocked { return .refused("Blocked") }
-        guard let user = apps[app]!.model.user else { return .refused("NoUser") }
+        guard isAwake(app), apps[app]?.userUnknown == false else { return .notApplicable }
+        if apps[app]?.blocked == true { return .refused("Blocked") }
+        guard let user = apps[app]?.model.user else { return .refused("NoUser") }
         if kind == .external {
             // keep-all never cleans up, so nothing makes it forget a key that a lookup racing the
             // next session change (a check on a post is not waited for) may or may not have fetched.
-            guard apps[app]!.model.policy != .keepAll else { return .notApplicable }
-            let outcome = apps[app]!.external.write(as: user, answer: keyServiceAnswer)
+            guard apps[app]?.model.policy != .keepAll,
+                case let answer = keyServiceAnswer,
+                let outcome = apps[app]?.external.write(as: user, answer: answer)
+            else { return .notApplicable }
             guard outcome == .done else { return outcome }
         }
-        apps[app]!.wrote(kind, as: user)
+        apps[app]?.wrote(kind, as: user)
         return .done
     }
 
@@ -222,12 +224,12 @@ public struct SimulatedDevice: Sendable {
 
     /// The broker's post, or anyone's: every awake MSAL app checks; a stopped one will once continued.
     private mutating func deliverPost() {
-        for name in appNames where apps[name]!.sdk.listensToPosts {
+        for name in appNames where apps[name]?.sdk.listensToPosts == true {
             if isAwake(name) {
                 check(name)
                 checkedOnPost.insert(name)
             } else if state(of: name) == .suspended {
-                apps[name]!.pendingPost = true
+                apps[name]?.pendingPost = true
             }
         }
     }
@@ -235,15 +237,17 @@ public struct SimulatedDevice: Sendable {
     /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
     private mutating func check(_ name: String) {
         if hubRunning {
-            apps[name]!.checked(account: hub.currentAccount, session: hub.session)
-            apps[name]!.userUnknown = false  // the launch check finishes what a crash cut short
+            apps[name]?.checked(account: hub.currentAccount, session: hub.session)
+            apps[name]?.userUnknown = false  // the launch check finishes what a crash cut short
         }
-        apps[name]!.lookUpExternalKey(keyServiceAnswer)
+        let answer = keyServiceAnswer
+        apps[name]?.lookUpExternalKey(answer)
     }
 
     private mutating func detect(_ name: String, _ opportunity: WorkspaceOneSDK.Opportunity) {
-        let callbacks = apps[name]!.detected(opportunity, session: hubRunning ? hub.session : nil)
-        apps[name]!.lookUpExternalKey(keyServiceAnswer)
+        let callbacks = apps[name]?.detected(opportunity, session: hubRunning ? hub.session : nil) ?? []
+        let answer = keyServiceAnswer
+        apps[name]?.lookUpExternalKey(answer)
         let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.sorted()
         if !repeated.isEmpty {
             violations.append(
@@ -258,25 +262,25 @@ public struct SimulatedDevice: Sendable {
     }
 
     private mutating func carryOut(_ effect: AppLifecycle.Effect, on name: String) {
-        let listens = apps[name]!.sdk.listensToPosts
+        let listens = apps[name]?.sdk.listensToPosts == true
         switch effect {
         case .spawn:
-            apps[name]!.spawned()
+            apps[name]?.spawned()
             if listens { check(name) } else { detect(name, .coldStart) }
         case .continue:
-            if apps[name]!.pendingPost {
-                apps[name]!.pendingPost = false
+            if apps[name]?.pendingPost == true {
+                apps[name]?.pendingPost = false
                 check(name)
             }
         case .toldForeground:
             if listens { check(name) } else { detect(name, .returnToForeground) }
         case .toldResumed:
-            if apps[name]!.sdk.checksWhenResumed { check(name) }
+            if apps[name]?.sdk.checksWhenResumed == true { check(name) }
         case .kill:
-            apps[name]!.pendingPost = false
-            if checkedOnPost.remove(name) != nil { apps[name]!.userUnknown = true }
+            apps[name]?.pendingPost = false
+            if checkedOnPost.remove(name) != nil { apps[name]?.userUnknown = true }
         case .terminate:
-            apps[name]!.pendingPost = false  // it finishes the work in hand first
+            apps[name]?.pendingPost = false  // it finishes the work in hand first
         case .stop, .toldBackground, .toldTasksExpire:
             break
         }
@@ -287,8 +291,8 @@ public struct SimulatedDevice: Sendable {
     /// An app that has handled the latest change shows an attacker no other user's record.
     private mutating func checkNoLeakOnceHandled(after kind: StepKind) {
         for name in appNames
-        where hasHandledLatestChange(name) && !apps[name]!.recordsUnknown && !leaking.contains(name) {
-            let others = apps[name]!.records.keys.filter { $0 != hub.currentAccount }.sorted()
+        where hasHandledLatestChange(name) && apps[name]?.recordsUnknown == false && !leaking.contains(name) {
+            let others = apps[name]?.records.keys.filter { $0 != hub.currentAccount }.sorted() ?? []
             if !others.isEmpty {
                 leaking.insert(name)
                 violations.append(
