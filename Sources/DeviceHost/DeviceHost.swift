@@ -145,7 +145,7 @@ public final class DeviceHost: Sendable {
 
     static func cannotStart(_ name: String, _ why: String) -> Never {
         say("the app \(name) cannot start: \(why)\n", on: STDERR_FILENO)
-        exit(3)
+        exit(ExitCodes.environment)
     }
 
     /// Writes a line by the system call: a pipe the runner no longer reads fails the write,

@@ -58,7 +58,7 @@ public enum AppMain {
 
     private static func cannotStart(_ name: String, _ why: String) -> ExitCode {
         write(STDERR_FILENO, "the app \(name) cannot start: \(why)\n")
-        return ExitCode(3)
+        return ExitCode(ExitCodes.environment)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bench
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import ManagedApp

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBusKit
+import DeviceContract
 import Foundation
 
 /// Which device bus a command talks to.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceContract
 import Foundation
 import Reports
 

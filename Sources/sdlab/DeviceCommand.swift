@@ -1,5 +1,6 @@
 import ArgumentParser
 import DBusKit
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceContract
 import DeviceProcesses
 import Foundation
 import Reports

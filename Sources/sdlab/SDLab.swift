@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceContract
 import DeviceProcesses
 import Foundation
 
@@ -57,14 +58,3 @@ protocol RunsDevicesToTheirEnd {}
 extension RunCommand: RunsDevicesToTheirEnd {}
 extension FuzzCommand: RunsDevicesToTheirEnd {}
 extension BenchCommand: RunsDevicesToTheirEnd {}
-
-/// Exit codes of Docs/outputs.md.
-enum ExitCodes {
-    static let failed: Int32 = 1
-    static let usage: Int32 = 2
-    static let environment: Int32 = 3
-
-    /// A termination signal stopped the work: 128 + its number, as a shell reports a process
-    /// the signal ended (130 for SIGINT, 143 for SIGTERM), though every child was stopped first.
-    static func interrupted(by signal: Int32) -> Int32 { 128 + signal }
-}
