@@ -103,7 +103,7 @@ public final class TraceLog: Sendable {
                 Self.appendField(TraceField.error.rawValue, .string(why), to: &line)
             })
         let note = "\(process): cannot write the trace file \(path): \(why); lines after this are lost\n"
-        _ = note.utf8CString.withUnsafeBufferPointer { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+        writeAll(note.utf8, to: STDERR_FILENO)
     }
 
     private static func appendField(_ key: String, _ value: TraceValue, to line: inout [UInt8]) {

@@ -121,7 +121,7 @@ public final class DeviceHost: Sendable {
         }
         await launch()
         app.trace?.record(.ready)
-        Self.say("ready\n", on: STDOUT_FILENO)
+        writeAll("ready\n".utf8, to: STDOUT_FILENO)  // a runner that stopped reading fails the write, not the app
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()
@@ -144,20 +144,8 @@ public final class DeviceHost: Sendable {
     }
 
     static func cannotStart(_ name: String, _ why: String) -> Never {
-        say("the app \(name) cannot start: \(why)\n", on: STDERR_FILENO)
+        writeAll("the app \(name) cannot start: \(why)\n".utf8, to: STDERR_FILENO)
         exit(ExitCodes.environment)
-    }
-
-    /// Writes a line by the system call: a pipe the runner no longer reads fails the write,
-    /// not the process.
-    private static func say(_ text: String, on fd: Int32) {
-        var rest = Array(text.utf8)[...]
-        while !rest.isEmpty {
-            let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            rest = rest.dropFirst(written)
-        }
     }
 
     // MARK: - The lifecycle, on the main queue

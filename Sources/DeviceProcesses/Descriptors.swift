@@ -33,3 +33,17 @@ public func closeOnExecPipe() -> (read: Int32, write: Int32)? {
     var ends: [Int32] = [-1, -1]
     return sdlab_pipe_cloexec(&ends) == 0 ? (ends[0], ends[1]) : nil
 }
+
+/// Writes all of `bytes` to `fd` by the system call (a pipe may take them in parts). False
+/// when the write fails (a full disk, a pipe nobody reads): the caller's process goes on.
+@discardableResult
+public func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32) -> Bool {
+    var rest = Array(bytes)[...]
+    while !rest.isEmpty {
+        let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return false }
+        rest = rest.dropFirst(written)
+    }
+    return true
+}

@@ -4,11 +4,9 @@ import Glibc
 /// The live processes (not zombies) that belong to a run folder: their command line names it,
 /// or their environment puts an app's container in it (a cleanup hook names it there only).
 public enum LiveProcesses {
+    /// Those of `ofRunFolder`, with their command lines (to say what is left).
     public static func mentioning(_ folder: String) -> [(pid: Int32, commandLine: String)] {
-        allPIDs().compactMap { pid in
-            guard let line = commandLine(of: pid) else { return nil }
-            return line.contains(folder) || isStartedByHook(pid, in: folder) ? (pid, line) : nil
-        }
+        ofRunFolder(folder).compactMap { pid in commandLine(of: pid).map { (pid, $0) } }
     }
 
     /// The live processes a cleanup hook of a container in `folder` started, and their

@@ -75,11 +75,11 @@ public final class LogPump: Sendable {
             guard var sink = sinks[pipe] else { return }
             let room = max(0, sink.cap - sink.written)
             let kept = bytes.prefix(room)
-            if !kept.isEmpty { Self.write(kept, to: sink.file) }
+            if !kept.isEmpty { Self.append(kept, to: sink.file) }
             sink.written += kept.count
             if kept.count < bytes.count {
                 if sink.dropped == 0 {
-                    Self.write(
+                    Self.append(
                         Self.bytes("\n[sdlab: this log is capped at \(sink.cap) bytes; what follows is dropped]\n"),
                         to: sink.file)
                 }
@@ -93,7 +93,7 @@ public final class LogPump: Sendable {
     private func finish(_ pipe: Int32) {
         guard let sink = sinks.withLock({ $0.removeValue(forKey: pipe) }) else { return }
         if sink.dropped > 0 {
-            Self.write(Self.bytes("[sdlab: \(sink.dropped) bytes dropped past the cap]\n"), to: sink.file)
+            Self.append(Self.bytes("[sdlab: \(sink.dropped) bytes dropped past the cap]\n"), to: sink.file)
         }
         close(sink.file)
         close(pipe)
@@ -102,16 +102,8 @@ public final class LogPump: Sendable {
 
     private static func bytes(_ text: String) -> ArraySlice<UInt8> { Array(text.utf8)[...] }
 
-    private static func write(_ bytes: ArraySlice<UInt8>, to file: Int32) {
-        guard file >= 0 else { return }
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(file, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }  // a log is not evidence: a full disk drops it
-                offset += written
-            }
-        }
+    /// A log is not evidence: a write a full disk refuses is dropped.
+    private static func append(_ bytes: ArraySlice<UInt8>, to file: Int32) {
+        if file >= 0 { writeAll(bytes, to: file) }
     }
 }

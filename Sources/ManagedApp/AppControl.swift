@@ -30,10 +30,10 @@ struct AppControl: Sendable {
                     },
                     .init(AppBus.Method.resumed.rawValue, in: [.init("continued_at", "t")]) { [host] call async in
                         host.traceEvent(.resumed)
-                        // A check begun since it was continued (for the posts it missed) serves
-                        // the resume: one check per resume, as the runner's SIGCONT and this call race.
                         let continuedAt = call.arguments.first?.uint64 ?? 0
-                        if host.configuration.sdk.checksWhenResumed, host.withState({ $0.lastCheckBegan }) < continuedAt
+                        let lastCheckBegan = host.withState { $0.lastCheckBegan }
+                        if host.configuration.sdk.checksOnResume(
+                            continuedAt: continuedAt, lastCheckBegan: lastCheckBegan)
                         {
                             await host.inbox.check(.resume)
                         }

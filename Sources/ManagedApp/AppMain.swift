@@ -41,7 +41,7 @@ public enum AppMain {
             await connection.close()
             throw cannotStart(configuration.name, "\(error)")
         }
-        write(STDOUT_FILENO, "ready\n")
+        writeAll("ready\n".utf8, to: STDOUT_FILENO)
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()
@@ -57,18 +57,7 @@ public enum AppMain {
     }
 
     private static func cannotStart(_ name: String, _ why: String) -> ExitCode {
-        write(STDERR_FILENO, "the app \(name) cannot start: \(why)\n")
+        writeAll("the app \(name) cannot start: \(why)\n".utf8, to: STDERR_FILENO)
         return ExitCode(ExitCodes.environment)
-    }
-}
-
-/// Writes all of `text` to `fd` (a pipe may take it in parts).
-private func write(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if written < 0, errno == EINTR { continue }
-        guard written > 0 else { return }
-        bytes = bytes.dropFirst(written)
     }
 }

@@ -195,4 +195,12 @@ public enum SDKKind: String, Codable, CaseIterable, Sendable {
     /// stopped, and a change may post nothing. The Workspace ONE SDK looks at launch and on a
     /// return to the foreground only.
     public var checksWhenResumed: Bool { self != .ws1 }
+
+    /// Whether an app told it was resumed (continued at `continuedAt`, on the traces' clock)
+    /// checks: a check that began since (for the posts it was sent while stopped, which start
+    /// one as soon as it runs) serves the resume, so a resume is one check however the
+    /// continue and the telling race.
+    public func checksOnResume(continuedAt: UInt64, lastCheckBegan: UInt64) -> Bool {
+        checksWhenResumed && lastCheckBegan < continuedAt
+    }
 }

@@ -58,8 +58,8 @@ struct NotifyRegistrationTests {
 
             await app.connection.close()
             await raw.close()
-            #expect(try await Self.eventually(within: .seconds(10)) { try await device.hubState(of: name) == 0 })
-            #expect(try await Self.eventually(within: .seconds(10)) { try await device.hubState(of: rawName) == 0 })
+            try await eventually("\(name)'s state is forgotten") { try await device.hubState(of: name) == 0 }
+            try await eventually("\(rawName)'s state is forgotten") { try await device.hubState(of: rawName) == 0 }
             #expect(try await device.hubState(of: NotifyCenter.accountChanged) == 0, "the hub's own name answers")
         }
     }
@@ -111,7 +111,7 @@ struct NotifyRegistrationTests {
 
             try app.client.post(name)
             await drain(queue)
-            #expect(try await Self.eventually(within: .seconds(10)) { runs.count(local) == 1 })
+            try await eventually("the process's own registration heard it") { runs.count(local) == 1 }
             #expect(try !other.client.check(elsewhere))
         }
     }
@@ -142,7 +142,7 @@ struct NotifyRegistrationTests {
             await drain(queue)
             #expect(runs.count(heard) == 0)
             try app.client.post(name)
-            #expect(try await Self.eventually(within: .seconds(10)) { runs.count(heard) == 1 })
+            try await eventually("the post was heard") { runs.count(heard) == 1 }
 
             let tooLong = name + "x"
             #expect(throws: NotifyFailure.invalidName) { try app.client.post(tooLong) }
@@ -160,15 +160,5 @@ struct NotifyRegistrationTests {
         return try await Task(executorPreference: connection) {
             try await connection.callHub(NotifyMethod.getState, [.string(name)], timeout: .seconds(10)).first?.uint64
         }.value
-    }
-
-    /// Whether `condition` held within `limit`, asked every 20 ms.
-    private static func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
     }
 }

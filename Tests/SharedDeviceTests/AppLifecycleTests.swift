@@ -70,4 +70,14 @@ import Testing
         #expect(sdk.checksWhenResumed == checksWhenResumed)
         #expect(sdk.listensToPosts == listensToPosts)
     }
+
+    /// A check begun since the app was continued (for the posts it missed) serves the resume.
+    @Test(
+        arguments: [
+            (SDKKind.msal, 100, 50, true), (.msal, 100, 100, false), (.msal, 100, 150, false),
+            (.msalAndroid, 100, 0, true), (.ws1, 100, 0, false),
+        ] as [(SDKKind, UInt64, UInt64, Bool)])
+    func oneCheckPerResume(sdk: SDKKind, continuedAt: UInt64, lastCheckBegan: UInt64, checks: Bool) {
+        #expect(sdk.checksOnResume(continuedAt: continuedAt, lastCheckBegan: lastCheckBegan) == checks)
+    }
 }
