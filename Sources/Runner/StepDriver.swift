@@ -16,6 +16,8 @@ public final class StepDriver {
     let sdlab: String
     private(set) var fleet: AppFleet
     private(set) var running: [String: LaunchedApp] = [:]
+    /// The unique bus name of each app's process the runner ended, until it is launched again.
+    private var ended: [String: String] = [:]
     /// When each app was last continued (SIGCONT), as `Resumed` tells it.
     private var continuedAt: [String: UInt64] = [:]
     /// The PID of every process that answered for an app this driver launched.
@@ -169,6 +171,16 @@ public final class StepDriver {
                 + " over this machine's limit of \(limit) (`ulimit -Hn`); raise the hard limit to run this fleet")
     }
 
+    /// Returns once the bus has dropped the connection `uniqueName` of a process that ended (at
+    /// most 5 s): until then the app's name is still that connection's, and a relaunch right
+    /// after a `terminate` or `crash` could not take it.
+    private func untilOffTheBus(_ uniqueName: String) async {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, (try? await connection.nameOwner(uniqueName)) != nil {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// How many descriptors this process has open.
     private func openDescriptorCount() -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
@@ -182,6 +194,7 @@ public final class StepDriver {
             let spec = AppSpec(
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
                 cleanup: entry.cleanup, executable: entry.executable, hookDirectory: scenario.folder)
+            if let ended = ended.removeValue(forKey: name) { await untilOffTheBus(ended) }
             let app: LaunchedApp
             do {
                 app = try await LaunchedApp.launch(
@@ -201,10 +214,14 @@ public final class StepDriver {
             running[name]?.resume()
             frozen[name] = nil
         case .terminate:
-            running.removeValue(forKey: name)?.terminate()
+            let app = running.removeValue(forKey: name)
+            app?.terminate()
+            ended[name] = app?.busName
             frozen[name] = nil
         case .kill:
-            running.removeValue(forKey: name)?.crash()
+            let app = running.removeValue(forKey: name)
+            app?.crash()
+            ended[name] = app?.busName
             frozen[name] = nil
         case .toldForeground: try await client(name).foreground()
         case .toldBackground: try await client(name).background()
