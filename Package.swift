@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -80,29 +81,45 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Starts and drives devices: bus, hub, apps.
+        // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
+        .target(
+            name: "DeviceLaunch",
+            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice"]),
+        // What a run found, as values: each step's failures, the session changes' timings, the
+        // scan at the end. Reports and the terminal print them; nothing here runs anything.
+        .target(
+            name: "RunResults",
+            dependencies: [
+                "DeviceContract", "LeakScan", "Scenario", "SharedDevice",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+        // Runs a scenario on a device: drives the steps, checks the expectations.
         .target(
             name: "Runner",
             dependencies: [
-                "DBusKit", "DeviceContract", "Hub", "DeviceProcesses", "SharedDevice", "Scenario", "LeakScan",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "DBusKit", "DeviceContract", "DeviceLaunch", "Hub", "DeviceProcesses", "SharedDevice", "Scenario",
+                "LeakScan", "RunResults",
             ]),
         // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
         .target(
             name: "Bench",
-            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "Runner", "SharedDevice"]),
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Hub", "RunResults", "SharedDevice",
+            ]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
         // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
-        .target(name: "Faults", dependencies: ["SharedDevice", "Scenario"]),
+        .target(name: "Faults", dependencies: ["RunResults", "Scenario", "SharedDevice"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
         .target(
-            name: "Reports", dependencies: ["DeviceContract", "DeviceProcesses", "LeakScan", "Runner", "Scenario"]),
+            name: "Reports",
+            dependencies: ["DeviceContract", "DeviceProcesses", "LeakScan", "RunResults", "Scenario", "SharedDevice"]),
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "Bench", "DBusKit", "DeviceContract", "Faults", "Hub", "DeviceProcesses", "SharedDevice", "ManagedApp",
-                "Runner", "Scenario", "Reports",
+                "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "Faults", "Hub", "DeviceProcesses",
+                "SharedDevice",
+                "ManagedApp", "Runner", "RunResults", "Scenario", "Reports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -165,7 +182,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
-        .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost"]),
+        .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "DeviceLink"]),
         // MARK: Examples of a team's own app code, each in a correct and a broken variant
         // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
         // entry only picks the mistake it ships with.
@@ -222,12 +239,15 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
-        .testTarget(name: "LeakScanTests", dependencies: ["LeakScan", "SharedDevice"]),
+        .testTarget(
+            name: "LeakScanTests",
+            dependencies: ["CZlib", "LeakScan", "SharedDevice", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "NotifyTests",
             dependencies: [
-                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "Hub", "notify",
-                "SharedDevice", "TestSupport",
+                "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
+                "Hub",
+                "notify", "SharedDevice", "TestSupport",
             ]),
         .testTarget(name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
@@ -238,13 +258,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
-        .testTarget(name: "FaultsTests", dependencies: ["Faults", "Scenario", "SharedDevice"]),
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
         .testTarget(
             name: "ManagedAppTests",
             dependencies: [
-                "DeviceContract", "DeviceProcesses", "ManagedApp", "SharedDevice",
-                "SharedDeviceSDK", "TestSupport",
+                "DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "SharedDeviceSDKTests",
@@ -253,13 +273,16 @@ let package = Package(
             ]),
         .testTarget(
             name: "ReportsTests",
-            dependencies: ["DeviceContract", "LeakScan", "Reports", "Runner", "Scenario", "SharedDevice"]),
-        .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "LeakScan", "Runner", "SharedDevice"]),
-        .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "Runner"]),
+            dependencies: ["DeviceContract", "LeakScan", "Reports", "RunResults", "Scenario", "SharedDevice"]),
+        .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),
+        .testTarget(
+            name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "DeviceProcesses", "RunResults"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceProcesses", "Faults", "Hub", "LeakScan", "ManagedApp", "Runner",
+                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults", "Hub", "LeakScan",
+                "ManagedApp",
                 "SharedDevice", "SharedDeviceSDK", "TestSupport",
             ],
             exclude: ["Scenarios"]),

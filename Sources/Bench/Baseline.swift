@@ -1,6 +1,6 @@
 import DeviceProcesses
 import Foundation
-import Runner
+import RunResults
 
 /// An external floor: a folder with `build.sh` and `run.sh fanout N M GAP_US` (and `RECHECK=1`
 /// in the environment for the recheck floor), whose output has `per_rx_us`, `last_rx_us`, with

@@ -1,5 +1,5 @@
 import Foundation
-import Runner
+import RunResults
 
 /// One repeat of one fleet size and the two floors run right before it, as `sdlab bench --json`
 /// writes it (Docs/outputs.md). Latencies in ms.

@@ -1,9 +1,9 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
-import Runner
 import SharedDevice
 
 /// What `sdlab bench` measures for one fleet size on a device of its own.

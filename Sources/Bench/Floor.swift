@@ -1,6 +1,6 @@
 import DeviceProcesses
 import Foundation
-import Runner
+import RunResults
 
 #if canImport(Glibc)
     import Glibc

@@ -128,3 +128,10 @@ private struct LineObject: Decodable {
         return try object.decode([String].self, forKey: key).joined(separator: ",")
     }
 }
+
+extension TraceEvent {
+    /// The cleanup a `launched` or cleanup event names: `wipe-all`, `hook ./clean.sh (keeps common)`.
+    public var cleanupThatRan: String {
+        (self[.hook].map { "hook \($0)" } ?? self[.policy] ?? "?") + (self[.keeps].map { " (keeps \($0))" } ?? "")
+    }
+}

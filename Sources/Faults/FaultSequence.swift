@@ -111,23 +111,6 @@ extension StepKind {
     }
 }
 
-/// Something that failed in a sequence's scenario: at the index of the step where it showed
-/// (nil: after the steps, such as a process left running), in the expectation of `target`
-/// (an app or `hub`) and its `field`th field when it is one.
-public struct SequenceFailure: Equatable, Sendable {
-    public var step: Int?
-    public var target: String?
-    public var field: Int?
-    public var text: String
-
-    public init(step: Int?, target: String? = nil, field: Int? = nil, text: String) {
-        self.step = step
-        self.target = target
-        self.field = field
-        self.text = text
-    }
-}
-
 /// A sequence turned into a scenario, with the invariants the domain broke on the way.
 public struct BuiltScenario: Sendable {
     public var scenario: Scenario
@@ -185,8 +168,8 @@ struct StepBuilder {
     /// Settles, then expects what the simulation believes: the hub's session, each app's
     /// state, whom each running app acts for, and no leak in one that handled the latest
     /// change. `targets` (the hub, apps) limits it; `id` names the checkpoint.
-    mutating func checkpoint(_ targets: Set<String>? = nil, id: Int? = nil) {
-        let all = [Expectation.hub] + device.appNames
+    mutating func checkpoint(_ targets: Set<ExpectTarget>? = nil, id: Int? = nil) {
+        let all = [ExpectTarget.hub] + device.appNames.map(ExpectTarget.app)
         let chosen = all.filter { targets?.contains($0) ?? true }
         guard !chosen.isEmpty else { return }
         settle()
@@ -195,10 +178,10 @@ struct StepBuilder {
     }
 
     /// What the simulation believes of the hub or an app now.
-    private func predicted(_ target: String) -> Expectation {
-        guard target != Expectation.hub else {
+    private func predicted(_ target: ExpectTarget) -> Expectation {
+        guard case .app(let target) = target else {
             return expect(
-                target,
+                .hub,
                 [
                     .hubState(device.hub.session.state), .user(device.hub.session.user),
                     .generation(device.hub.session.generation),
@@ -213,7 +196,7 @@ struct StepBuilder {
             checks.append(.user(app.model.user))
             if device.hasHandledLatestChange(target) { checks.append(.leaks(0)) }
         }
-        return expect(target, checks)
+        return expect(.app(target), checks)
     }
 
     /// Brings every app to the front, settles and expects the invariants.
@@ -229,15 +212,15 @@ struct StepBuilder {
             Step(
                 location: Self.location,
                 kind: .expect(
-                    [expect(Expectation.hub, [.user(user), .generation(device.hub.session.generation)])]
-                        + device.appNames.map { expect($0, [.user(user), .leaks(0)]) })))
+                    [expect(.hub, [.user(user), .generation(device.hub.session.generation)])]
+                        + device.appNames.map { expect(.app($0), [.user(user), .leaks(0)]) })))
         noteViolations(since: before, in: device)
     }
 
     /// The end of a shrunk sequence: the apps among `targets` brought to the front, then what
     /// the models predict of `targets` (the invariants too: those apps agree with the hub).
-    mutating func finish(only targets: Set<String>, id: Int) {
-        let apps = device.appNames.filter(targets.contains)
+    mutating func finish(only targets: Set<ExpectTarget>, id: Int) {
+        let apps = device.appNames.filter { targets.contains(.app($0)) }
         bringToFront(apps)
         settle()
         let before = device.violations.count
@@ -268,7 +251,7 @@ struct StepBuilder {
         }
     }
 
-    private func expect(_ target: String, _ checks: [ExpectField.Check]) -> Expectation {
+    private func expect(_ target: ExpectTarget, _ checks: [ExpectField.Check]) -> Expectation {
         Expectation(
             target: target, location: Self.location,
             fields: checks.map { ExpectField(location: Self.location, check: $0) })

@@ -11,7 +11,7 @@ public struct StepSequence: Sendable {
     public enum Part: Equatable, Sendable {
         case step(StepKind)
         /// The expectation of `target` (an app or `hub`) at the `checkpoint`th checkpoint.
-        case expect(checkpoint: Int, target: String)
+        case expect(checkpoint: Int, target: ExpectTarget)
     }
 
     public let base: Scenario

@@ -1,5 +1,5 @@
 import Foundation
-import Runner
+import RunResults
 
 /// The latency distributions of a run: for notified and for exposure, one cumulative curve
 /// (CDF) per model × mechanism over every exposed pair of every scenario, on a logarithmic

@@ -1,6 +1,6 @@
 import DeviceContract
 import Foundation
-import Runner
+import RunResults
 import Scenario
 
 /// `report.html`: one self-contained page (no outside file): a summary of every scenario

@@ -1,7 +1,6 @@
 import DeviceContract
 import Foundation
 import LeakScan
-import Runner
 import Scenario
 
 /// The machine-readable outputs of a run (Docs/outputs.md): JUnit XML, JSON, timing CSV and the merged

@@ -2,7 +2,7 @@ import DeviceContract
 import DeviceProcesses
 import Foundation
 import LeakScan
-import Runner
+import RunResults
 import Scenario
 import SharedDevice
 
@@ -245,7 +245,8 @@ extension ScenarioReport {
         apps = Self.apps(of: shown)
         steps = shown.steps.map {
             Step(
-                location: $0.location.description, step: $0.title, passed: $0.passed, failures: $0.failures,
+                location: $0.location.description, step: $0.title, passed: $0.passed,
+                failures: $0.failures.map(\.description),
                 notes: $0.notes)
         }
         pairs = runs.enumerated().flatMap { index, run in

@@ -1,5 +1,4 @@
 import DeviceContract
-import Runner
 
 /// What a scenario's timeline draws (report.html draws it in the browser): a lane per process,
 /// marks for session changes, posts, deliveries, callbacks, checks, launches and cleanups,

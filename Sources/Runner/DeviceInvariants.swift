@@ -1,34 +1,46 @@
 import DeviceContract
+import RunResults
 
 /// What must hold in every run, whatever its steps (read from the merged trace): the
 /// generation never goes back, no check gives two callbacks of one kind (Workspace ONE:
 /// at most one `wipe`, `user-changed` and `initial-check` per opportunity, Docs/behaviour.md §6),
 /// and no app writes outside its container (Docs/your-app.md: the sandbox refuses it).
 enum DeviceInvariants {
-    static func violations(in events: [TraceEvent]) -> [String] {
+    typealias Violation = (rule: DeviceRule, process: String, detail: String)
+
+    static func violations(in events: [TraceEvent]) -> [Violation] {
         generationGoesBack(in: events) + repeatedCallbacks(in: events) + writesOutside(in: events)
     }
 
-    private static func writesOutside(in events: [TraceEvent]) -> [String] {
+    private static func writesOutside(in events: [TraceEvent]) -> [Violation] {
         events.filter { $0.is(.writeRefused) }.map { event in
-            "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(event[.call] ?? "?"), refused)"
+            (
+                .writesStayInContainer, event.proc,
+                "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(event[.call] ?? "?"), refused)"
+            )
         }
     }
 
-    private static func generationGoesBack(in events: [TraceEvent]) -> [String] {
+    private static func generationGoesBack(in events: [TraceEvent]) -> [Violation] {
         var highest: UInt64 = 0
-        var found: [String] = []
+        var found: [Violation] = []
         for event in events where event.proc == "hub" && event.is(.sessionChanged) {
             guard let generation = event[.generation].flatMap(UInt64.init) else { continue }
-            if generation < highest { found.append("the hub's generation went back from \(highest) to \(generation)") }
+            if generation < highest {
+                found.append(
+                    (
+                        .generationNeverGoesBack, event.proc,
+                        "the hub's generation went back from \(highest) to \(generation)"
+                    ))
+            }
             highest = max(highest, generation)
         }
         return found
     }
 
-    private static func repeatedCallbacks(in events: [TraceEvent]) -> [String] {
+    private static func repeatedCallbacks(in events: [TraceEvent]) -> [Violation] {
         var kindsThisCheck: [String: Set<String>] = [:]
-        var found: [String] = []
+        var found: [Violation] = []
         for event in events where event.proc != "hub" {
             switch event.name {
             case .checkStarted, .launched:
@@ -37,7 +49,8 @@ enum DeviceInvariants {
                 guard let name = event[.name] else { continue }
                 let kind = String(name.prefix { $0 != "(" })
                 if kindsThisCheck[event.proc, default: []].insert(kind).inserted == false {
-                    found.append("\(event.proc) got a second \(kind) in one check")
+                    found.append(
+                        (.oneCallbackOfAKindPerCheck, event.proc, "\(event.proc) got a second \(kind) in one check"))
                 }
             default:
                 break

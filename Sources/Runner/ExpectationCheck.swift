@@ -1,8 +1,10 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import Foundation
 import Hub
 import LeakScan
+import RunResults
 import Scenario
 import SharedDevice
 
@@ -13,17 +15,18 @@ struct ExpectationCheck {
     /// Callbacks count from this time on (the previous `expect`).
     let since: UInt64
 
-    /// Every failed field as `FILE:LINE:COL: target.field: expected …, got …`.
-    func failures(of expectations: [Expectation]) async throws -> [String] {
+    /// Every failed field, at its location; the same failure of several apps (a fleet's
+    /// members, `all`) is one, listing them.
+    func failures(of expectations: [Expectation]) async throws -> [StepFailure] {
         let session = try await hubSession()
         let findings = LeakScanner(containersFolder: driver.device.directory + "/containers").scan()
         let events = driver.traces.merged()
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
-        var failures: [String] = []
+        var failures: [StepFailure] = []
         var appFailures = AppGroups<AppFailure>()
-        for expectation in expectations {
-            if expectation.target == Expectation.hub {
-                failures += try await hubFailures(expectation, session: session)
+        for (index, expectation) in expectations.enumerated() {
+            if expectation.target == .hub {
+                failures += try await hubFailures(expectation, index, session: session)
                 continue
             }
             for app in apps(of: expectation.target) {
@@ -36,24 +39,31 @@ struct ExpectationCheck {
                     timing: timings.last { $0.app == app },
                     callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
                         .compactMap { $0[.name] })
-                for field in expectation.fields {
+                for (fieldIndex, field) in expectation.fields.enumerated() {
                     for mismatch in context.mismatches(field.check) {
-                        appFailures.add(app, under: AppFailure(location: field.location, failure: mismatch))
+                        let failure = AppFailure(
+                            location: field.location, expectation: index, field: fieldIndex,
+                            target: expectation.target, mismatch: mismatch)
+                        appFailures.add(app, under: failure)
                     }
                 }
             }
         }
         return failures
-            + appFailures.groups.map { "\($0.key.location): \(AppNames.who($0.apps)).\($0.key.failure)" }
+            + appFailures.groups.map { failure, apps in
+                let key = failure.mismatch
+                let mismatch = Mismatch(
+                    expectation: failure.expectation, field: failure.field, target: failure.target, apps: apps,
+                    name: key.name, expected: key.expected, got: key.got, found: key.found)
+                return StepFailure(location: failure.location, reason: .mismatch(mismatch))
+            }
     }
 
-    private func apps(of target: String) -> [String] {
-        let entries = driver.scenario.apps
+    private func apps(of target: ExpectTarget) -> [String] {
         switch target {
-        case Expectation.all: return entries.map(\.name)
-        case "msal": return entries.filter { $0.sdk != .ws1 }.map(\.name)
-        case "ws1": return entries.filter { $0.sdk == .ws1 }.map(\.name)
-        default: return [target]
+        case .hub: []
+        case .app(let name): [name]
+        case .group(let group): driver.scenario.apps.filter { group.covers($0.sdk) }.map(\.name)
         }
     }
 
@@ -79,9 +89,11 @@ struct ExpectationCheck {
         }
     }
 
-    private func hubFailures(_ expectation: Expectation, session: Session) async throws -> [String] {
-        var failures: [String] = []
-        for field in expectation.fields {
+    private func hubFailures(_ expectation: Expectation, _ index: Int, session: Session) async throws
+        -> [StepFailure]
+    {
+        var failures: [StepFailure] = []
+        for (fieldIndex, field) in expectation.fields.enumerated() {
             let (name, expected, actual): (String, String, String)
             switch field.check {
             case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
@@ -101,7 +113,10 @@ struct ExpectationCheck {
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
             if expected != actual {
-                failures.append("\(field.location): hub.\(name): expected \(expected), got \(actual)")
+                let mismatch = Mismatch(
+                    expectation: index, field: fieldIndex, target: .hub, apps: [], name: name, expected: expected,
+                    got: actual)
+                failures.append(StepFailure(location: field.location, reason: .mismatch(mismatch)))
             }
         }
         return failures
@@ -133,25 +148,27 @@ private struct AppContext {
         return String(format2: Double(seconds) * 1000 + Double(attoseconds) / 1e15) + " ms"
     }
 
-    /// `field: expected X, got Y` for each part of the check that does not hold; with what
-    /// the scanner found when a count of leaks or retained data is off.
-    func mismatches(_ check: ExpectField.Check) -> [String] {
+    /// Each part of the check that does not hold; with what the scanner found when a count of
+    /// leaks or retained data is off.
+    func mismatches(_ check: ExpectField.Check) -> [FieldMismatch] {
         switch check {
         case .leaks(let count) where scan.leaks.count != count:
             return [
-                "leaks: expected \(count), got \(scan.leaks.count)"
-                    + (scan.leaks.isEmpty ? "" : ": \(scan.leaks.described)")
+                FieldMismatch(
+                    name: "leaks", expected: "\(count)", got: "\(scan.leaks.count)",
+                    found: scan.leaks.isEmpty ? nil : scan.leaks.described)
             ]
         case .retained(let preferences, let common):
             return [(RecordKind.preferences, preferences), (.common, common)].compactMap { kind, expected in
                 let kept = scan.retained.filter { $0.canary.kind == kind }
                 guard let expected, kept.count != expected else { return nil }
-                return "retained.\(kind.rawValue): expected \(expected), got \(kept.count)"
-                    + (kept.isEmpty ? "" : ": \(kept.described)")
+                return FieldMismatch(
+                    name: "retained.\(kind.rawValue)", expected: "\(expected)", got: "\(kept.count)",
+                    found: kept.isEmpty ? nil : kept.described)
             }
         default:
             let (name, expected, actual) = compare(check)
-            return expected == actual ? [] : ["\(name): expected \(expected), got \(actual)"]
+            return expected == actual ? [] : [FieldMismatch(name: name, expected: expected, got: actual, found: nil)]
         }
     }
 
@@ -185,10 +202,21 @@ private struct AppContext {
     }
 }
 
+/// A field of an app that does not hold, before the apps that failed it alike are gathered.
+private struct FieldMismatch: Hashable {
+    let name: String
+    let expected: String
+    let got: String
+    let found: String?
+}
+
 /// One failed check of an expectation, whichever app failed it: the same failure of several
-/// apps of one `expect` step (a fleet's members, `all`) is one line that lists them,
+/// apps of one `expect` step (a fleet's members, `all`) is one that lists them,
 /// `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`.
 private struct AppFailure: Hashable {
     let location: Location
-    let failure: String
+    let expectation: Int
+    let field: Int
+    let target: ExpectTarget
+    let mismatch: FieldMismatch
 }

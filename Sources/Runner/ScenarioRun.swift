@@ -1,8 +1,10 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
+import RunResults
 import Scenario
 import SharedDevice
 
@@ -20,49 +22,6 @@ extension Scenario {
     }
 }
 
-/// One step's outcome, as the terminal and the reports show it.
-public struct StepResult: Sendable {
-    public var location: Location
-    public var title: String
-    /// Empty when the step held.
-    public var failures: [String]
-    /// What surfaced during the step without failing it: a cleanup that failed, a launch that
-    /// only brought a running app to the front.
-    public var notes: [String] = []
-    public var passed: Bool { failures.isEmpty }
-}
-
-/// A scenario's outcome.
-public struct ScenarioResult: Sendable {
-    public init(
-        scenario: Scenario, steps: [StepResult], timings: [SessionChangeTiming], environmentFailure: String? = nil
-    ) {
-        self.scenario = scenario
-        self.steps = steps
-        self.timings = timings
-        self.environmentFailure = environmentFailure
-    }
-
-    public var scenario: Scenario
-    public var steps: [StepResult]
-    public var timings: [SessionChangeTiming]
-    /// Every process's trace, merged in time order.
-    public var events: [TraceEvent] = []
-    /// The device attacker's scan at the end, with the hub's user then.
-    public var scan = ScanSummary()
-    /// The device could not start or broke (exit 3), rather than an expectation failing.
-    public var environmentFailure: String?
-    /// A termination signal cut the run short (its task was cancelled): it neither passed nor
-    /// failed, and what the cancellation broke is not reported as a failure.
-    public var interrupted = false
-    public var passed: Bool { environmentFailure == nil && !interrupted && steps.allSatisfy(\.passed) }
-
-    /// The device did not start: it is broken, unless the run was cancelled meanwhile.
-    mutating func deviceDidNotStart(_ error: any Error) {
-        if Task.isCancelled { interrupted = true } else { environmentFailure = "\(error)" }
-    }
-}
-
 extension TraceEvent {
     /// What a person must hear of at once: an app's cleanup that failed or left data behind.
     var surfacedProblem: String? {
@@ -74,11 +33,6 @@ extension TraceEvent {
     var writeFailure: String? {
         guard self.is(.writeFailed) else { return nil }
         return "\(proc) could not write \(self[.path] ?? "?"): \(self[.error] ?? "?"); the run cannot be judged"
-    }
-
-    /// The cleanup a `launched` or cleanup event names: `wipe-all`, `hook ./clean.sh (keeps common)`.
-    public var cleanupThatRan: String {
-        (self[.hook].map { "hook \($0)" } ?? self[.policy] ?? "?") + (self[.keeps].map { " (keeps \($0))" } ?? "")
     }
 }
 
@@ -160,10 +114,11 @@ public enum ScenarioRun {
         }
         let broken = DeviceInvariants.violations(in: result.events)
         if !broken.isEmpty {
-            result.steps.append(
-                StepResult(
-                    location: scenario.steps.last?.location ?? Location(file: scenario.file, line: 1, column: 1),
-                    title: "device invariants", failures: broken))
+            let location = scenario.steps.last?.location ?? Location(file: scenario.file, line: 1, column: 1)
+            let failures = broken.map {
+                StepFailure(location: location, reason: .invariant($0.rule, process: $0.process, detail: $0.detail))
+            }
+            result.steps.append(StepResult(location: location, title: "device invariants", failures: failures))
             progress(result.steps[result.steps.count - 1])
         }
         result.timings = SessionChangeTiming.all(in: result.events, cleanups: scenario.cleanups)
@@ -197,7 +152,9 @@ public enum ScenarioRun {
             }
             return StepResult(location: step.location, title: title, failures: [])
         } catch {
-            return StepResult(location: step.location, title: title, failures: ["\(step.location): \(error)"])
+            return StepResult(
+                location: step.location, title: title,
+                failures: [StepFailure(location: step.location, reason: .stepError("\(error)"))])
         }
     }
 

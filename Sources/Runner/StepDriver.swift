@@ -1,8 +1,10 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
+import RunResults
 import Scenario
 import SharedDevice
 

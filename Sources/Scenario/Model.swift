@@ -167,19 +167,61 @@ public enum StepKind: Sendable, Equatable {
 
 /// The checks of one `expect` target.
 public struct Expectation: Sendable, Equatable {
-    /// An app name, `hub`, or `all` / `msal` / `ws1` for every app of that kind. A fleet's
-    /// name is expanded into one expectation per member.
-    public var target: String
+    /// A fleet's name is expanded into one expectation per member.
+    public var target: ExpectTarget
     public var location: Location
     public var fields: [ExpectField]
 
-    public init(target: String, location: Location, fields: [ExpectField]) {
+    public init(target: ExpectTarget, location: Location, fields: [ExpectField]) {
         self.target = target
         self.location = location
         self.fields = fields
     }
+}
 
-    public static let hub = "hub", all = "all"
+/// Whom an `expect` entry checks: the hub, one app, or a group of apps. The one place the
+/// reserved names `hub`, `all`, `msal` and `ws1` are spelled.
+public enum ExpectTarget: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    case hub
+    case app(String)
+    case group(AppGroup)
+
+    /// Every app, or every app of one SDK family; the runner knows the apps' kinds.
+    public enum AppGroup: String, Sendable, CaseIterable {
+        case all, msal, ws1
+
+        public func covers(_ sdk: SDKKind) -> Bool {
+            switch self {
+            case .all: true
+            case .msal: sdk != .ws1
+            case .ws1: sdk == .ws1
+            }
+        }
+    }
+
+    /// The names no app may take.
+    public static let reservedNames: Set<String> = Set(["hub"] + AppGroup.allCases.map(\.rawValue))
+
+    /// A name as a scenario writes it: a reserved one, else an app's.
+    public init(_ name: String) {
+        if name == "hub" {
+            self = .hub
+        } else if let group = AppGroup(rawValue: name) {
+            self = .group(group)
+        } else {
+            self = .app(name)
+        }
+    }
+
+    public init(stringLiteral name: String) { self.init(name) }
+
+    public var description: String {
+        switch self {
+        case .hub: "hub"
+        case .app(let name): name
+        case .group(let group): group.rawValue
+        }
+    }
 }
 
 /// One check of an expectation, at the key that states it.

@@ -58,24 +58,21 @@ extension SDKKind {
 
 extension Reader {
     /// The SDKs of the apps the targets cover (apps, or a group's apps), each once, in app order.
-    func sdks(of targets: [String]) -> [SDKKind] {
+    func sdks(of targets: [ExpectTarget]) -> [SDKKind] {
         var kinds: [SDKKind] = []
         for target in targets {
-            let names = Self.groupTargets.contains(target) ? appOrder : [target]
+            let (names, group): ([String], ExpectTarget.AppGroup) =
+                switch target {
+                case .group(let group): (appOrder, group)
+                case .app(let name): ([name], .all)
+                case .hub: ([], .all)
+                }
             for case .some(.some(let app)) in names.map({ apps[$0] })
-            where Self.covers(target, app.sdk) && !kinds.contains(app.sdk) {
+            where group.covers(app.sdk) && !kinds.contains(app.sdk) {
                 kinds.append(app.sdk)
             }
         }
         return kinds
-    }
-
-    static func covers(_ target: String, _ sdk: SDKKind) -> Bool {
-        switch target {
-        case "msal": sdk != .ws1
-        case "ws1": sdk == .ws1
-        default: true
-        }
     }
 
     /// Whether every SDK of `sdks` makes the callback `text` (its users declared); else reports why.

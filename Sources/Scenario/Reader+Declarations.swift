@@ -4,8 +4,6 @@ import Yams
 /// The scenario's head: `name`, `device`, `users` and `apps` (Docs/scenarios.md).
 extension Reader {
     static let topKeys = ["name", "tags", "device", "users", "apps", "steps"]
-    /// Expectation targets that stand for several apps or the hub.
-    static let reservedAppNames: Set = ["all", "msal", "ws1", "hub"]
 
     mutating func scenario(_ root: Node?) -> Scenario? {
         guard let root else {
@@ -226,7 +224,7 @@ extension Reader {
     mutating func fleet(_ app: Declared, count: Int, countNode: Node, taken: inout [String: Location]) -> [AppEntry] {
         apps[app.name] = .some(nil)  // a fleet's own name is known, but is not an app
         let members = (1...count).map { "\(app.name)\($0)" }
-        if let clash = members.first(where: { taken[$0] != nil || Self.reservedAppNames.contains($0) }) {
+        if let clash = members.first(where: { taken[$0] != nil || ExpectTarget.reservedNames.contains($0) }) {
             let with =
                 taken[clash].map { "the app \(clash) at \($0.line):\($0.column)" } ?? "the reserved name \(clash)"
             report(countNode, "count \(count) names \(Self.range(members)), which clashes with \(with)")
@@ -312,7 +310,7 @@ extension Reader {
             expected("app name", expecting, found: node)
             return nil
         }
-        guard !Self.reservedAppNames.contains(name) else {
+        guard !ExpectTarget.reservedNames.contains(name) else {
             report(node, "app name: \(name) is reserved for expectations (hub, all, msal, ws1)")
             return nil
         }

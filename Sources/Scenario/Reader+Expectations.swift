@@ -8,7 +8,6 @@ extension Reader {
         "records", "prefs", "mechanism", "within",
     ]
     static let hubCheckKeys = ["state", "user", "generation", "online", "locked", "foreground"]
-    static let groupTargets: Set = [Expectation.all, "msal", "ws1"]
 
     mutating func expectations(_ node: Node) -> [Expectation]? {
         guard let entries = keyedEntries(node, "expect") else { return nil }
@@ -19,9 +18,9 @@ extension Reader {
         var expectations: [Expectation] = []
         for entry in entries {
             let at = location(entry.keyNode)
-            if entry.key == Expectation.hub {
+            if case .hub = ExpectTarget(entry.key) {
                 guard let fields = checks(entry, allowed: Self.hubCheckKeys, { $0.hubCheck($1) }) else { continue }
-                expectations.append(Expectation(target: entry.key, location: at, fields: fields))
+                expectations.append(Expectation(target: .hub, location: at, fields: fields))
             } else if let targets = expectTargets(entry) {
                 let sdks = sdks(of: targets)
                 guard let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1, sdks: sdks) }) else {
@@ -34,9 +33,9 @@ extension Reader {
     }
 
     /// A group keeps its name (the runner knows the apps' kinds); a fleet becomes its members.
-    mutating func expectTargets(_ entry: Entry) -> [String]? {
-        if Self.groupTargets.contains(entry.key) { return [entry.key] }
-        if let members = fleets[entry.key] { return members }
+    mutating func expectTargets(_ entry: Entry) -> [ExpectTarget]? {
+        if case .group(let group) = ExpectTarget(entry.key) { return [.group(group)] }
+        if let members = fleets[entry.key] { return members.map(ExpectTarget.app) }
         guard apps[entry.key] != nil else {
             let known = appSummary.isEmpty ? "" : "; the apps are \(appSummary.joined(separator: ", "))"
             report(
@@ -44,7 +43,7 @@ extension Reader {
                 "unknown app \(Self.shown(entry.key)) in expect (expected hub, all, msal, ws1 or an app\(known))")
             return nil
         }
-        return [entry.key]
+        return [.app(entry.key)]
     }
 
     mutating func checks(
@@ -109,7 +108,7 @@ extension Reader {
         case "online": return bool(value, key).map { .online($0) }
         case "locked": return bool(value, key).map { .locked($0) }
         default:  // "foreground": the Hub app or an app
-            if value.scalar?.string == Expectation.hub { return .foreground(Expectation.hub) }
+            if let name = value.scalar?.string, ExpectTarget(name) == .hub { return .foreground(name) }
             return appRef(value, key).map { .foreground($0) }
         }
     }

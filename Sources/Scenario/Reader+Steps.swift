@@ -274,14 +274,14 @@ extension Reader {
                 return nil
             }
             let names = items.map { item -> [String]? in
-                if item.scalar?.string == Expectation.all {
+                if item.scalar?.string == ExpectTarget.AppGroup.all.rawValue {
                     report(item, "\(what): all stands alone (\(what): all)")
                     return nil
                 }
                 return appOrFleet(item, what)
             }
             return names.contains { $0 == nil } ? nil : names.flatMap { $0 ?? [] }
-        case .scalar where node.scalar?.string == Expectation.all:
+        case .scalar where node.scalar?.string == ExpectTarget.AppGroup.all.rawValue:
             return appOrder
         case .scalar where !Self.isNull(node):
             return appOrFleet(node, what)

@@ -25,7 +25,7 @@ extension StepKind {
         case .wait(let duration): "wait: \(duration)"
         case .settle(let limit): "settle" + (limit.map { ": \($0)" } ?? "")
         case .repeat(let times, _): "repeat \(times)×"
-        case .expect(let expectations): "expect: " + expectations.map(\.target).joined(separator: ", ")
+        case .expect(let expectations): "expect: " + expectations.map(\.target.description).joined(separator: ", ")
         }
     }
 }

@@ -213,7 +213,8 @@ extension StepKind {
         case .removeAccount: return ("remove-account", .bare)
         case .lifecycle(let action, let apps):
             let targets =
-                apps.count == 1 ? text(apps[0]) : apps == all ? Expectation.all : YAMLText.flowList(apps.map(text))
+                apps.count == 1
+                ? text(apps[0]) : apps == all ? ExpectTarget.AppGroup.all.rawValue : YAMLText.flowList(apps.map(text))
             return (action.rawValue, .scalar(targets))
         case .write(let app, let kind, let count):
             return (
@@ -242,7 +243,7 @@ extension StepKind {
 extension Expectation {
     /// `target: {check, …}`.
     var yaml: String {
-        "\(YAMLText.scalar(target)): \(YAMLText.flow(fields.map(\.check.yaml)))"
+        "\(YAMLText.scalar(target.description)): \(YAMLText.flow(fields.map(\.check.yaml)))"
     }
 }
 

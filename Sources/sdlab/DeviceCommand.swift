@@ -1,10 +1,11 @@
 import ArgumentParser
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
-import Runner
+import RunResults
 import Scenario
 
 struct DeviceCommand: AsyncParsableCommand {

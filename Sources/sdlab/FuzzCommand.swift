@@ -3,6 +3,7 @@ import DeviceContract
 import DeviceProcesses
 import Faults
 import Foundation
+import RunResults
 import Runner
 import Scenario
 
@@ -189,7 +190,7 @@ struct FuzzCommand: AsyncParsableCommand {
         if let violation = built.failures.first {
             tally.add(sequence, steps: built.scenario.steps.count)
             emitLine("\(label) seed \(seedText): ✗ in the domain: \(violation.text)")
-            return write(await shrinkInDomain(sequence), from: sequence, tally: &tally)
+            return write(await sequence.shrunkInDomain(), from: sequence, tally: &tally)
         }
         guard !domainOnly else {
             tally.add(sequence, steps: built.scenario.steps.count)
@@ -212,33 +213,16 @@ struct FuzzCommand: AsyncParsableCommand {
         case .failed(let failures):
             tally.add(sequence, steps: built.scenario.steps.count, onDeviceFor: elapsed)
             emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0].text)")
-            var shrinker = DeviceShrinker(limit: shrinkRuns) { await runOnDevice($0, seed: sequence.seed) }
-            let reproduction = await shrinker.shrink(sequence, failing: (built, failures))
+            var shrinker = DeviceShrinker(limit: shrinkRuns) {
+                await runOnDevice($0, seed: sequence.seed)
+            } willRun: { run, steps in
+                emitLine("  shrinking: run \(run) of at most \(shrinkRuns), \(steps) steps")
+            }
+            let reproduction = await shrinker.shrink(sequence, failing: built, with: failures)
             if Task.isCancelled { emitLine("  shrinking interrupted: the smallest failing sequence found is written") }
             return write(reproduction, from: sequence, tally: &tally)
         }
     }
-
-    /// The models alone: fewer actions, then fewer steps, while an invariant still breaks;
-    /// the expectations stay (each predicted again), so the file still checks the device.
-    private func shrinkInDomain(_ sequence: FaultSequence) async -> Reproduction {
-        var shrunk = sequence
-        shrunk.actions = await Shrinking.shrink(sequence.actions, budget: 5000) { actions in
-            !FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build().failures.isEmpty
-        }
-        let steps = StepSequence(shrunk)
-        let parts = await Shrinking.shrink(steps.parts, removable: StepSequence.isStep, budget: 5000) { parts in
-            !steps.with(parts).build().failures.isEmpty
-        }
-        let built = steps.with(parts).build()
-        let byActions = shrunk.build()
-        return built.failures.isEmpty
-            ? Reproduction(built: byActions, failures: byActions.failures)
-            : Reproduction(built: built, failures: built.failures)
-    }
-
-    /// `interrupted`: a termination signal cut the run short, which says nothing of the sequence.
-    enum DeviceRun { case held, failed([SequenceFailure]), environment(String), interrupted }
 
     /// The scenario as a scenario file's text, read back, run on a device of its own; then
     /// nothing it started may be left.
@@ -261,36 +245,16 @@ struct FuzzCommand: AsyncParsableCommand {
         runFolder.release()  // the run ended: its folder is to remove, not a killed run's
         if result.interrupted { return .interrupted }
         if let why = result.environmentFailure { return .environment(why) }
-        var failures = result.steps.indices.flatMap { index in
-            result.steps[index].failures.map { Self.runnerFailure($0, at: index, in: scenario) }
-        }
+        var failures = SequenceFailure.all(in: result)
         let left = LiveProcesses.mentioning(folder)
         if !left.isEmpty {
             failures.append(
                 SequenceFailure(
-                    step: nil,
+                    step: nil, signature: "left running after the run",
                     text: "left running after the run: "
                         + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")))
         }
         return failures.isEmpty ? .held : .failed(failures)
-    }
-
-    /// A runner's failure as the step (and the expectation's field) it belongs to, without
-    /// the location it starts with: that is the location in this run's text, not in the file
-    /// written in the end. Past the steps (the device's invariants) it belongs to none.
-    static func runnerFailure(_ text: String, at index: Int, in scenario: Scenario) -> SequenceFailure {
-        guard scenario.steps.indices.contains(index) else { return SequenceFailure(step: nil, text: text) }
-        let step = scenario.steps[index]
-        let expectations = if case .expect(let expectations) = step.kind { expectations } else { [Expectation]() }
-        for expectation in expectations {
-            for (field, check) in expectation.fields.enumerated() where text.hasPrefix("\(check.location): ") {
-                return SequenceFailure(
-                    step: index, target: expectation.target, field: field,
-                    text: String(text.dropFirst("\(check.location): ".count)))
-            }
-        }
-        let prefix = "\(step.location): "
-        return SequenceFailure(step: index, text: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
     }
 
     private func path(forSeed seed: UInt64) -> String { out + "/fuzz-\(FaultSequence.seedText(seed)).yaml" }
@@ -305,7 +269,7 @@ struct FuzzCommand: AsyncParsableCommand {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
             try scenario.yaml.write(toFile: file, atomically: true, encoding: .utf8)
             let written = Self.readBack(file, scenario.yaml)
-            let lines = reproduction.failures.prefix(10).map { Self.located($0, in: written) }
+            let lines = reproduction.failures.prefix(10).map { $0.located(in: written) }
             let trailer =
                 [
                     "",
@@ -328,115 +292,6 @@ struct FuzzCommand: AsyncParsableCommand {
         (try? Scenario.load(path: file)) ?? (try? Scenario.parse(text, file: file))
             ?? Scenario(
                 name: "", file: file, device: Device(), users: [], apps: [], steps: [])
-    }
-
-    /// `FILE:LINE:COL: what failed`: at the failed expectation's field, else the step; past
-    /// the steps, at the last one (as the runner reports the device's invariants).
-    static func located(_ failure: SequenceFailure, in scenario: Scenario) -> String {
-        let step =
-            failure.step.flatMap { scenario.steps.indices.contains($0) ? scenario.steps[$0] : nil }
-            ?? scenario.steps.last
-        guard let step else { return "\(scenario.file): \(failure.text)" }
-        var location = step.location
-        if case .expect(let expectations) = step.kind,
-            let failed = expectations.first(where: { $0.target == failure.target })
-        {
-            location =
-                failure.field.flatMap { failed.fields.indices.contains($0) ? failed.fields[$0].location : nil }
-                ?? failed.location
-        }
-        return "\(location): \(failure.text)"
-    }
-}
-
-/// A shrunk scenario and what failed in its last run.
-private struct Reproduction {
-    var built: BuiltScenario
-    var failures: [SequenceFailure]
-}
-
-/// Shrinks a sequence that failed on a device, at most `limit` runs in all: first its actions
-/// (ddmin, a third of the runs), then the single steps and expectations of what is left:
-/// first three cuts of many at once (the expectations that held, the steps of the apps that
-/// did not fail, the steps the models say change nothing), then ddmin. A candidate counts as
-/// failing only if it fails as the sequence did (`signature`), not if something else went
-/// wrong; one whose scenario already ran is not run again.
-private struct DeviceShrinker {
-    let limit: Int
-    let run: (Scenario) async -> FuzzCommand.DeviceRun
-    private var runs = 0
-    private var signatures: Set<String> = []
-    private var known: [String: [SequenceFailure]] = [:]
-    private var last: Reproduction?
-
-    init(limit: Int, run: @escaping (Scenario) async -> FuzzCommand.DeviceRun) {
-        self.limit = limit
-        self.run = run
-    }
-
-    mutating func shrink(_ sequence: FaultSequence, failing: (BuiltScenario, [SequenceFailure])) async -> Reproduction {
-        signatures = Set(failing.1.map(\.signature))
-        known[failing.0.scenario.yaml] = failing.1
-        var shrunk = sequence
-        shrunk.actions = await Shrinking.shrink(sequence.actions, budget: Int.max) { actions in
-            await fails(
-                FaultSequence(base: sequence.base, seed: sequence.seed, actions: actions).build(),
-                within: (limit + 2) / 3)
-        }
-        let byActions = Reproduction(built: shrunk.build(), failures: known[shrunk.build().scenario.yaml] ?? failing.1)
-        last = nil
-        var steps = await cutMany(StepSequence(shrunk), failing: byActions)
-        let cut = steps
-        steps.parts = await Shrinking.shrink(steps.parts, budget: Int.max) { parts in
-            await fails(cut.with(parts).build(), within: limit)
-        }
-        // No step-wise candidate failed: the file is the one shrunk by actions.
-        return last ?? byActions
-    }
-
-    /// The cuts that remove many parts in one run, each kept if the scenario still fails.
-    private mutating func cutMany(_ steps: StepSequence, failing: Reproduction) async -> StepSequence {
-        let apps = Set(failing.failures.compactMap(\.target)).subtracting([Expectation.hub])
-        let cuts: [(StepSequence) -> StepSequence] = [
-            { $0.keepingExpectations(thatFailed: failing.failures, in: failing.built) },
-            { apps.isEmpty ? $0 : $0.withoutSteps(concerningOnlyAppsOtherThan: apps) },
-            { $0.withoutRefusedSteps() },
-        ]
-        var steps = steps
-        for cut in cuts {
-            let fewer = cut(steps)
-            if await fails(fewer.build(), within: limit) { steps = fewer }
-        }
-        return steps
-    }
-
-    /// Whether `built` fails on a device as the sequence did (without running it again if it
-    /// ran before); false once `runs` reached `within`.
-    private mutating func fails(_ built: BuiltScenario, within: Int) async -> Bool {
-        let text = built.scenario.yaml
-        if known[text] == nil {
-            // After a termination signal no candidate runs: the last one that failed stands.
-            guard runs < within, !Task.isCancelled else { return false }
-            runs += 1
-            emitLine("  shrinking: run \(runs) of at most \(limit), \(built.scenario.steps.count) steps")
-            switch await run(built.scenario) {
-            case .failed(let failures): known[text] = failures
-            case .interrupted: return false
-            case .held, .environment: known[text] = []
-            }
-        }
-        let failures = known[text]!
-        guard failures.contains(where: { signatures.contains($0.signature) }) else { return false }
-        last = Reproduction(built: built, failures: failures)
-        return true
-    }
-}
-
-extension SequenceFailure {
-    /// What failed, without the values: `notes.leaks`, or the whole text when it has no `: `.
-    var signature: String {
-        let what = text.range(of: ": ").map { String(text[..<$0.lowerBound]) } ?? text
-        return (target.map { "\($0) " } ?? "") + what
     }
 }
 

@@ -3,6 +3,7 @@ import DeviceContract
 import DeviceProcesses
 import Foundation
 import Reports
+import RunResults
 import Runner
 import Scenario
 

@@ -1,7 +1,7 @@
 import DeviceContract
 import DeviceProcesses
 import Foundation
-import Runner
+import RunResults
 import Testing
 
 @testable import Bench

@@ -1,8 +1,8 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Runner
 import TestSupport
 import Testing
 

@@ -1,10 +1,10 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
 import LeakScan
-import Runner
 import SharedDevice
 import Synchronization
 import TestSupport

@@ -1,9 +1,9 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import Foundation
 import Hub
 import ManagedApp
-import Runner
 import TestSupport
 import Testing
 

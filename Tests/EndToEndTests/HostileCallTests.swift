@@ -1,11 +1,11 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Faults
 import Foundation
 import Hub
 import ManagedApp
-import Runner
 import SharedDevice
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import Foundation
-import Runner
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization

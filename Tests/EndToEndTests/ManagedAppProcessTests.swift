@@ -1,9 +1,9 @@
 import DBusKit
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Hub
-import Runner
 import SharedDevice
 import TestSupport
 import Testing

@@ -1,6 +1,6 @@
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Runner
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Runner
 import SharedDevice
 import TestSupport
 import Testing

@@ -71,7 +71,7 @@ import Testing
             Issue.record("the last step is not an expect")
             return
         }
-        #expect(Set(last.map(\.target)) == Set(["hub"] + Self.device.apps.map(\.name)))
+        #expect(Set(last.map(\.target)) == Set([.hub] + Self.device.apps.map { .app($0.name) }))
         #expect(last.filter { $0.target != "hub" }.allSatisfy { $0.fields.contains { $0.check == .leaks(0) } })
     }
 

@@ -13,7 +13,7 @@ import Testing
         scenario.steps.map(\.kind).filter { if case .expect = $0 { true } else { false } }
     }
 
-    static func targets(_ scenario: Scenario) -> [[String]] {
+    static func targets(_ scenario: Scenario) -> [[ExpectTarget]] {
         scenario.steps.compactMap {
             if case .expect(let expectations) = $0.kind { expectations.map(\.target) } else { nil }
         }

@@ -1,6 +1,6 @@
 import DeviceContract
 import Foundation
-import Runner
+import RunResults
 import Scenario
 import SharedDevice
 import Testing
@@ -273,7 +273,7 @@ import Testing
         }
         #expect(
             page.contains(
-                #"<div class="fail">reports.yaml:13:7: crm.leaks: expected 0, got 1 &lt;cou1 &amp; &quot;plain&quot;&gt;</div>"#
+                #"<div class="fail">reports.yaml:13:7: crm.leaks: expected 0, got 1: &lt;cou1 &amp; &quot;plain&quot;&gt;</div>"#
             ))
         #expect(
             page.contains(

@@ -1,10 +1,9 @@
 import DeviceContract
 import LeakScan
 import Reports
+import RunResults
 import Scenario
 import SharedDevice
-
-@testable import Runner
 
 /// A small hand-made run: one scenario whose expectation failed, with a clean exposed pair,
 /// an open one and two pairs that held nothing, a leak scan and a short trace; and one
@@ -31,8 +30,17 @@ enum Sample {
 
     static func location(_ line: Int) -> Location { Location(file: file, line: line, column: 5) }
 
-    static let failure = #"reports.yaml:13:7: crm.leaks: expected 0, got 1 <cou1 & "plain">"#
+    static let failure = #"reports.yaml:13:7: crm.leaks: expected 0, got 1: <cou1 & "plain">"#
     static let secondFailure = "reports.yaml:13:7: crm.exposed: expected 0, got 1"
+    static let failedLeaks = mismatch(field: 0, "leaks", got: "1", found: #"<cou1 & "plain">"#)
+    static let failedExposed = mismatch(field: 1, "exposed", got: "1")
+
+    static func mismatch(field: Int, _ name: String, got: String, found: String? = nil) -> StepFailure {
+        let mismatch = Mismatch(
+            expectation: 0, field: field, target: .app("crm"), apps: ["crm"], name: name, expected: "0", got: got,
+            found: found)
+        return StepFailure(location: Location(file: file, line: 13, column: 7), reason: .mismatch(mismatch))
+    }
     static let note = #"crm: cleanup (hook ./clean.sh) for cou1 failed: said "no" <here> & there"#
 
     static let steps = [
@@ -40,7 +48,8 @@ enum Sample {
         StepResult(
             location: location(10), title: "launch: mail, notes, crm", failures: [],
             notes: ["mail was running: launch brought it to the front"]),
-        StepResult(location: location(12), title: "expect: crm", failures: [failure, secondFailure], notes: [note]),
+        StepResult(
+            location: location(12), title: "expect: crm", failures: [failedLeaks, failedExposed], notes: [note]),
     ]
 
     // Times: the trace runs from 1 s to 3 s; the check-in is at 2 s.

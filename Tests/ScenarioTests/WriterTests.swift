@@ -127,7 +127,7 @@ import Testing
     }
 
     /// An `expect` step with these checks by target, in order.
-    static func expect(_ targets: KeyValuePairs<String, [ExpectField.Check]>) -> Step {
+    static func expect(_ targets: KeyValuePairs<ExpectTarget, [ExpectField.Check]>) -> Step {
         step(.expect(targets.map { .init(target: $0.key, location: here, fields: $0.value.map(check)) }))
     }
 

@@ -3,7 +3,7 @@ import LeakScan
 import SharedDevice
 import Testing
 
-@testable import Runner
+@testable import RunResults
 
 /// Docs/behaviour.md §9 over merged traces: notified, mechanism, and — where the app held another user's
 /// data at the commit — clean and the exposure window, true when the cleanup fails too.

@@ -1,0 +1,51 @@
+import LeakScan
+import SharedDevice
+
+/// What the leak scanner finds at the end of a scenario, per app: leaks (another user's data
+/// the app's cleanup does not declare it keeps, readable on disk), retained (what it declares
+/// it keeps) and exposed (what the app displays of other users), each by user, kind and file.
+public struct ScanSummary: Sendable, Equatable {
+    public struct Findings: Sendable, Equatable {
+        public init(leaks: [LeakScanner.Finding] = [], retained: [LeakScanner.Finding] = [], exposed: [Canary] = []) {
+            self.leaks = leaks
+            self.retained = retained
+            self.exposed = exposed
+        }
+
+        public var leaks: [LeakScanner.Finding] = []
+        public var retained: [LeakScanner.Finding] = []
+        public var exposed: [Canary] = []
+    }
+
+    /// The hub's user at the end (nil: none).
+    public var currentUser: String?
+    /// By app.
+    public var apps: [String: Findings] = [:]
+    /// Apps that did not answer for what they show (a hung bus, a hung app), and why: their
+    /// exposure is unknown, not none.
+    public var unanswered: [String: String] = [:]
+
+    public init() {}
+
+    /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name order.
+    public var lines: [String] {
+        Set(apps.keys).union(unanswered.keys).sorted().flatMap { app -> [String] in
+            let unknown = unanswered[app].map {
+                ["\(app): exposed unknown: \($0)"]
+            }
+            guard let found = apps[app] else { return unknown ?? [] }
+            var lines: [String] = unknown ?? []
+            if !found.leaks.isEmpty { lines.append("\(app): leaks \(found.leaks.count): \(found.leaks.described)") }
+            if !found.retained.isEmpty {
+                lines.append("\(app): retained \(found.retained.count): \(found.retained.described)")
+            }
+            if !found.exposed.isEmpty {
+                let byUser = Dictionary(grouping: found.exposed, by: \.user)
+                lines.append(
+                    "\(app): exposed \(found.exposed.count) on screen: "
+                        + byUser.keys.sorted().map { "\($0) ×\(byUser[$0]!.count)" }.joined(separator: ", "))
+            }
+            return lines
+        }
+    }
+}
