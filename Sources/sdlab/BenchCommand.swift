@@ -112,10 +112,9 @@ struct BenchCommand: AsyncParsableCommand {
             )
         }
         removeFoldersOfKilledRuns(in: runFoldersBase)
-        let (outcome, signal) = await cancellingOnTermination(Task { try await sweep() })
+        let (outcome, signal) = await cancellingOnTermination(Task { try await measureAll() })
         progress("")
         let end = try outcome.get()
-        let total = (fleetSizes ?? []).count * repeats
         if let signal {
             // Nothing is written: a table or file of part of the sweep would pass for all of it.
             let done = if case .interrupted(let done) = end { done } else { total }
@@ -142,97 +141,30 @@ struct BenchCommand: AsyncParsableCommand {
             && access(memory, W_OK) == 0 ? memory : DevicePaths.temporaryBase
     }
 
-    /// How a sweep ended: every fleet measured, or a termination signal stopped it after `done`
-    /// fleets (each fleet size's run with its floors, `--repeat` times).
-    private enum SweepEnd {
-        case done(BenchResults)
-        case interrupted(after: Int)
-    }
+    private var total: Int { (fleetSizes ?? []).count * repeats }
 
-    private func sweep() async throws -> SweepEnd {
+    /// The floor, then the sweep against it; a failure of the sweep is exit 3, with what went wrong.
+    private func measureAll() async throws -> BenchSweep.End {
         guard let (floor, external) = try await preparedFloor() else { return .interrupted(after: 0) }
         defer { if let external { try? FileManager.default.removeItem(atPath: external.buildFolder) } }
-        var runs: [BenchRun] = []
-        var done = 0
-        for size in fleetSizes ?? [] {
-            var samples: [BenchSample] = []
-            for round in 1...repeats {
-                let label = "N=\(size)" + (repeats > 1 ? " (\(round) of \(repeats))" : "")
-                guard let sample = try await measure(size, label: label, floor: floor) else {
-                    return .interrupted(after: done)
-                }
-                done += 1
-                samples.append(sample)
-                progress("")
-                emitLine(sample.summary + (repeats > 1 ? " [\(round) of \(repeats)]" : ""))
-            }
-            runs.append(try BenchRun(samples: samples))
-        }
-        return .done(BenchResults(runs: runs))
-    }
-
-    /// Both floors, then the fleet, of one size; nil when a termination signal came meanwhile
-    /// (what it measured then is not kept, whether or not the signal broke it).
-    private func measure(_ size: Int, label: String, floor: any Floor) async throws -> BenchSample? {
-        var floors = BenchSample.Floors(recheck: nil, plain: nil)
-        for recheck in [false, true] {
-            guard !Task.isCancelled, let measured = try await measureFloor(size, recheck, label, floor) else {
-                return nil
-            }
-            if recheck { floors.recheck = measured } else { floors.plain = measured }
-        }
-        guard !Task.isCancelled, let measured = try await measureFleet(size, label: label) else { return nil }
-        return Task.isCancelled ? nil : BenchSample(measured, gap: gap, changes: changes, floors: floors)
-    }
-
-    /// One floor in a folder of its own; nil when a termination signal stopped it.
-    private func measureFloor(_ size: Int, _ recheck: Bool, _ label: String, _ floor: any Floor) async throws
-        -> FloorMeasurement?
-    {
-        progress("\(label): C floor\(recheck ? " with recheck" : "")")
-        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor", in: runFoldersBase)
         do {
-            let measured = try await floor.fanout(
-                receivers: size, signals: signals, gap: gap, recheck: recheck, in: folder)
-            finish(folder, label)
-            return measured
+            return try await sweep.run(against: floor)
         } catch {
-            let empty = (try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true
-            if empty || (Task.isCancelled && !keep) {
-                try? FileManager.default.removeItem(atPath: folder)  // an external floor's own, or interrupted
-            } else {
-                note("\(label): floor folder kept: \(folder)")
-            }
-            return try interruptedOrFailed(error)
+            throw failure("\(error)", code: ExitCodes.environment)
         }
     }
 
-    /// The fleet of `size` apps in a run folder of its own; nil when a termination signal stopped it.
-    private func measureFleet(_ size: Int, label: String) async throws -> FleetMeasurement? {
-        let lockedFolder = try LockedRunFolder.make(prefix: "sdlab-bench", in: runFoldersBase)
-        let runFolder = lockedFolder.path
-        var bench = FleetBench(apps: size, signals: signals, gap: gap, changes: changes, records: records)
-        bench.progress = { progress("\(label): \($0)") }
-        bench.executable = executable
-        do {
-            let measured = try await bench.run(in: runFolder)
-            lockedFolder.release()  // the run ended: its folder is to keep or remove, not a killed run's
-            finish(runFolder, label)
-            return measured
-        } catch {
-            lockedFolder.release()
-            if Task.isCancelled { finish(runFolder, label) } else { note("\(label): run folder kept: \(runFolder)") }
-            return try interruptedOrFailed(error)
+    private var sweep: BenchSweep {
+        var sweep = BenchSweep(
+            sizes: fleetSizes ?? [], repeats: repeats, signals: signals, gap: gap, changes: changes, records: records,
+            executable: executable, keep: keep, runFolders: runFoldersBase)
+        sweep.progress = { progress($0) }
+        sweep.note = { note($0) }
+        sweep.measured = { [repeats] sample, round in
+            progress("")
+            emitLine(sample.summary + (repeats > 1 ? " [\(round) of \(repeats)]" : ""))
         }
-    }
-
-    /// Removes a run folder, or with --keep says where it is.
-    private func finish(_ folder: String, _ label: String) {
-        if keep {
-            note("\(label): run folder kept: \(folder)")
-        } else {
-            try? FileManager.default.removeItem(atPath: folder)
-        }
+        return sweep
     }
 
     /// The built floor beside sdlab, or with --baseline the external one, built into a folder

@@ -132,46 +132,17 @@ struct RunCommand: AsyncParsableCommand {
         if failed > 0 { throw ExitCode(ExitCodes.failed) }
     }
 
-    /// One run of one scenario that ended (or was cut short).
-    private struct FinishedRun: Sendable {
-        var scenario: Int
-        var run: Int
-        var result: ScenarioResult
-        var seconds: Double
-    }
+    private typealias FinishedRun = ScenarioQueue.FinishedRun
 
     /// Every run of every scenario, at most `jobs` at once, until a termination signal stops
     /// them: the runs that ended (some perhaps cut short) and the signal, if one came.
     private func runAll(_ scenarios: [Scenario], jobs: Int, console: RunConsole) async -> (
         [FinishedRun], signal: Int32?
     ) {
-        // The longest first (by steps run, then apps), so that none starts last and runs alone.
-        let weight = scenarios.map { Step.runCount(of: $0.steps) + $0.apps.count }
-        let work = scenarios.indices.sorted { (-weight[$0], $0) < (-weight[$1], $1) }
-            .flatMap { scenario in (1...repeats).map { (scenario: scenario, run: $0) } }
         let (finished, signal) = await cancellingOnTermination(
             Task {
-                await withTaskGroup(of: FinishedRun.self) { group in
-                    var next = 0
-                    func startNext() {
-                        guard next < work.count, !Task.isCancelled else { return }
-                        let (scenario, run) = work[next]
-                        let index = next
-                        next += 1
-                        group.addTask {
-                            let start = ContinuousClock.now
-                            let result = await runOne(scenarios[scenario], run: run, index: index, console: console)
-                            let seconds = Double((ContinuousClock.now - start).nanoseconds) / 1e9
-                            return FinishedRun(scenario: scenario, run: run, result: result, seconds: seconds)
-                        }
-                    }
-                    for _ in 0..<min(jobs, work.count) { startNext() }
-                    var finished: [FinishedRun] = []
-                    while let done = await group.next() {
-                        finished.append(done)
-                        startNext()
-                    }
-                    return finished
+                await ScenarioQueue.run(scenarios, repeats: repeats, jobs: jobs) { scenario, run, index in
+                    await runOne(scenario, run: run, index: index, console: console)
                 }
             })
         return (finished.get(), signal)
