@@ -7,8 +7,10 @@ let package = Package(
         .executable(name: "sdlab", targets: ["sdlab"]),
         .executable(name: "sdlab-app", targets: ["sdlab-app"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
-        // The simulated SDKs as an app calls them, and the host that runs an app as a fleet member.
-        .library(name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract"]),
+        // The simulated SDKs as an app calls them, the host that runs an app as a fleet member, and
+        // the command line it is started with.
+        .library(
+            name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract", "AppCommandLine"]),
         // What a team's own app code links: the real SDKs' modules under their real names, so its
         // files compile with their imports as they are, and the host that runs it in a device.
         .library(name: "MSAL", targets: ["MSAL"]),
@@ -38,15 +40,18 @@ let package = Package(
         .target(name: "DBusKit", dependencies: ["CDBus"]),
         // The domain: pure Swift, no I/O.
         .target(name: "SharedDevice"),
-        // Child processes and the private dbus-daemon, shared by the product and the tests.
+        // Child processes, the private dbus-daemon and the run folder's layout, shared by the
+        // product and the tests.
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
         // What every process of a device agrees on: bus names, members, errors, wire shapes,
-        // the trace vocabulary and the app's command line.
+        // the trace vocabulary and the app's options as the runner writes them.
+        .target(name: "DeviceContract", dependencies: ["DBusKit", "DeviceProcesses", "SharedDevice"]),
+        // The app's command line read back, with its help, for the app processes that parse it:
+        // apart from the contract, so that joining a device needs no CLI parser.
         .target(
-            name: "DeviceContract",
+            name: "AppCommandLine",
             dependencies: [
-                "DBusKit", "DeviceProcesses", "SharedDevice",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "DeviceContract", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // zlib, to read what a cleanup compressed rather than removed.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
@@ -56,14 +61,21 @@ let package = Package(
             dependencies: [
                 "CZlib", "SharedDevice", "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        // The hub process: the SharedDevice session served on the bus, its credentials and
-        // its state file.
+        // What the hub reads and writes in its folder: its setup (the console's users, hashed) and
+        // its saved state. The hub and whoever starts it or reads its state both use them.
+        .target(
+            name: "HubFiles",
+            dependencies: [
+                "DeviceProcesses", "SharedDevice",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
+        // The hub process: the SharedDevice session served on the bus.
         .target(
             name: "Hub",
             dependencies: [
-                "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
+                "DBusKit", "DeviceContract", "HubFiles", "SharedDevice", "DeviceProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         // The simulated MSAL and Workspace ONE SDKs as an app calls them, over the device bus.
         .target(
@@ -84,7 +96,7 @@ let package = Package(
         // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
         .target(
             name: "DeviceLaunch",
-            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice"]),
+            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice"]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
         .target(
@@ -97,14 +109,15 @@ let package = Package(
         .target(
             name: "Runner",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "Hub", "DeviceProcesses", "SharedDevice", "Scenario",
+                "DBusKit", "DeviceContract", "DeviceLaunch", "HubFiles", "DeviceProcesses", "SharedDevice", "Scenario",
                 "LeakScan", "RunResults",
             ]),
         // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
         .target(
             name: "Bench",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Hub", "RunResults", "SharedDevice",
+                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "HubFiles", "RunResults",
+                "SharedDevice",
             ]),
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
@@ -117,9 +130,8 @@ let package = Package(
         .executableTarget(
             name: "sdlab",
             dependencies: [
-                "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "Faults", "Hub", "DeviceProcesses",
-                "SharedDevice",
-                "ManagedApp", "Runner", "RunResults", "Scenario", "Reports",
+                "AppCommandLine", "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults",
+                "Hub", "HubFiles", "ManagedApp", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -131,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "sdlab-app",
             dependencies: [
-                "DeviceContract", "ManagedApp", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AppCommandLine", "ManagedApp", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [.unsafeFlags(["-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims"])]
         ),
@@ -178,8 +190,8 @@ let package = Package(
         .target(
             name: "DeviceHost",
             dependencies: [
-                "CWriteGuard", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "LeakScan", "SharedDevice",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "AppCommandLine", "CWriteGuard", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
+                "LeakScan", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "DeviceLink"]),
@@ -246,20 +258,16 @@ let package = Package(
             name: "NotifyTests",
             dependencies: [
                 "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
-                "Hub",
-                "notify", "SharedDevice", "TestSupport",
+                "Hub", "HubFiles", "notify", "SharedDevice", "TestSupport",
             ]),
         .testTarget(name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
         .testTarget(
-            name: "DeviceContractTests",
-            dependencies: [
-                "DBusKit", "DeviceContract", "Scenario", "SharedDevice",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            name: "DeviceContractTests", dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice"]),
+        .testTarget(name: "AppCommandLineTests", dependencies: ["AppCommandLine", "DeviceContract", "SharedDevice"]),
         .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
-        .testTarget(name: "HubTests", dependencies: ["Hub", "SharedDevice"]),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice"]),
         .testTarget(
             name: "ManagedAppTests",
             dependencies: [
@@ -269,7 +277,8 @@ let package = Package(
         .testTarget(
             name: "SharedDeviceSDKTests",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "HubFiles", "SharedDevice", "SharedDeviceSDK",
+                "TestSupport",
             ]),
         .testTarget(
             name: "ReportsTests",
@@ -281,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults", "Hub", "LeakScan",
+                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults", "HubFiles", "LeakScan",
                 "ManagedApp",
                 "SharedDevice", "SharedDeviceSDK", "TestSupport",
             ],

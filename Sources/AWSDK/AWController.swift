@@ -12,6 +12,7 @@ import Synchronization
 
 /// The error domains of the SDK's errors.
 public enum AWSDKErrorDomains {
+    /// Errors of the SDK's setup and initial check (`AWSDKSetupError`).
     public static let setup = "com.airwatch.sdk.setup"
 }
 
@@ -26,12 +27,19 @@ public enum AWSDKSetupError: Int, Sendable {
 /// What a Workspace ONE app implements to hear from the SDK. All but the initial check are
 /// optional (empty by default).
 public protocol AWControllerDelegate: AnyObject {
+    /// The initial check is done: nil, or why the app may not show a user's data.
     func controllerDidFinishInitialCheck(error: NSError?)
+    /// The SDK deleted its data keys: the app deletes the previous user's data.
     func controllerDidWipeCurrentUserData()
+    /// Another user is checked out than the SDK last saw.
     func controllerDidDetectUserChange()
+    /// New profiles; not sent on a simulated device.
     func controllerDidReceive(profiles: [AnyObject])
+    /// Data access is locked; not sent on a simulated device.
     func controllerDidLockDataAccess()
+    /// Data access is unlocked; not sent on a simulated device.
     func controllerDidUnlockDataAccess()
+    /// The SDK is about to ask for the app passcode; not sent on a simulated device.
     func controllerWillPromptForPasscode()
 }
 
@@ -51,6 +59,7 @@ extension AWControllerDelegate {
 public class AWController: NSObject, @unchecked Sendable {
     private static let shared = AWController()
 
+    /// The process's one controller.
     public static func clientInstance() -> AWController { shared }
 
     private let lock = NSLock()
@@ -64,6 +73,7 @@ public class AWController: NSObject, @unchecked Sendable {
         set { lock.withLock { currentDelegate = newValue } }
     }
 
+    /// The app's URL scheme for the Hub's callbacks; not used on a simulated device.
     public var callbackScheme = ""
 
     /// Starts the SDK: the initial check, then a look at each return to the foreground.

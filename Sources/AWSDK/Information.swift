@@ -7,10 +7,12 @@ import SharedDevice
 /// The app's assignment status (only what shared-device code reads).
 public class ApplicationStatusInformation: NSObject {}
 
+/// Whether a shared device is checked out.
 public enum SharedDeviceStatus: Int, Sendable {
     case unknown, checkedInUnassigned, checkedOutAssigned
 }
 
+/// Whether the device is shared (staging enabled), checked out, and to whom.
 public class SharedDeviceInformation: NSObject {
     public let isDeviceStagingEnabled: Bool
     public let sharedDeviceStatus: SharedDeviceStatus
@@ -25,8 +27,10 @@ public class SharedDeviceInformation: NSObject {
 
 /// Whether the device is shared, and whether it is checked out (to whom).
 public class DeviceInformationController: NSObject, @unchecked Sendable {
+    /// The process's one controller.
     public static let sharedController = DeviceInformationController()
 
+    /// Asks the Hub whether the device is shared and checked out; completes on the main queue.
     public func fetchApplicationAssignmentStatus(
         completion: @escaping (ApplicationStatusInformation?, SharedDeviceInformation?, Error?) -> Void
     ) {
@@ -67,6 +71,7 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
     }
 }
 
+/// The checked-out user, as the Hub's directory has them.
 public class UserInformation: NSObject {
     public let userName: String
     public let userIdentifier: String
@@ -89,8 +94,10 @@ public class UserInformation: NSObject {
 
 /// The checked-out user's identity: available once the SDK's initial check succeeded.
 public class UserInformationController: NSObject, @unchecked Sendable {
+    /// The process's one controller.
     public static let sharedInstance = UserInformationController()
 
+    /// The checked-out user; fails until the initial check succeeded. Completes on the main queue.
     public func retrieveUserInfo(completionHandler: @escaping (UserInformation?, NSError?) -> Void) {
         let completion = AppValue(completionHandler)
         guard let link = DeviceLink.current, let sdk = AWController.clientInstance().controller else {

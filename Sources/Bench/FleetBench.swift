@@ -3,7 +3,7 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import SharedDevice
 
 /// What `sdlab bench` measures for one fleet size on a device of its own.

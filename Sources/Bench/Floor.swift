@@ -92,6 +92,13 @@ public struct PackageFloor: Floor {
 
     public static let executables = ["FloorEmitter", "FloorReceiver", "FloorBroker"]
 
+    /// What the floor's processes print, in its run folder beside the bus's (`RunFolder.busLog`).
+    private enum Log: String, CaseIterable {
+        case emitter, receivers, broker
+
+        func path(in directory: String) -> String { directory + "/\(rawValue).log" }
+    }
+
     /// The floor built beside `executable` (by default the running one: sdlab, or a test
     /// bundle), which `swift build` puts in the same folder.
     public static func locate(nextTo executable: String = DevicePaths.executablePath()) throws(LaunchError)
@@ -118,15 +125,16 @@ public struct PackageFloor: Floor {
         do {
             return try await run(receivers: receivers, signals: signals, gap: gap, recheck: recheck, in: directory)
         } catch let error as LaunchError {
-            let logs = ["emitter.log", "receivers.log", "broker.log", "dbus-daemon.log"].compactMap { log in
-                (try? String(contentsOfFile: directory + "/" + log, encoding: .utf8))
+            let logs = Log.allCases.map { $0.path(in: directory) }
+            let said = (logs + [RunFolder.busLog(in: directory)]).compactMap { log in
+                (try? String(contentsOfFile: log, encoding: .utf8))
                     .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap {
-                        $0.isEmpty ? nil : "\(log): \($0)"
+                        $0.isEmpty ? nil : "\(URL(fileURLWithPath: log).lastPathComponent): \($0)"
                     }
             }
             throw LaunchError(
                 "the C floor (\(kind), \(receivers) receivers) failed: \(error.description)"
-                    + logs.map { "\n" + $0 }.joined())
+                    + said.map { "\n" + $0 }.joined())
         }
     }
 
@@ -160,7 +168,7 @@ public struct PackageFloor: Floor {
         var broker: ChildProcess?
         if recheck {
             let (process, stdout) = try ChildProcess.spawn(
-                folder + "/FloorBroker", [bus.address], stdout: .pipe, stderr: .file(directory + "/broker.log"))
+                folder + "/FloorBroker", [bus.address], stdout: .pipe, stderr: .file(Log.broker.path(in: directory)))
             started.append(process)
             broker = process
             guard try await Self.line(of: process, LineReader(fd: stdout!), within: .seconds(10)) == "ready" else {
@@ -172,7 +180,7 @@ public struct PackageFloor: Floor {
             var arguments = [bus.address, "\(index)", directory + "/rx.\(index)"]
             if recheck { arguments.append("recheck") }
             let (process, _) = try ChildProcess.spawn(
-                folder + "/FloorReceiver", arguments, stdout: .null, stderr: .file(directory + "/receivers.log"))
+                folder + "/FloorReceiver", arguments, stdout: .null, stderr: .file(Log.receivers.path(in: directory)))
             started.append(process)
             receiverProcesses.append(process)
         }
@@ -184,7 +192,7 @@ public struct PackageFloor: Floor {
             try ChildProcess.spawn(
                 folder + "/FloorEmitter",
                 [bus.address, "\(receivers)", "\(signals)", "\(gap.nanoseconds / 1000)", "\(warmup)"],
-                stdout: .pipe, stderr: .file(directory + "/emitter.log"), stdin: ends[0])
+                stdout: .pipe, stderr: .file(Log.emitter.path(in: directory)), stdin: ends[0])
         }
         close(ends[0])
         let (emitter, stdout) = try spawned.get()

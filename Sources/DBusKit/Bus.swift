@@ -1,6 +1,8 @@
 /// The bus daemon's own methods: names and their owners.
 extension Connection {
+    /// The bus daemon's own name.
     public static let busName = "org.freedesktop.DBus"
+    /// The bus daemon's object.
     public static let busPath: ObjectPath = "/org/freedesktop/DBus"
 
     @discardableResult
@@ -12,6 +14,7 @@ extension Connection {
             member: member, arguments)
     }
 
+    /// How `requestName(_:flags:)` asks for a name.
     public struct NameFlags: OptionSet, Sendable {
         public let rawValue: UInt32
         public init(rawValue: UInt32) { self.rawValue = rawValue }
@@ -20,6 +23,8 @@ extension Connection {
         public static let doNotQueue = NameFlags(rawValue: 0x4)
     }
 
+    /// What the bus did with `requestName(_:flags:)`: this connection owns the name, waits for
+    /// it, was refused, or already owned it.
     public enum RequestNameReply: UInt32, Sendable {
         case primaryOwner = 1, inQueue = 2, exists = 3, alreadyOwner = 4
     }
@@ -36,6 +41,7 @@ extension Connection {
         return result
     }
 
+    /// Gives up a well-known name.
     public func releaseName(_ name: String) async throws {
         try await busCall("ReleaseName", [.string(name)])
     }
@@ -54,6 +60,7 @@ extension Connection {
         try await busCall("GetConnectionUnixProcessID", [.string(uniqueName)]).first?.uint32
     }
 
+    /// A change of a name's owner, from `NameOwnerChanged`.
     public struct NameOwnerChange: Sendable, Equatable {
         public let name: String
         /// Empty when the name had no owner.

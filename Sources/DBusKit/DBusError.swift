@@ -3,6 +3,7 @@
 public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error name, e.g. `org.freedesktop.DBus.Error.UnknownMethod` or `dev.sdlab.Error.Offline`.
     public let name: String
+    /// What went wrong, for a person; may be empty.
     public let message: String
 
     public init(name: String, message: String = "") {
@@ -17,8 +18,10 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension DBusError {
+    /// The prefix of the standard error names.
     public static let prefix = "org.freedesktop.DBus.Error."
 
+    /// A standard error: `prefix` followed by `short`.
     public static func standard(_ short: String, _ message: String) -> DBusError {
         DBusError(name: prefix + short, message: message)
     }
@@ -32,6 +35,8 @@ extension DBusError {
     public static func propertyReadOnly(_ message: String) -> DBusError { .standard("PropertyReadOnly", message) }
     public static func noReply(_ message: String) -> DBusError { .standard("NoReply", message) }
     public static func disconnected(_ message: String) -> DBusError { .standard("Disconnected", message) }
+    /// Nobody on the bus under the name called (`isNameGone`).
+    public static func serviceUnknown(_ message: String) -> DBusError { .standard("ServiceUnknown", message) }
     public static func noMemory() -> DBusError { .standard("NoMemory", "out of memory") }
 
     static func invalidSignature(_ text: String, _ why: String) -> DBusError {

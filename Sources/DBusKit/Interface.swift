@@ -14,6 +14,7 @@ public struct DBusInterface: Sendable {
         self.signals = signals
     }
 
+    /// A named argument of one complete type.
     public struct Argument: Sendable {
         public let name: String
         public let type: Signature
@@ -32,6 +33,7 @@ public struct DBusInterface: Sendable {
         public var sender: String { message.sender ?? "" }
     }
 
+    /// The code that answers a method call with the reply's values, or throws a `DBusError`.
     public enum Handler: Sendable {
         /// Runs on the connection's owner thread: must not block.
         case sync(@Sendable (Call) throws -> [DBusValue])
@@ -39,6 +41,8 @@ public struct DBusInterface: Sendable {
         case async(@Sendable (Call) async throws -> [DBusValue])
     }
 
+    /// A method: its arguments in and out, and its handler. A call whose arguments do not match
+    /// the input signature is answered with `InvalidArgs` before the handler runs.
     public struct Method: Sendable {
         public let name: String
         public let inputs: [Argument]
@@ -91,6 +95,7 @@ public struct DBusInterface: Sendable {
         }
     }
 
+    /// A signal this interface declares, for `emit` and introspection.
     public struct Signal: Sendable {
         public let name: String
         public let arguments: [Argument]
@@ -104,8 +109,11 @@ public struct DBusInterface: Sendable {
         public var signature: Signature { arguments.reduce(.empty) { $0 + $1.type } }
     }
 
+    /// The method of this name, if declared.
     public func method(named name: String) -> Method? { methods.first { $0.name == name } }
+    /// The property of this name, if declared.
     public func property(named name: String) -> Property? { properties.first { $0.name == name } }
+    /// The signal of this name, if declared.
     public func signal(named name: String) -> Signal? { signals.first { $0.name == name } }
 }
 

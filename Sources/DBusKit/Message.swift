@@ -7,6 +7,7 @@ import CDBus
 /// A signal or method call received from the bus, decoded into Swift values. (A reply reaches
 /// its caller as values or an error: `outcome(ofReply:)`.)
 public struct Message: Sendable {
+    /// The four message types of the D-Bus specification.
     public enum Kind: Int32, Sendable {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
     }

@@ -77,6 +77,7 @@ public enum DBusNames {
 }
 
 /// A validated object path.
+/// A validated object path (`/dev/sdlab/Hub`).
 public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 

@@ -73,6 +73,7 @@ extension Connection {
         try state.withLock { (state: inout State) throws(DBusError) in try state.objects.add(interfaces, at: path) }
     }
 
+    /// Stops serving the object at `path`.
     public func unexport(_ path: ObjectPath) {
         _ = state.withLock { $0.objects.remove(path) }
     }

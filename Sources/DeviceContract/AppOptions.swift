@@ -1,79 +1,30 @@
-import ArgumentParser
 import DBusKit
 import SharedDevice
 
-extension SDKKind: ExpressibleByArgument {}
-
-/// Durations on the command line as in scenarios: `250ms`, `5s`.
-extension Duration: @retroactive ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let parsed = Durations.parse(argument) else { return nil }
-        self = parsed
-    }
-}
-
-/// The options of an app process, declared once: `sdlab app` and any app a team builds on
-/// SharedDeviceSDK parse them, and the runner writes them (`arguments`), so both sides
-/// agree by construction.
-public struct AppOptions: ParsableArguments, Sendable {
-    @Option(help: ArgumentHelp("The device bus address (default: $DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+/// The options of an app process. The runner writes them (`arguments`); `sdlab app`,
+/// `sdlab-app` and a team's app read them back (`AppArguments`, in AppCommandLine), through the
+/// same names (`Option`), so both sides agree by construction.
+public struct AppOptions: Sendable, Equatable {
+    /// The device bus address (nil: `$DBUS_SESSION_BUS_ADDRESS`).
     public var bus: String?
-
-    @Option(help: "The app's name: letters, digits and _, not starting with a digit.")
     public var name: String
-
-    @Option(help: "The embedded SDK: \(SDKKind.allCases.map(\.rawValue).joined(separator: ", ")).")
     public var sdk: SDKKind
-
-    @Flag(help: "Keep running in the background (else the runner suspends the app there).")
-    public var backgroundMode = false
-
-    @Flag(
-        help:
-            "Begin a background task on entering the background and hold it until its time is up or the app returns to the foreground (the built-in app; an app of a team's own begins its own)."
-    )
-    public var backgroundTask = false
-
-    @Option(
-        help:
-            "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own)."
-    )
-    public var cleanup = "wipe-all"
-
-    @Option(
-        help:
-            "Run this shell command as the cleanup instead of a policy (SDLAB_APP, SDLAB_CONTAINER, SDLAB_PREVIOUS_USER, SDLAB_CURRENT_USER and SDLAB_REASON are set)."
-    )
-    public var hook: String?
-
-    @Option(help: ArgumentHelp("The folder the hook runs in (default: the current one).", valueName: "folder"))
+    /// Keeps running in the background (else the runner suspends the app there).
+    public var backgroundMode: Bool
+    /// The built-in app begins a background task as it enters the background.
+    public var backgroundTask: Bool
+    public var policy: CleanupPolicy
+    /// The folder a cleanup hook runs in (nil: the app's current one).
     public var hookDirectory: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "What the hook or the app's own cleanup keeps of another user: \(RecordKind.keepable.map(\.rawValue).joined(separator: ", ")); repeatable.",
-            valueName: "kind"))
-    public var keeps: [String] = []
-
-    @Option(help: "How long a cleanup hook may run (e.g. 10s, 500ms).")
-    public var hookTimeout: Duration = .seconds(10)
-
-    @Option(help: "The app's container folder (created 0700).")
+    /// How long a cleanup hook may run.
+    public var hookTimeout: Duration
+    /// The app's container folder.
     public var container: String
-
-    @Option(help: "The file the app appends its trace events to.")
+    /// The file the app appends its trace events to.
     public var trace: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The file the hub records its unique bus name in (`hub --name-file`): the app calls that name only, never a process that took dev.sdlab.Hub (default: dev.sdlab.Hub).",
-            valueName: "file"))
+    /// The file the hub records its unique bus name in (nil: call `dev.sdlab.Hub`).
     public var hubNameFile: String?
-
-    @Option(
-        help:
-            "At most this many post-received trace lines a second, after a burst of \(Self.tracedPostsBurst); past it posts are counted in posts-untraced lines (default \(Self.defaultTracedPostsPerSecond); 0: trace every post)."
-    )
+    /// At most this many post-received trace lines a second (nil: `defaultTracedPostsPerSecond`).
     public var tracedPostsPerSecond: Int?
 
     /// A flood of posts from any bus client would make every app's trace, and the runner that
@@ -81,70 +32,62 @@ public struct AppOptions: ParsableArguments, Sendable {
     /// changes fits the burst; legitimate posts never come faster for long.
     public static let defaultTracedPostsPerSecond = 100
     public static let tracedPostsBurst = 2000
+    public static let defaultHookTimeout = Duration.seconds(10)
 
-    public init() {}
-
-    public func validate() throws {
-        guard (tracedPostsPerSecond ?? 0) >= 0 else { throw ValidationError("--traced-posts-per-second: 0 or more") }
-        guard AppName.isValid(name) else {
-            throw ValidationError("--name \(name): letters, digits and _ only, not starting with a digit")
-        }
-        guard hook != nil || CleanupPolicy(name: cleanup) != nil else {
-            throw ValidationError("--cleanup \(cleanup): one of \(CleanupPolicy.names.joined(separator: ", ")) or own")
-        }
-        let keepable = RecordKind.keepable.map(\.rawValue)
-        if let kind = keeps.first(where: { !keepable.contains($0) }) {
-            throw ValidationError(
-                "--keeps \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)")
-        }
-        guard keeps.isEmpty || hook != nil || cleanup == "own" else {
-            throw ValidationError(
-                "--keeps declares what a hook or the app's own cleanup keeps: add --hook or --cleanup own")
-        }
+    public init(
+        name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
+        policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil, hookTimeout: Duration = defaultHookTimeout,
+        container: String, trace: String? = nil, bus: String? = nil, hubNameFile: String? = nil,
+        tracedPostsPerSecond: Int? = nil
+    ) {
+        self.bus = bus
+        self.name = name
+        self.sdk = sdk
+        self.backgroundMode = backgroundMode
+        self.backgroundTask = backgroundTask
+        self.policy = policy
+        self.hookDirectory = hookDirectory
+        self.hookTimeout = hookTimeout
+        self.container = container
+        self.trace = trace
+        self.hubNameFile = hubNameFile
+        self.tracedPostsPerSecond = tracedPostsPerSecond
     }
 
-    /// The cleanup these options declare.
-    public var policy: CleanupPolicy {
-        let kept = Set(keeps.compactMap(RecordKind.init(rawValue:)))
-        if let hook { return .hook(command: hook, keeps: kept) }
-        switch CleanupPolicy(name: cleanup) ?? .wipeAll {
-        case .own: return .own(keeps: kept)
-        case let named: return named
-        }
+    /// Each option's long name, spelled here only: `arguments` writes it, the parser reads it.
+    public enum Option: String, CaseIterable, Sendable {
+        case bus, name, sdk, container, trace, keeps, hook, cleanup
+        case backgroundMode = "background-mode"
+        case backgroundTask = "background-task"
+        case hookDirectory = "hook-directory"
+        case hookTimeout = "hook-timeout"
+        case hubNameFile = "hub-name-file"
+        case tracedPostsPerSecond = "traced-posts-per-second"
+
+        /// The option as written: `--name`.
+        public var flag: String { "--" + rawValue }
     }
 
-    /// The command line that parses to these options.
+    /// The command line that parses to these options, as the runner starts the app.
     public var arguments: [String] {
-        Self.commandLine(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, cleanup: policy,
-            hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
-            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond)
-    }
-
-    /// The command line of an app with these options, as the runner starts it: written next to
-    /// the declarations above, and read back by them.
-    public static func commandLine(
-        name: String, sdk: SDKKind, backgroundMode: Bool, backgroundTask: Bool = false, cleanup: CleanupPolicy,
-        hookDirectory: String? = nil, hookTimeout: Duration = .seconds(10), container: String,
-        trace: String?, bus: String?, hubNameFile: String? = nil, tracedPostsPerSecond: Int? = nil
-    ) -> [String] {
         var arguments = [
-            "--name", name, "--sdk", sdk.rawValue, "--container", container,
-            "--hook-timeout", "\(hookTimeout.nanoseconds)ns",
+            Option.name.flag, name, Option.sdk.flag, sdk.rawValue, Option.container.flag, container,
+            Option.hookTimeout.flag, "\(hookTimeout.nanoseconds)ns",
         ]
-        if let bus { arguments += ["--bus", bus] }
-        if let trace { arguments += ["--trace", trace] }
-        if let hubNameFile { arguments += ["--hub-name-file", hubNameFile] }
-        if let tracedPostsPerSecond { arguments += ["--traced-posts-per-second", "\(tracedPostsPerSecond)"] }
-        if backgroundMode { arguments.append("--background-mode") }
-        if backgroundTask { arguments.append("--background-task") }
+        if let bus { arguments += [Option.bus.flag, bus] }
+        if let trace { arguments += [Option.trace.flag, trace] }
+        if let hubNameFile { arguments += [Option.hubNameFile.flag, hubNameFile] }
+        if let tracedPostsPerSecond { arguments += [Option.tracedPostsPerSecond.flag, "\(tracedPostsPerSecond)"] }
+        if backgroundMode { arguments.append(Option.backgroundMode.flag) }
+        if backgroundTask { arguments.append(Option.backgroundTask.flag) }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
-        let declared = RecordKind.keepable.filter(cleanup.keeps.contains).flatMap { ["--keeps", $0.rawValue] }
-        switch cleanup {
+        let declared = RecordKind.keepable.filter(policy.keeps.contains).flatMap { [Option.keeps.flag, $0.rawValue] }
+        switch policy {
         case .hook(let command, _):
-            arguments += ["--hook", command] + (hookDirectory.map { ["--hook-directory", $0] } ?? []) + declared
-        case .own: arguments += ["--cleanup", cleanup.name] + declared
-        default: arguments += ["--cleanup", cleanup.name]
+            arguments +=
+                [Option.hook.flag, command] + (hookDirectory.map { [Option.hookDirectory.flag, $0] } ?? []) + declared
+        case .own: arguments += [Option.cleanup.flag, policy.name] + declared
+        default: arguments += [Option.cleanup.flag, policy.name]
         }
         return arguments
     }

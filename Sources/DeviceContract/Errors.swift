@@ -27,19 +27,8 @@ extension DeviceError {
     }
 }
 
-/// Errors an app or its SDK answers besides the hub's own (`DeviceError`).
-public enum AppError: String, Error, Sendable, CaseIterable {
-    /// The app acts for nobody: it has no user's data to write.
-    case noUser = "NoUser"
-    /// The app's UI is blocked until it is launched again (Workspace ONE).
-    case blocked = "Blocked"
-    /// Only MSAL apps sign in and out.
-    case notSupported = "NotSupported"
-    /// The Workspace ONE SDK has not finished its initial check.
-    case notInitialised = "NotInitialised"
-    /// MSAL Android refused the app's own sign-in: an account is persisted in the app.
-    case invalidParameter = "InvalidParameter"
-
+extension AppError {
+    /// The error as the bus carries it: `dev.sdlab.Error.<Name>`.
     public var dbusError: DBusError { DBusError(name: DeviceBus.errorPrefix + rawValue, message: message) }
 
     var message: String {
@@ -59,7 +48,7 @@ extension AndroidMSALClient.Refusal {
     public var dbusError: DBusError {
         switch self {
         case .invalidParameter: AppError.invalidParameter.dbusError
-        case .noCurrentAccount: .device(rawValue, "there is no signed-in account")
+        case .noCurrentAccount: .device(name, "there is no signed-in account")
         }
     }
 }

@@ -30,13 +30,12 @@ public final class HubAddress: Sendable {
         guard let nameFile else { return DeviceBus.hubName }
         let text = FileManager.default.contents(atPath: nameFile).map { String(decoding: $0, as: UTF8.self) } ?? ""
         let name = String(text.prefix { $0 != "\n" })
-        // A unique name (`:1.5`), never a well-known one, whatever the file says.
+        // A unique name (`:1.5`), never a well-known one, whatever the file says. None recorded
+        // is as if the hub had left the bus (`isNameGone`): unreachable, and read again next time.
         guard name.hasPrefix(":"), DBusNames.isValidBusName(name) else {
-            throw DBusError(name: Self.serviceUnknown, message: "no hub is recorded in \(nameFile)")
+            throw DBusError.serviceUnknown("no hub is recorded in \(nameFile)")
         }
         known.withLock { $0 = name }
         return name
     }
-
-    static let serviceUnknown = DBusError.prefix + "ServiceUnknown"
 }

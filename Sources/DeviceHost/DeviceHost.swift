@@ -1,3 +1,4 @@
+import AppCommandLine
 import ArgumentParser
 import DBusKit
 import DeviceContract
@@ -41,9 +42,9 @@ public final class DeviceHost: Sendable {
         TerminationSignals.install()
         let options: AppOptions
         do {
-            options = try AppOptions.parse(arguments)
+            options = try AppArguments.parse(arguments).options
         } catch {
-            AppOptions.exit(withError: error)
+            AppArguments.exit(withError: error)
         }
         guard case .own = options.policy else {
             cannotStart(

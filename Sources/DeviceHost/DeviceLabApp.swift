@@ -36,6 +36,7 @@ public struct DeviceRecord: Sendable, Hashable {
     /// The record's content, which starts with its canary.
     public let text: String
 
+    /// A record, as a test of the app's store may make one.
     public init(user: String, kind: String, canary: String, text: String) {
         self.user = user
         self.kind = kind
@@ -47,15 +48,25 @@ public struct DeviceRecord: Sendable, Hashable {
 /// The app lifecycle the host drives, on the main thread: what UIKit's application object
 /// does for an app delegate.
 public protocol AppLifecycleReceiver: AnyObject {
+    /// The app has launched (`application(_:didFinishLaunchingWithOptions:)`).
     func didFinishLaunching()
+    /// The app is coming back from the background.
     func willEnterForeground()
+    /// The app is in the foreground and active.
     func didBecomeActive()
+    /// The app is about to leave the foreground.
     func willResignActive()
+    /// The app is in the background: without a background task it is suspended after the
+    /// device's grace (Docs/behaviour.md §7).
     func didEnterBackground()
+    /// The app is being terminated while running; a suspended app is not told.
     func willTerminate()
 }
 
+/// Why the host could not do what a scenario asked of the app.
 public enum DeviceHostError: Error, CustomStringConvertible {
+    /// The app's ``DeviceLabApp`` conformance does not implement this (`sign-in`, `sign-out`):
+    /// the scenario's step fails as not supported.
     case notOffered(String)
 
     public var description: String {

@@ -34,12 +34,13 @@ public struct AppSpec: Sendable, Equatable {
         self.hookDirectory = hookDirectory
     }
 
-    /// The app's command line (`AppOptions`, as the app declares it) in a run folder.
+    /// The app's command line (`AppOptions`, which the app reads back) in a run folder.
     func arguments(bus: String, directory: String) -> [String] {
-        AppOptions.commandLine(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, cleanup: cleanup,
+        AppOptions(
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, policy: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
-            hubNameFile: RunningDevice.hubNameFile(in: directory), tracedPostsPerSecond: tracedPostsPerSecond)
+            hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond
+        ).arguments
     }
 }

@@ -2,7 +2,7 @@ import DBusKit
 import DeviceContract
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import Synchronization
 
 /// A started device: its bus and its hub, each recorded by PID in the run folder so that
@@ -24,11 +24,8 @@ public final class RunningDevice: Sendable {
     public let hubAddress: HubAddress
 
     public static func hubAddress(in directory: String) -> HubAddress {
-        HubAddress(nameFile: hubNameFile(in: directory))
+        HubAddress(nameFile: RunFolder.hubName(in: directory))
     }
-
-    /// The file the hub records its unique bus name in.
-    public static func hubNameFile(in directory: String) -> String { directory + "/" + hubNameFile }
 
     init(
         directory: String, bus: BusDaemon, hub: ChildProcess, detached: Bool, guardian: (ChildProcess, Int32)?,
@@ -52,14 +49,6 @@ public final class RunningDevice: Sendable {
         hubProcess.withLock { $0 = new }
     }
 
-    private static let busPIDFile = "dbus-daemon.pid"
-    private static let hubPIDFile = "hub.pid"
-    private static let hubSetupFile = "hub-setup.json"
-    private static let hubNameFile = "hub-name"
-    private static let lockFile = "device.lock"
-    /// The hub's saved state: a device started again in the same folder carries on from it.
-    public static let hubStateFile = "hub-state.json"
-
     /// Starts the bus, then the hub, and returns once the hub answers `GetSession`. On any
     /// failure whatever was started is stopped again and a `LaunchError` says why. `setup`
     /// (default: the default users) applies only when the folder holds no saved state.
@@ -76,7 +65,7 @@ public final class RunningDevice: Sendable {
         let bus = try await offPool { () -> Result<BusDaemon, LaunchError> in
             Result { () throws(LaunchError) in try BusDaemon.start(in: directory, detached: detached) }
         }.get()
-        record(bus.process, as: busPIDFile, in: directory)
+        record(bus.process, at: RunFolder.busPID(in: directory))
         let guardian = detached ? nil : startGuard(sdlab: sdlab, directory: directory)
         do {
             let hub = try await startHub(sdlab: sdlab, bus: bus, directory: directory, setup: setup, detached: detached)
@@ -97,24 +86,24 @@ public final class RunningDevice: Sendable {
         sdlab: String, bus: BusDaemon, directory: String, setup: HubSetup?,
         detached: Bool
     ) async throws -> ChildProcess {
-        let log = directory + "/hub.log"
+        let log = RunFolder.hubLog(in: directory)
         try RunFolder.prepare(directory)
         var arguments = [
-            "hub", "--bus", bus.address, "--state", directory + "/" + hubStateFile,
-            "--trace", RunFolder.hubTrace(in: directory), "--name-file", hubNameFile(in: directory),
+            "hub", "--bus", bus.address, "--state", RunFolder.hubState(in: directory),
+            "--trace", RunFolder.hubTrace(in: directory), "--name-file", RunFolder.hubName(in: directory),
         ]
         if let setup {
             do {
-                try setup.write(to: directory + "/" + hubSetupFile)
+                try setup.write(to: RunFolder.hubSetup(in: directory))
             } catch {
                 throw LaunchError("cannot write the hub's setup: \(error)")
             }
-            arguments += ["--setup", directory + "/" + hubSetupFile]
+            arguments += ["--setup", RunFolder.hubSetup(in: directory)]
         }
         let (hub, stdout) = try ChildProcess.spawn(
             sdlab, arguments,
             stdout: .pipe, stderr: .file(log), newSession: detached)
-        record(hub, as: hubPIDFile, in: directory)
+        record(hub, at: RunFolder.hubPID(in: directory))
         let reader = LineReader(fd: stdout!)
         let line = await offPool { reader.readLine(timeout: .seconds(15)) }
         guard line == "ready" else {
@@ -133,7 +122,7 @@ public final class RunningDevice: Sendable {
     /// that is not detached holds it for the device's life, since its `stop` removes the PID
     /// records, which must never be those of a device started after it.
     private static func lockFolder(_ directory: String) throws(LaunchError) -> FileLock {
-        let path = directory + "/" + lockFile
+        let path = RunFolder.lock(in: directory)
         guard let lock = try FileLock.take(path) else {
             let holder = FileLock.note(at: path).split(separator: " ")
             if holder.first == "running", let pid = holder.last {
@@ -231,26 +220,30 @@ public final class RunningDevice: Sendable {
 
     // MARK: - PID records
 
-    private static func record(_ process: ChildProcess, as file: String, in directory: String) {
+    private static func record(_ process: ChildProcess, at path: String) {
         _ = FileManager.default.createFile(
-            atPath: directory + "/" + file, contents: Data("\(process.pid)\n".utf8),
+            atPath: path, contents: Data("\(process.pid)\n".utf8),
             attributes: [.posixPermissions: 0o600])
     }
 
     private static func removeRecords(in directory: String) {
-        for file in [hubPIDFile, busPIDFile, hubNameFile, "bus"] {
-            try? FileManager.default.removeItem(atPath: directory + "/" + file)
+        for path in [
+            RunFolder.hubPID(in: directory), RunFolder.busPID(in: directory), RunFolder.hubName(in: directory),
+            RunFolder.busSocket(in: directory),
+        ] {
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
     /// The recorded processes still running, hub first. A PID counts only while its command
     /// line names this folder: a stale record never stops an unrelated process.
     private static func runningProcesses(in directory: String) -> [(name: String, process: ChildProcess)] {
-        [("the hub", hubPIDFile), ("the bus", busPIDFile)].compactMap { name, file in
-            guard let text = try? String(contentsOfFile: directory + "/" + file, encoding: .utf8),
+        [("the hub", RunFolder.hubPID(in: directory)), ("the bus", RunFolder.busPID(in: directory))].compactMap {
+            name, record in
+            guard let text = try? String(contentsOfFile: record, encoding: .utf8),
                 let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
                 let commandLine = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
-                String(decoding: commandLine, as: UTF8.self).contains(directory + "/bus")
+                String(decoding: commandLine, as: UTF8.self).contains(RunFolder.busSocket(in: directory))
             else { return nil }
             return (name, ChildProcess(pid: pid))
         }

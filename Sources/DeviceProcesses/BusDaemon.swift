@@ -26,11 +26,12 @@ public struct BusDaemon: Sendable {
         guard FileManager.default.isReadableFile(atPath: configFile) else {
             throw LaunchError("cannot read the bus config \(configFile)")
         }
-        let log = directory + "/dbus-daemon.log"
+        let log = RunFolder.busLog(in: directory)
         let (process, stdout) = try ChildProcess.spawn(
             executable,
             [
-                "--config-file=\(configFile)", "--address=unix:path=\(Self.escapedAddressValue(directory + "/bus"))",
+                "--config-file=\(configFile)",
+                "--address=unix:path=\(Self.escapedAddressValue(RunFolder.busSocket(in: directory)))",
                 "--nofork", "--nopidfile", "--print-address=1",
             ],
             stdout: .pipe, stderr: .file(log), newSession: detached)

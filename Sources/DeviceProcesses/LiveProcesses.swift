@@ -56,7 +56,7 @@ public enum LiveProcesses {
     /// exactly (`FOLDER/containers/APP`): never one of `FOLDER2` or of `FOLDER/sub`.
     private static func isStartedByHook(_ pid: Int32, in folder: String) -> Bool {
         guard let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-        let prefix = Array("SDLAB_CONTAINER=\(folder)/containers/".utf8)
+        let prefix = Array("SDLAB_CONTAINER=\(RunFolder.containers(in: folder))/".utf8)
         return environment.split(separator: 0).contains { entry in
             entry.starts(with: prefix) && !entry.dropFirst(prefix.count).contains(UInt8(ascii: "/"))
         }

@@ -161,7 +161,7 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal)? = apps[app]?.decide(.signIn) { return .refused(refusal.rawValue) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signIn) { return .refused(refusal.name) }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
@@ -178,7 +178,7 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.rawValue) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.name) }
         guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
         let effects: [HubModel.Effect]
         do {
@@ -194,8 +194,8 @@ public struct SimulatedDevice: Sendable {
 
     private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
         guard isAwake(app), apps[app]?.userUnknown == false else { return .notApplicable }
-        if apps[app]?.blocked == true { return .refused("Blocked") }
-        guard let user = apps[app]?.model.user else { return .refused("NoUser") }
+        if apps[app]?.blocked == true { return .refused(AppError.blocked.rawValue) }
+        guard let user = apps[app]?.model.user else { return .refused(AppError.noUser.rawValue) }
         if kind == .external {
             // keep-all never cleans up, so nothing makes it forget a key that a lookup racing the
             // next session change (a check on a post is not waited for) may or may not have fetched.

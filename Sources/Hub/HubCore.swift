@@ -2,6 +2,7 @@ import Crypto
 import DBusKit
 import DeviceContract
 import Foundation
+import HubFiles
 import SharedDevice
 import Synchronization
 

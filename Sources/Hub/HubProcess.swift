@@ -2,6 +2,7 @@ import DBusKit
 import DeviceContract
 import DeviceProcesses
 import FoundationEssentials
+import HubFiles
 import SharedDevice
 
 /// The hub process: serves the device contract on `dev.sdlab.Hub` until asked to stop.

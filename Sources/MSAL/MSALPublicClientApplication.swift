@@ -14,10 +14,12 @@ import Synchronization
 public class MSALPublicClientApplication: NSObject {
     public let configuration: MSALPublicClientApplicationConfig
 
+    /// An application object for `configuration`; it asks the device's broker at each call.
     public init(configuration: MSALPublicClientApplicationConfig) throws {
         self.configuration = configuration
     }
 
+    /// An application object with MSAL's default authority.
     public convenience init(clientId: String) throws {
         try self.init(configuration: MSALPublicClientApplicationConfig(clientId: clientId))
     }
@@ -74,6 +76,8 @@ public class MSALPublicClientApplication: NSObject {
         return accounts.value
     }
 
+    /// Whether the device is in shared device mode; on an error, the default information
+    /// together with the error.
     public func getDeviceInformation(
         with parameters: MSALParameters?,
         completionBlock: @escaping (MSALDeviceInformation?, Error?) -> Void
@@ -134,6 +138,7 @@ public class MSALPublicClientApplication: NSObject {
         }
     }
 
+    /// A token for an account already signed in, without showing anything.
     public func acquireTokenSilent(
         with parameters: MSALSilentTokenParameters,
         completionBlock: @escaping (MSALResult?, Error?) -> Void
@@ -181,6 +186,7 @@ public class MSALPublicClientApplication: NSObject {
 
     // MARK: - The accounts in the cache (the broker's)
 
+    /// The accounts the broker has signed in.
     public func allAccounts() throws -> [MSALAccount] {
         guard let link = DeviceLink.current else { throw MSALErrors.brokerNotAvailable() }
         let answer = waitFor(timeout: link.hubTimeout) { () -> Result<[BrokerAccount], SharedDevice.MSALError>? in
@@ -193,10 +199,12 @@ public class MSALPublicClientApplication: NSObject {
         }
     }
 
+    /// The broker's account with this home identifier, ignoring case; throws when there is none.
     public func account(forIdentifier identifier: String) throws -> MSALAccount {
         try only(try allAccounts().filter { $0.identifier?.lowercased() == identifier.lowercased() })
     }
 
+    /// The broker's account with this username, ignoring case; throws when there is none.
     public func account(forUsername username: String) throws -> MSALAccount {
         try only(try allAccounts().filter { $0.username?.lowercased() == username.lowercased() })
     }

@@ -11,6 +11,7 @@
 public let MSALErrorDomain = "MSALErrorDomain"
 /// Under this `userInfo` key, the specific code of an `MSALError.internal` error.
 public let MSALInternalErrorCodeKey = "MSALInternalErrorCodeKey"
+/// Under this `userInfo` key, a description of the error for the developer.
 public let MSALErrorDescriptionKey = "MSALErrorDescriptionKey"
 
 /// The codes an app sees. Only these (and -50142) reach an app as themselves; every other
@@ -32,6 +33,7 @@ public enum MSALInternalError: Int, Sendable {
     case brokerNotAvailable = -42714
 }
 
+/// The parts of an account's home identifier (`objectId.tenantId`).
 public class MSALAccountId: NSObject {
     public let identifier: String?
     public let objectId: String?
@@ -45,6 +47,7 @@ public class MSALAccountId: NSObject {
     }
 }
 
+/// An account the broker signed in; two are equal when their identifiers are, ignoring case.
 public class MSALAccount: NSObject {
     public let username: String?
     public let identifier: String?
@@ -70,6 +73,7 @@ public class MSALAccount: NSObject {
     public override var description: String { "MSALAccount(\(username ?? "?"))" }
 }
 
+/// The account's profile in its home tenant.
 public class MSALTenantProfile: NSObject {
     public let identifier: String?
     public let tenantId: String?
@@ -84,6 +88,7 @@ public class MSALTenantProfile: NSObject {
     }
 }
 
+/// What a token request gives: the access token, its account and when it expires.
 public class MSALResult: NSObject {
     public let accessToken: String
     public let account: MSALAccount
@@ -106,11 +111,13 @@ public class MSALResult: NSObject {
     }
 }
 
+/// Whether the device is in shared device mode.
 public enum MSALDeviceMode: Int, Sendable {
     case `default` = 0
     case shared = 1
 }
 
+/// What `getDeviceInformation` tells of the device.
 public class MSALDeviceInformation: NSObject {
     public let deviceMode: MSALDeviceMode
     public let extraDeviceInformation: [AnyHashable: Any]
@@ -125,14 +132,17 @@ public class MSALDeviceInformation: NSObject {
 
 // MARK: - Configuration and parameters
 
+/// The authority tokens come from; MSAL's default is `https://login.microsoftonline.com/common`.
 public class MSALAuthority: NSObject {
     public let url: URL
 
     public init(url: URL) throws { self.url = url }
 }
 
+/// A Microsoft Entra ID authority.
 public class MSALAADAuthority: MSALAuthority {}
 
+/// The application's client ID, redirect URI and authority.
 public class MSALPublicClientApplicationConfig: NSObject {
     public var clientId: String
     public var redirectUri: String?
@@ -152,6 +162,7 @@ public class MSALPublicClientApplicationConfig: NSObject {
     }
 }
 
+/// The parameters every call takes: where its completion runs.
 public class MSALParameters: NSObject {
     /// Where the completion runs; nil: whichever thread finished the work.
     public var completionBlockQueue: DispatchQueue?
@@ -160,6 +171,7 @@ public class MSALParameters: NSObject {
     public override init() {}
 }
 
+/// How MSAL shows its sign-in page.
 public class MSALWebviewParameters: NSObject {
     /// A view controller on iOS; anything of the app's here (there is no UIKit on Linux).
     public let authPresentationViewController: AnyObject
@@ -169,11 +181,13 @@ public class MSALWebviewParameters: NSObject {
     }
 }
 
+/// What the interactive sign-in asks of the user.
 public enum MSALPromptType: Int, Sendable {
     case selectAccount, login, consent, create, promptIfNecessary
     public static let `default` = MSALPromptType.promptIfNecessary
 }
 
+/// The scopes and authority of a token request.
 public class MSALTokenParameters: MSALParameters {
     public var scopes: [String]
     public var authority: MSALAuthority?
@@ -181,6 +195,7 @@ public class MSALTokenParameters: MSALParameters {
     init(scopes: [String]) { self.scopes = scopes }
 }
 
+/// The parameters of `acquireToken(with:completionBlock:)`.
 public class MSALInteractiveTokenParameters: MSALTokenParameters {
     public let webviewParameters: MSALWebviewParameters
     public var promptType: MSALPromptType = .default
@@ -193,6 +208,7 @@ public class MSALInteractiveTokenParameters: MSALTokenParameters {
     }
 }
 
+/// The parameters of `acquireTokenSilent(with:completionBlock:)`: the account whose token to give.
 public class MSALSilentTokenParameters: MSALTokenParameters {
     public let account: MSALAccount
     public var forceRefresh = false
@@ -203,6 +219,7 @@ public class MSALSilentTokenParameters: MSALTokenParameters {
     }
 }
 
+/// The parameters of `signout(with:signoutParameters:completionBlock:)`.
 public class MSALSignoutParameters: MSALParameters {
     public let webviewParameters: MSALWebviewParameters
     public var signoutFromBrowser = false
@@ -214,14 +231,17 @@ public class MSALSignoutParameters: MSALParameters {
 
 // MARK: - Global configuration
 
+/// How much MSAL logs, from nothing to verbose.
 public enum MSALLogLevel: Int, Sendable {
     case nothing, error, warning, info, verbose, last
 }
 
+/// Whether MSAL may use the broker.
 public enum MSALBrokeredAvailability: Int, Sendable {
     case auto, none
 }
 
+/// Where MSAL's log messages go, and which.
 public class MSALLoggerConfig: NSObject, @unchecked Sendable {
     private let lock = NSLock()
     private var level = MSALLogLevel.info
@@ -238,6 +258,8 @@ public class MSALLoggerConfig: NSObject, @unchecked Sendable {
         set { lock.withLock { pii = newValue } }
     }
 
+    /// Receives each message at the log level or above: its level, text, and whether it holds
+    /// personal data.
     public func setLogCallback(_ callback: @escaping (MSALLogLevel, String?, Bool) -> Void) {
         lock.withLock { self.callback = callback }
     }
@@ -253,6 +275,7 @@ public class MSALLoggerConfig: NSObject, @unchecked Sendable {
     }
 }
 
+/// Settings for every application object of the process.
 public class MSALGlobalConfig: NSObject {
     public static let loggerConfig = MSALLoggerConfig()
     private static let availability = NSLock()

@@ -6,15 +6,18 @@ import Foundation
 /// `trace.jsonl`, `timing.csv`, `junit.xml` and `report.html`, all drawn from the first two, so
 /// that folders of several runs (the shards of a suite) merge into one.
 public enum ReportFolder {
-    public static let files = ["results.json", "trace.jsonl", "timing.csv", "junit.xml", "report.html"]
+    public static let files = [results, trace, "timing.csv", "junit.xml", "report.html"]
+    /// The two files the others are drawn from, which `read` reads back.
+    static let results = "results.json"
+    static let trace = "trace.jsonl"
 
     /// Creates `folder` if needed (0700) and writes every file (replacing earlier ones), each
     /// private to the user (0600) like the run folder the data comes from.
     public static func write(_ reports: [ScenarioReport], to folder: String) throws {
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try writePrivately(Reports.json(reports), to: folder + "/results.json")
-        try writePrivately(Data(Reports.traceLines(reports).utf8), to: folder + "/trace.jsonl")
+        try writePrivately(Reports.json(reports), to: folder + "/" + results)
+        try writePrivately(Data(Reports.traceLines(reports).utf8), to: folder + "/" + trace)
         try writePrivately(Data(Reports.timingCSV(reports).utf8), to: folder + "/timing.csv")
         try writePrivately(Data(Reports.junit(reports).utf8), to: folder + "/junit.xml")
         try writePrivately(Data(ReportPage.html(reports).utf8), to: folder + "/report.html")
@@ -59,14 +62,14 @@ public enum ReportFolder {
     public static func read(_ folder: String) throws -> [ScenarioReport] {
         let document: RunDocument
         do {
-            document = try RunDocument.read(folder + "/results.json")
+            document = try RunDocument.read(folder + "/" + Self.results)
         } catch {
             throw ReportFileFailure(description: "\(folder) is not a report folder of sdlab run --report: \(error)")
         }
         // A report folder holds its trace too: without it the timelines would be drawn empty.
-        guard let trace = try? String(contentsOfFile: folder + "/trace.jsonl", encoding: .utf8) else {
+        guard let trace = try? String(contentsOfFile: folder + "/" + Self.trace, encoding: .utf8) else {
             throw ReportFileFailure(
-                description: "\(folder) is not a whole report folder: \(folder)/trace.jsonl cannot be read")
+                description: "\(folder) is not a whole report folder: \(folder)/\(Self.trace) cannot be read")
         }
         let events = Reports.events(inTraceLines: trace)
         return document.scenarios.map { scenario in

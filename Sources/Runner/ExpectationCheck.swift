@@ -1,8 +1,9 @@
 import DBusKit
 import DeviceContract
 import DeviceLaunch
+import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import LeakScan
 import RunResults
 import Scenario
@@ -19,7 +20,7 @@ struct ExpectationCheck {
     /// members, `all`) is one, listing them.
     func failures(of expectations: [Expectation]) async throws -> [StepFailure] {
         let session = try await hubSession()
-        let findings = LeakScanner(containersFolder: driver.device.directory + "/containers").scan()
+        let findings = LeakScanner(containersFolder: RunFolder.containers(in: driver.device.directory)).scan()
         let events = driver.traces.merged()
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [StepFailure] = []
@@ -83,7 +84,7 @@ struct ExpectationCheck {
             if let session = Session(wire: try await hubCall(HubMethod.getSession).first) { return session }
             throw DBusError.failed("the hub's GetSession reply is not (sst)")
         } catch {
-            guard let saved = try? StateFile(path: driver.device.directory + "/" + RunningDevice.hubStateFile).load()
+            guard let saved = try? StateFile(path: RunFolder.hubState(in: driver.device.directory)).load()
             else { throw error }
             return saved.model.session
         }
@@ -212,11 +213,22 @@ private struct FieldMismatch: Hashable {
 
 /// One failed check of an expectation, whichever app failed it: the same failure of several
 /// apps of one `expect` step (a fleet's members, `all`) is one that lists them,
-/// `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`.
+/// `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`. Alike means at the same place
+/// with the same mismatch: a fleet's name is read as one expectation per member, so the
+/// expectation and target it keeps are those of the first app that failed it.
 private struct AppFailure: Hashable {
     let location: Location
     let expectation: Int
     let field: Int
     let target: ExpectTarget
     let mismatch: FieldMismatch
+
+    static func == (lhs: AppFailure, rhs: AppFailure) -> Bool {
+        lhs.location == rhs.location && lhs.mismatch == rhs.mismatch
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(location)
+        hasher.combine(mismatch)
+    }
 }

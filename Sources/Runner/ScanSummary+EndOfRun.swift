@@ -1,6 +1,7 @@
 import DeviceContract
 import DeviceLaunch
-import Hub
+import DeviceProcesses
+import HubFiles
 import LeakScan
 import RunResults
 
@@ -11,8 +12,8 @@ extension ScanSummary {
     /// The scan at the end of a run: the containers read, each app's snapshot asked for.
     init(of directory: String, driver: StepDriver) async {
         self.init()
-        currentUser = (try? StateFile(path: directory + "/" + RunningDevice.hubStateFile).load())?.model.session.user
-        let findings = LeakScanner(containersFolder: directory + "/containers").scan()
+        currentUser = (try? StateFile(path: RunFolder.hubState(in: directory)).load())?.model.session.user
+        let findings = LeakScanner(containersFolder: RunFolder.containers(in: directory)).scan()
         for app in driver.scenario.apps {
             let judged = LeakScanner.judge(
                 findings.filter { $0.app == app.name }, currentUser: currentUser, cleanup: app.cleanup)

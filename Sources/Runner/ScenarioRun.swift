@@ -3,7 +3,7 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import RunResults
 import Scenario
 import SharedDevice

@@ -3,7 +3,6 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
 import RunResults
 import Scenario
 import SharedDevice
@@ -41,7 +40,7 @@ public final class StepDriver {
         self.device = device
         self.connection = connection
         self.sdlab = sdlab
-        traces = TraceTail(folder: device.directory + "/trace")
+        traces = TraceTail(folder: RunFolder.traceFolder(in: device.directory))
         fleet = AppFleet(
             Dictionary(
                 uniqueKeysWithValues: scenario.apps.map {

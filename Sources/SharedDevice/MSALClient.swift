@@ -161,12 +161,21 @@ extension AndroidMSALClient {
     }
 
     /// Why the client refuses a request without asking the broker: MSAL Android's
-    /// `MsalClientException` codes, by the names an app answers with (`dev.sdlab.Error.NAME`).
-    public enum Refusal: String, Error, Sendable, CaseIterable {
+    /// `MsalClientException` codes.
+    public enum Refusal: Error, Sendable, CaseIterable {
         /// `INVALID_PARAMETER`, "An account is already signed in.": a sign-in while an account is persisted.
-        case invalidParameter = "InvalidParameter"
+        case invalidParameter
         /// `NO_CURRENT_ACCOUNT`, "There is no signed-in account.": a sign-out with none persisted.
-        case noCurrentAccount = "NoCurrentAccount"
+        case noCurrentAccount
+
+        /// The name an app answers with (`dev.sdlab.Error.NAME`): the app's own error, or the
+        /// one the broker uses too.
+        public var name: String {
+            switch self {
+            case .invalidParameter: AppError.invalidParameter.rawValue
+            case .noCurrentAccount: DeviceError.noCurrentAccount.rawValue
+            }
+        }
     }
 
     public enum Decision: Equatable, Sendable {

@@ -8,12 +8,15 @@ import DeviceLink
 // lifecycle, `UIApplication`'s state, notifications and background tasks, and a view
 // controller to hand to MSAL's sign-in page. The host drives it from the scenario's steps.
 
+/// The base of an app delegate; it responds to nothing here.
 open class UIResponder: NSObject {
     public required override init() {}
 }
 
+/// An empty view controller, to hand MSAL's sign-in page.
 open class UIViewController: UIResponder {}
 
+/// A window that shows nothing; an app delegate may keep one.
 open class UIWindow: UIResponder {
     open var rootViewController: UIViewController?
 
@@ -59,18 +62,23 @@ extension UIApplicationDelegate where Self: UIResponder {
 
 /// The application object: its state follows the lifecycle the host drives.
 public final class UIApplication: UIResponder, @unchecked Sendable {
+    /// The process's application object.
     public static let shared = UIApplication()
 
+    /// Whether the app is in the foreground and active.
     public enum State: Int, Sendable {
         case active, inactive, background
     }
 
+    /// The keys of the launch options; the host launches every app without any.
     public struct LaunchOptionsKey: Hashable, RawRepresentable, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
     }
 
+    /// Posted on `NotificationCenter.default` after `application(_:didFinishLaunchingWithOptions:)`;
+    /// each of the five below likewise follows the delegate call of its name.
     public static let didFinishLaunchingNotification = AppLifecycleNames.didFinishLaunching
     public static let willEnterForegroundNotification = AppLifecycleNames.willEnterForeground
     public static let didBecomeActiveNotification = AppLifecycleNames.didBecomeActive
@@ -82,11 +90,13 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     private var state = State.inactive
     private weak var appDelegate: UIApplicationDelegate?
 
+    /// `inactive` while launching or changing state, `active` in the foreground, `background`.
     public var applicationState: State {
         get { lock.withLock { state } }
         set { lock.withLock { state = newValue } }
     }
 
+    /// The app delegate (weak); `@main` sets it.
     public var delegate: UIApplicationDelegate? {
         get { lock.withLock { appDelegate } }
         set { lock.withLock { appDelegate = newValue } }
@@ -107,6 +117,7 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
         UIBackgroundTaskIdentifier(rawValue: HostedBackgroundTasks.shared.begin(name: name, expirationHandler: handler))
     }
 
+    /// As `beginBackgroundTask(withName:expirationHandler:)`, without a name.
     public func beginBackgroundTask(expirationHandler handler: (() -> Void)?) -> UIBackgroundTaskIdentifier {
         beginBackgroundTask(withName: nil, expirationHandler: handler)
     }
@@ -120,6 +131,7 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     var openBackgroundTasks: Int { HostedBackgroundTasks.shared.count }
 }
 
+/// A background task, to end with `endBackgroundTask(_:)`.
 public struct UIBackgroundTaskIdentifier: Hashable, RawRepresentable, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }

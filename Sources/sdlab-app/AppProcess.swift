@@ -1,5 +1,5 @@
+import AppCommandLine
 import ArgumentParser
-import DeviceContract
 import ManagedApp
 
 /// The process the runner starts for each app of a fleet: `sdlab app` in an executable of its
@@ -13,7 +13,7 @@ struct AppProcess: AsyncParsableCommand {
         discussion: AppMain.discussion
     )
 
-    @OptionGroup var options: AppOptions
+    @OptionGroup var app: AppArguments
 
-    func run() async throws { try await AppMain.run(options) }
+    func run() async throws { try await AppMain.run(app.options) }
 }

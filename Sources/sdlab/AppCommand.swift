@@ -1,5 +1,5 @@
+import AppCommandLine
 import ArgumentParser
-import DeviceContract
 import ManagedApp
 
 struct AppCommand: AsyncParsableCommand {
@@ -9,7 +9,7 @@ struct AppCommand: AsyncParsableCommand {
         discussion: AppMain.discussion
     )
 
-    @OptionGroup var options: AppOptions
+    @OptionGroup var app: AppArguments
 
-    func run() async throws { try await AppMain.run(options) }
+    func run() async throws { try await AppMain.run(app.options) }
 }

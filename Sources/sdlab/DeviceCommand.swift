@@ -4,7 +4,7 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import RunResults
 import Scenario
 
@@ -45,7 +45,7 @@ struct DeviceCommand: AsyncParsableCommand {
             let device: RunningDevice
             do {
                 let directory = try dir ?? DevicePaths.makeTemporaryDirectory(prefix: "sdlab-device")
-                if FileManager.default.fileExists(atPath: directory + "/" + RunningDevice.hubStateFile) {
+                if FileManager.default.fileExists(atPath: RunFolder.hubState(in: directory)) {
                     note("carrying on from the device state saved in \(directory)")
                 }
                 do {

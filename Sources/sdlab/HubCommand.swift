@@ -2,6 +2,7 @@ import ArgumentParser
 import DeviceContract
 import DeviceProcesses
 import Hub
+import HubFiles
 
 struct HubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

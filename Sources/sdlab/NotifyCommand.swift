@@ -2,7 +2,6 @@ import ArgumentParser
 import DBusKit
 import DeviceContract
 import DeviceProcesses
-import Hub
 import SharedDevice
 
 struct NotifyCommand: AsyncParsableCommand {

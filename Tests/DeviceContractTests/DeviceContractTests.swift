@@ -1,4 +1,3 @@
-import ArgumentParser
 import DBusKit
 import DeviceContract
 import Foundation
@@ -8,37 +7,6 @@ import Testing
 
 /// What every process agrees on, written by one side and read by the other.
 @Suite struct DeviceContractTests {
-    @Test(arguments: [
-        CleanupPolicy.wipeAll, .retainPreferences, .keepAll, .own(), .own(keeps: [.common]),
-        .hook(command: "rm -rf \"$SDLAB_CONTAINER/caches\"; exit 0", keeps: [.common, .preferences]),
-    ])
-    func theRunnersCommandLineParsesBackToTheSameOptions(policy: CleanupPolicy) throws {
-        let written = AppOptions.commandLine(
-            name: "mail", sdk: .msalAndroid, backgroundMode: true, cleanup: policy,
-            hookDirectory: "/tmp/my scenarios", container: "/tmp/c", trace: "/tmp/t.jsonl",
-            bus: "unix:path=/tmp/bus")
-        let read = try AppOptions.parse(written)
-        #expect(read.policy == policy && read.name == "mail" && read.sdk == .msalAndroid && read.backgroundMode)
-        #expect(read.container == "/tmp/c" && read.trace == "/tmp/t.jsonl" && read.bus == "unix:path=/tmp/bus")
-        #expect(read.hookTimeout == .seconds(10))
-        if case .hook = policy { #expect(read.hookDirectory == "/tmp/my scenarios") }
-        #expect(read.arguments == written)
-    }
-
-    @Test func declaredKeepsAreOnlyForAHookOrTheAppsOwnCode() {
-        #expect(throws: (any Error).self) {
-            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--keeps", "common"])
-        }
-        #expect(throws: (any Error).self) {
-            try AppOptions.parse([
-                "--name", "a", "--sdk", "ws1", "--container", "/c", "--cleanup", "own", "--keeps", "plain",
-            ])
-        }
-        #expect(throws: (any Error).self) {
-            try AppOptions.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"])
-        }
-    }
-
     @Test func wireShapesReadBackAsWritten() {
         let session = Session(state: .checkedOut, user: "cou1", generation: 7)
         #expect(Session(wire: session.wireValue) == session)

@@ -3,7 +3,6 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
 import LeakScan
 import SharedDevice
 import Synchronization
@@ -82,12 +81,12 @@ final class AppDevice: Sendable {
 
     /// What the device attacker reads in one app's container.
     func readable(in app: String) -> [Canary] {
-        LeakScanner(containersFolder: directory + "/containers").scan().filter { $0.app == app }.map(\.canary)
+        LeakScanner(containersFolder: RunFolder.containers(in: directory)).scan().filter { $0.app == app }.map(\.canary)
     }
 
     /// One process's trace events, as JSON objects.
     func trace(_ file: String) throws -> [[String: Any]] {
-        try TraceEvent.lines(in: directory + "/trace/" + file).map {
+        try TraceEvent.lines(in: RunFolder.traceFolder(in: directory) + "/" + file).map {
             try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }

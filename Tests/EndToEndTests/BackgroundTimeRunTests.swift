@@ -27,7 +27,7 @@ extension RunCommandTests {
         #expect(
             result.stdout.contains("notes was suspended: it was ended without running any code"), "\(result.stdout)")
         let traces = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("sdlab-run-") }
-            .map { Self.events(in: folder + "/" + $0 + "/trace/app-notes.jsonl") }
+            .map { Self.events(in: RunFolder.trace(of: "notes", in: folder + "/" + $0)) }
         #expect(traces.count == 4)
         // The app holding a task: begun on entering the background, ended by its expiration
         // handler when its time was up, 30 s after it entered the background.
@@ -90,7 +90,7 @@ extension TeamAppTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let run = try #require(
             try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
-        let events = RunCommandTests.events(in: folder + "/" + run + "/trace/app-notes.jsonl").map(\.event)
+        let events = RunCommandTests.events(in: RunFolder.trace(of: "notes", in: folder + "/" + run)).map(\.event)
         let began = try #require(events.firstIndex(of: "background-task-began"))
         let ended = try #require(events.firstIndex(of: "background-task-ended"))
         #expect(events[began..<ended].contains("cleanup-started"), "\(events)")

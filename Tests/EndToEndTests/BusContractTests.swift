@@ -2,7 +2,6 @@ import DBusKit
 import DeviceContract
 import DeviceLaunch
 import Foundation
-import Hub
 import ManagedApp
 import TestSupport
 import Testing

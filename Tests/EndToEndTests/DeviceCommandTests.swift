@@ -128,7 +128,7 @@ import Testing
         let up = try LineProducer(sdlabPath, ["device", "up", "--dir", directory])
         defer { up.stop() }
         try await up.waitForLine(containing: "SDLAB_DEVICE_DIR=")
-        let pids = ["hub.pid", "dbus-daemon.pid"].compactMap { recordedPID($0, in: directory) }
+        let pids = [RunFolder.hubPID(in: directory), RunFolder.busPID(in: directory)].compactMap(recordedPID)
         #expect(pids.count == 2)
         up.process.signal(SIGINT)
         #expect(await up.exitStatus(within: .seconds(20)) == .exited(0))
@@ -179,7 +179,7 @@ import Testing
             environment: environment(with: ["SDLAB_BUS_CONFIG": config]))
         #expect(up.status == 3)
         #expect(up.stderr.contains("Failed to start message bus"), "\(up.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: directory + "/run/dbus-daemon.pid"))
+        #expect(!FileManager.default.fileExists(atPath: RunFolder.busPID(in: directory + "/run")))
     }
 
     @Test(.timeLimit(.minutes(1)))

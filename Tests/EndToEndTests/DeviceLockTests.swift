@@ -41,13 +41,13 @@ struct DeviceLockTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-locked")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         defer { Self.stopEverything(of: folder) }
-        let lock = try #require(try FileLock.take(folder + "/device.lock"))
+        let lock = try #require(try FileLock.take(RunFolder.lock(in: folder)))
         defer { lock.release() }
         let refused = try await run(sdlabPath, ["device", "up", "--detach", "--dir", folder])
         #expect(refused.status == 3)
         #expect(refused.stderr == "sdlab: another sdlab is starting a device in \(folder)\n")
         #expect(LiveProcesses.ofRunFolder(folder).isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: folder + "/dbus-daemon.pid"), "nothing was started")
+        #expect(!FileManager.default.fileExists(atPath: RunFolder.busPID(in: folder)), "nothing was started")
     }
 
     /// On the way out, whatever still runs of the device, by PID.

@@ -2,7 +2,6 @@ import DBusKit
 import DeviceContract
 import DeviceProcesses
 import Foundation
-import Hub
 import TestSupport
 import Testing
 
@@ -12,8 +11,8 @@ struct DetachedDevice {
     let directory: String
     let address: String
 
-    var hubPID: Int32? { recordedPID("hub.pid", in: directory) }
-    var busPID: Int32? { recordedPID("dbus-daemon.pid", in: directory) }
+    var hubPID: Int32? { recordedPID(RunFolder.hubPID(in: directory)) }
+    var busPID: Int32? { recordedPID(RunFolder.busPID(in: directory)) }
 
     /// Tools started with this environment find the device as `device up` tells users to.
     var environment: [String: String] { TestSupport.environment(with: ["DBUS_SESSION_BUS_ADDRESS": address]) }
@@ -42,8 +41,8 @@ struct DetachedDevice {
 }
 
 /// A PID that `device up` recorded in its run folder.
-func recordedPID(_ file: String, in directory: String) -> Int32? {
-    (try? String(contentsOfFile: directory + "/" + file, encoding: .utf8))
+func recordedPID(_ record: String) -> Int32? {
+    (try? String(contentsOfFile: record, encoding: .utf8))
         .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
 

@@ -1,7 +1,7 @@
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import SharedDevice
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceLaunch
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
@@ -168,7 +169,7 @@ struct LargePropertySetTests {
         try await AppDevice.with { lab in
             let hub = lab.device.hub.pid
             let before = try #require(Self.peakKiB(of: hub))
-            let hubName = try String(contentsOfFile: RunningDevice.hubNameFile(in: lab.directory), encoding: .utf8)
+            let hubName = try String(contentsOfFile: RunFolder.hubName(in: lab.directory), encoding: .utf8)
             let result = try await run(
                 "/usr/bin/python3",
                 ["-c", Self.sender, lab.address, hubName.trimmingCharacters(in: .whitespacesAndNewlines)],

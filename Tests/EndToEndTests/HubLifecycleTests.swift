@@ -3,7 +3,7 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
+import HubFiles
 import SharedDevice
 import TestSupport
 import Testing
@@ -18,8 +18,7 @@ import Testing
         let hub = try LineProducer(
             sdlabPath,
             [
-                "hub", "--bus", device.address, "--state",
-                device.directory + "/hub-state.json",
+                "hub", "--bus", device.address, "--state", RunFolder.hubState(in: device.directory),
             ],
             log: device.directory + "/restarted-hub.log")
         try await hub.waitForLine(containing: "ready")
@@ -99,7 +98,7 @@ import Testing
             let restarted = try await Self.restartHub(device)
             #expect(kill(restarted.process.pid, SIGTERM) == 0)
             #expect(await restarted.exitStatus(within: .seconds(10)) == .exited(0))
-            let saved = try StateFile(path: device.directory + "/hub-state.json").load()
+            let saved = try StateFile(path: RunFolder.hubState(in: device.directory)).load()
             #expect(saved?.model.session.state == .checkedIn)
         }
     }
@@ -107,7 +106,7 @@ import Testing
     @Test(.timeLimit(.minutes(1)))
     func aStateFileItCannotTrustStopsTheHubWithTheReason() async throws {
         try await DetachedDevice.with { device in
-            let state = device.directory + "/hub-state.json"
+            let state = RunFolder.hubState(in: device.directory)
             try await Self.kill9(try #require(device.hubPID))
             try Data("{\"format\": \"someone-else\"}".utf8).write(to: URL(fileURLWithPath: state))
             let refused = try await run(sdlabPath, ["hub", "--bus", device.address, "--state", state])

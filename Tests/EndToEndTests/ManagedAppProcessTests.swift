@@ -3,7 +3,6 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
-import Hub
 import SharedDevice
 import TestSupport
 import Testing
@@ -212,8 +211,8 @@ struct ManagedAppProcessTests {
             let (hub, stdout) = try ChildProcess.spawn(
                 sdlabPath,
                 [
-                    "hub", "--bus", lab.address, "--state", lab.directory + "/hub-state.json",
-                    "--name-file", RunningDevice.hubNameFile(in: lab.directory),
+                    "hub", "--bus", lab.address, "--state", RunFolder.hubState(in: lab.directory),
+                    "--name-file", RunFolder.hubName(in: lab.directory),
                 ],
                 stdout: .pipe, stderr: .null, newSession: true)
             lab.adopt(hub)

@@ -57,7 +57,8 @@ struct UnfinishedCleanupTests {
                 try lab.events("app-notes.jsonl").suffix(4) == [
                     "cleanup-retried", "cleanup-started", "cleanup-failed", "check-finished",
                 ])
-            _ = FileManager.default.createFile(atPath: lab.directory + "/containers/allowed", contents: nil)
+            _ = FileManager.default.createFile(
+                atPath: RunFolder.containers(in: lab.directory) + "/allowed", contents: nil)
             try await notes.background()
             try await notes.foreground()
             #expect(lab.readable(in: "notes").isEmpty)
@@ -80,7 +81,8 @@ struct UnfinishedCleanupTests {
             try await lab.hub(ManagedAppProcessTests.hub1, "CheckIn")
             try await lab.app("notes").settle()
             first.crash()
-            _ = FileManager.default.createFile(atPath: lab.directory + "/containers/allowed", contents: nil)
+            _ = FileManager.default.createFile(
+                atPath: RunFolder.containers(in: lab.directory) + "/allowed", contents: nil)
 
             try await lab.launch(spec)
             #expect(lab.readable(in: "notes").isEmpty)

@@ -1,5 +1,5 @@
 import Foundation
-import Hub
+import HubFiles
 import SharedDevice
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hub
+import HubFiles
 import SharedDevice
 import Testing
 

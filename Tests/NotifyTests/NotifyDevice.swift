@@ -6,6 +6,7 @@ import DeviceProcesses
 import Dispatch
 import Foundation
 import Hub
+import HubFiles
 import Synchronization
 import TestSupport
 import Testing
@@ -36,7 +37,7 @@ final class NotifyDevice: Sendable {
         let hub = try await Connection.connect(to: bus.address)
         let device = NotifyDevice(bus: bus, console: console, hub: hub)
         do {
-            let store = StateFile(path: directory + "/hub-state.json")
+            let store = StateFile(path: RunFolder.hubState(in: directory))
             let state = try HubProcess.loadState(from: store) { HubSetup() }
             try await HubProcess.serve(state, savingTo: store, on: hub)
             try await body(device)

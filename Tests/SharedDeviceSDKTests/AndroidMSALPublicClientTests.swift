@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
@@ -23,7 +24,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     static func storedFile(_ device: TestDevice, app: String = "scanner") -> String {
-        device.directory + "/containers/\(app)/keychain/msal-android-current-account.json"
+        RunFolder.container(of: app, in: device.directory) + "/keychain/msal-android-current-account.json"
     }
 
     @Test func accountChangedOnlyWhenTheAccountChangesThenAccountLoaded() async throws {

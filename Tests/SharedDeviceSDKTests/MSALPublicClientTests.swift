@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
@@ -23,7 +24,7 @@ struct MSALPublicClientTests {
     }
 
     static func lastSeenFile(_ device: TestDevice, app: String = "mail") -> String {
-        device.directory + "/containers/\(app)/keychain/msal-last-seen-account.json"
+        RunFolder.container(of: app, in: device.directory) + "/keychain/msal-last-seen-account.json"
     }
 
     @Test func currentAccountAcrossFirstCallNoChangeSwitchAndSignOut() async throws {

@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
@@ -95,7 +96,8 @@ struct SilentHubTests {
             }
             #expect(
                 !FileManager.default.fileExists(
-                    atPath: device.directory + "/containers/scanner/keychain/msal-android-current-account.json"))
+                    atPath: RunFolder.container(of: "scanner", in: device.directory)
+                        + "/keychain/msal-android-current-account.json"))
         }
     }
 
@@ -112,7 +114,7 @@ struct SilentHubTests {
             }
             #expect(
                 !FileManager.default.fileExists(
-                    atPath: device.directory + "/containers/crm/keychain/ws1-last-session.json"))
+                    atPath: RunFolder.container(of: "crm", in: device.directory) + "/keychain/ws1-last-session.json"))
         }
     }
 }

@@ -3,6 +3,7 @@ import DeviceContract
 import DeviceProcesses
 import Foundation
 import Hub
+import HubFiles
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
@@ -56,7 +57,7 @@ final class TestDevice: Sendable {
 
     /// Serves the hub on a new connection, from the state file (a new device the first time).
     func startHub() async throws {
-        let store = StateFile(path: directory + "/hub-state.json")
+        let store = StateFile(path: RunFolder.hubState(in: directory))
         let state = try HubProcess.loadState(from: store) { HubSetup(policy: policy) }
         let connection = try await Connection.connect(to: bus.address)
         do {
@@ -94,7 +95,7 @@ final class TestDevice: Sendable {
 
     /// An app's keychain in the device's folder (`containers/APP/keychain`).
     func keychain(_ app: String) throws -> Keychain {
-        try Keychain(folder: directory + "/containers/\(app)/keychain")
+        try Keychain(folder: RunFolder.container(of: app, in: directory) + "/keychain")
     }
 
     // MARK: - The console and the Hub app

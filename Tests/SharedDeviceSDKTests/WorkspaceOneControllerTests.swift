@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import DeviceProcesses
 import Foundation
 import SharedDevice
 import SharedDeviceSDK
@@ -46,7 +47,7 @@ struct WorkspaceOneControllerTests {
     static let notCheckedOut = WorkspaceOneSDK.notCheckedOutError
 
     static func lastSessionFile(_ device: TestDevice, app: String = "crm") -> String {
-        device.directory + "/containers/\(app)/keychain/ws1-last-session.json"
+        RunFolder.container(of: app, in: device.directory) + "/keychain/ws1-last-session.json"
     }
 
     @Test func theFirstLaunchAdoptsTheSessionWithoutWipe() async throws {

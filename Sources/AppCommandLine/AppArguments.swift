@@ -1,0 +1,138 @@
+import ArgumentParser
+import DeviceContract
+import SharedDevice
+
+extension SDKKind: ExpressibleByArgument {}
+
+/// Durations on the command line as in scenarios: `250ms`, `5s`.
+extension Duration: @retroactive ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let parsed = Durations.parse(argument) else { return nil }
+        self = parsed
+    }
+}
+
+extension NameSpecification {
+    /// An app option under the name `AppOptions.Option` gives it, which the runner writes.
+    static func app(_ option: AppOptions.Option) -> NameSpecification { .customLong(option.rawValue) }
+}
+
+/// An app process's command line, parsed into its `options`: what `sdlab app`, `sdlab-app` and
+/// a team's app (`DeviceHost`) read, with the help `--help` shows.
+public struct AppArguments: ParsableArguments, Sendable {
+    @Option(
+        name: .app(.bus),
+        help: ArgumentHelp("The device bus address (default: $DBUS_SESSION_BUS_ADDRESS).", valueName: "address"))
+    var bus: String?
+
+    @Option(name: .app(.name), help: "The app's name: letters, digits and _, not starting with a digit.")
+    var name: String
+
+    @Option(name: .app(.sdk), help: "The embedded SDK: \(SDKKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var sdk: SDKKind
+
+    @Flag(name: .app(.backgroundMode), help: "Keep running in the background (else the runner suspends the app there).")
+    var backgroundMode = false
+
+    @Flag(
+        name: .app(.backgroundTask),
+        help:
+            "Begin a background task on entering the background and hold it until its time is up or the app returns to the foreground (the built-in app; an app of a team's own begins its own)."
+    )
+    var backgroundTask = false
+
+    @Option(
+        name: .app(.cleanup),
+        help:
+            "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own)."
+    )
+    var cleanup = CleanupPolicy.wipeAll.name
+
+    @Option(
+        name: .app(.hook),
+        help:
+            "Run this shell command as the cleanup instead of a policy (SDLAB_APP, SDLAB_CONTAINER, SDLAB_PREVIOUS_USER, SDLAB_CURRENT_USER and SDLAB_REASON are set)."
+    )
+    var hook: String?
+
+    @Option(
+        name: .app(.hookDirectory),
+        help: ArgumentHelp("The folder the hook runs in (default: the current one).", valueName: "folder"))
+    var hookDirectory: String?
+
+    @Option(
+        name: .app(.keeps),
+        help: ArgumentHelp(
+            "What the hook or the app's own cleanup keeps of another user: \(RecordKind.keepable.map(\.rawValue).joined(separator: ", ")); repeatable.",
+            valueName: "kind"))
+    var keeps: [String] = []
+
+    @Option(name: .app(.hookTimeout), help: "How long a cleanup hook may run (e.g. 10s, 500ms).")
+    var hookTimeout = AppOptions.defaultHookTimeout
+
+    @Option(name: .app(.container), help: "The app's container folder (created 0700).")
+    var container: String
+
+    @Option(name: .app(.trace), help: "The file the app appends its trace events to.")
+    var trace: String?
+
+    @Option(
+        name: .app(.hubNameFile),
+        help: ArgumentHelp(
+            "The file the hub records its unique bus name in (`hub --name-file`): the app calls that name only, never a process that took dev.sdlab.Hub (default: dev.sdlab.Hub).",
+            valueName: "file"))
+    var hubNameFile: String?
+
+    @Option(
+        name: .app(.tracedPostsPerSecond),
+        help:
+            "At most this many post-received trace lines a second, after a burst of \(AppOptions.tracedPostsBurst); past it posts are counted in posts-untraced lines (default \(AppOptions.defaultTracedPostsPerSecond); 0: trace every post)."
+    )
+    var tracedPostsPerSecond: Int?
+
+    public init() {}
+
+    public func validate() throws {
+        guard (tracedPostsPerSecond ?? 0) >= 0 else {
+            throw ValidationError("\(AppOptions.Option.tracedPostsPerSecond.flag): 0 or more")
+        }
+        guard AppName.isValid(name) else {
+            throw ValidationError(
+                "\(AppOptions.Option.name.flag) \(name): letters, digits and _ only, not starting with a digit")
+        }
+        guard hook != nil || CleanupPolicy(name: cleanup) != nil else {
+            throw ValidationError(
+                "\(AppOptions.Option.cleanup.flag) \(cleanup): one of \(CleanupPolicy.names.joined(separator: ", ")) or own"
+            )
+        }
+        let keepable = RecordKind.keepable.map(\.rawValue)
+        if let kind = keeps.first(where: { !keepable.contains($0) }) {
+            throw ValidationError(
+                "\(AppOptions.Option.keeps.flag) \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)"
+            )
+        }
+        guard keeps.isEmpty || hook != nil || cleanup == "own" else {
+            throw ValidationError(
+                "\(AppOptions.Option.keeps.flag) declares what a hook or the app's own cleanup keeps: add \(AppOptions.Option.hook.flag) or \(AppOptions.Option.cleanup.flag) own"
+            )
+        }
+    }
+
+    /// The options parsed.
+    public var options: AppOptions {
+        AppOptions(
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, policy: policy,
+            hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
+            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond)
+    }
+
+    /// The cleanup the options declare.
+    private var policy: CleanupPolicy {
+        let kept = Set(keeps.compactMap(RecordKind.init(rawValue:)))
+        if let hook { return .hook(command: hook, keeps: kept) }
+        switch CleanupPolicy(name: cleanup) ?? .wipeAll {
+        case .own: return .own(keeps: kept)
+        case let named: return named
+        }
+    }
+}

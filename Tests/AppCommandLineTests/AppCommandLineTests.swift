@@ -1,0 +1,49 @@
+import AppCommandLine
+import DeviceContract
+import SharedDevice
+import Testing
+
+/// The runner writes an app's options (`AppOptions.arguments`) and the app reads them back
+/// (`AppArguments`): what one side writes, the other reads as it was.
+@Suite struct AppCommandLineTests {
+    @Test(arguments: [
+        CleanupPolicy.wipeAll, .retainPreferences, .keepAll, .own(), .own(keeps: [.common]),
+        .hook(command: "rm -rf \"$SDLAB_CONTAINER/caches\"; exit 0", keeps: [.common, .preferences]),
+    ])
+    func theRunnersCommandLineParsesBackToTheSameOptions(policy: CleanupPolicy) throws {
+        let hook = if case .hook = policy { true } else { false }
+        let written = AppOptions(
+            name: "mail", sdk: .msalAndroid, backgroundMode: true, backgroundTask: true, policy: policy,
+            hookDirectory: hook ? "/tmp/my scenarios" : nil, hookTimeout: .milliseconds(250), container: "/tmp/c",
+            trace: "/tmp/t.jsonl", bus: "unix:path=/tmp/bus", hubNameFile: "/tmp/hub-name", tracedPostsPerSecond: 0)
+        let read = try AppArguments.parse(written.arguments).options
+        #expect(read == written)
+        #expect(read.arguments == written.arguments)
+    }
+
+    @Test func theDefaultsParseBackToo() throws {
+        let written = AppOptions(name: "mail", sdk: .ws1, container: "/tmp/c")
+        let read = try AppArguments.parse(written.arguments).options
+        #expect(read == written)
+        #expect(read.hookTimeout == .seconds(10) && read.policy == .wipeAll && read.tracedPostsPerSecond == nil)
+    }
+
+    @Test func everyOptionTheRunnerWritesIsOneTheAppReads() {
+        let help = AppArguments.helpMessage(columns: 1000)
+        for option in AppOptions.Option.allCases { #expect(help.contains(option.flag + " "), "\(option.flag)") }
+    }
+
+    @Test func declaredKeepsAreOnlyForAHookOrTheAppsOwnCode() {
+        #expect(throws: (any Error).self) {
+            try AppArguments.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--keeps", "common"])
+        }
+        #expect(throws: (any Error).self) {
+            try AppArguments.parse([
+                "--name", "a", "--sdk", "ws1", "--container", "/c", "--cleanup", "own", "--keeps", "plain",
+            ])
+        }
+        #expect(throws: (any Error).self) {
+            try AppArguments.parse(["--name", "a", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"])
+        }
+    }
+}

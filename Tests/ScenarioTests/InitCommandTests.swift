@@ -1,0 +1,81 @@
+import Foundation
+import Scenario
+import TestSupport
+import Testing
+
+/// `sdlab init DIR`: a team package on the facades, with a scenario that names its app. (That
+/// the package builds and its scenario passes is checked by hand: its first build takes over a
+/// minute.)
+@Suite(.timeLimit(.minutes(1)))
+struct InitCommandTests {
+    /// This checkout: Tests/ScenarioTests/InitCommandTests.swift is in it.
+    static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path
+
+    static func temporaryFolder() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdlab-init-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }
+
+    @Test func writesAPackageWhoseScenarioNamesItsApp() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let package = folder + "/contoso"
+        let result = try await run(sdlabPath, ["init", package])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("run Scenarios"), "\(result.stderr)")
+
+        let files = [
+            "Package.swift", "README.md", "Sources/NotesApp/AppDelegate.swift", "Sources/NotesApp/NotesStore.swift",
+            "Sources/NotesApp/DeviceLabApp.swift", "Scenarios/notes-app-cleans-up-on-check-in.yaml",
+        ]
+        for file in files {
+            #expect(FileManager.default.fileExists(atPath: package + "/" + file), "\(file)")
+            #expect(result.stdout.contains("wrote \(package)/\(file)"), "\(result.stdout)")
+        }
+        let manifest = try String(contentsOfFile: package + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".package(path: \"\(Self.checkout)\")"), "\(manifest)")
+        #expect(manifest.contains(".executableTarget(\n            name: \"NotesApp\""), "\(manifest)")
+        #expect(manifest.contains(".product(name: \"DeviceHost\""), "\(manifest)")
+        let delegate = try String(contentsOfFile: package + "/Sources/NotesApp/AppDelegate.swift", encoding: .utf8)
+        #expect(delegate.contains("@main\nclass AppDelegate: UIResponder, UIApplicationDelegate"))
+        let deviceLab = try String(contentsOfFile: package + "/Sources/NotesApp/DeviceLabApp.swift", encoding: .utf8)
+        #expect(deviceLab.contains("extension AppDelegate: DeviceLabApp"))
+
+        // Parsed without checking files: the app is not built yet.
+        let scenarioFile = package + "/Scenarios/notes-app-cleans-up-on-check-in.yaml"
+        let scenario = try Scenario.parse(
+            try String(contentsOfFile: scenarioFile, encoding: .utf8), file: scenarioFile)
+        #expect(scenario.apps.map(\.executable) == [package + "/.build/debug/NotesApp"])
+
+        // The README's two commands, and the line it says to delete to see the run fail.
+        let readme = try String(contentsOfFile: package + "/README.md", encoding: .utf8)
+        #expect(readme.contains("swift build"))
+        #expect(readme.contains(" run Scenarios"))
+        let breaking = "try? fileManager.removeItem(at: previewsFolder(of: user))"
+        #expect(readme.contains(breaking))
+        let store = try String(contentsOfFile: package + "/Sources/NotesApp/NotesStore.swift", encoding: .utf8)
+        #expect(store.contains("To see the scenario fail, delete the next line"))
+        #expect(store.contains("the previews stay in Caches.\n        \(breaking)\n"))
+    }
+
+    @Test func refusesAFolderThatIsNotEmpty() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: folder + "/notes.txt"))
+        let result = try await run(sdlabPath, ["init", folder, "--lab", Self.checkout])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("\(folder) is not empty"), "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["notes.txt"])
+    }
+
+    @Test func refusesALabThatIsNoCheckout() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try await run(sdlabPath, ["init", folder + "/app", "--lab", folder])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("is not a SharedDeviceLab checkout"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/app"))
+    }
+}
