@@ -21,7 +21,7 @@ public struct BenchSweep: Sendable {
     /// A line to keep: where a folder was kept.
     public var note: @Sendable (String) -> Void = { _ in }
     /// A fleet measured with its floors, and its round (1-based).
-    public var measured: @Sendable (BenchSample, Int) -> Void = { _, _ in }
+    public var sampleTaken: @Sendable (BenchSample, Int) -> Void = { _, _ in }
 
     public init(
         sizes: [Int], repeats: Int, signals: Int, gap: Duration, changes: Int, records: Int, executable: String?,
@@ -59,7 +59,7 @@ public struct BenchSweep: Sendable {
                 }
                 done += 1
                 samples.append(sample)
-                measured(sample, round)
+                sampleTaken(sample, round)
             }
             runs.append(try BenchRun(samples: samples))
         }

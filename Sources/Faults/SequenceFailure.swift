@@ -22,22 +22,36 @@ public struct SequenceFailure: Equatable, Sendable {
         self.text = text
     }
 
-    /// A runner's failure at the `index`th step of the run: its place in the scenario rather
-    /// than its location, which is the location in this run's text, not in the file written
-    /// in the end. Past the steps (the device's invariants) it belongs to none.
+    /// A runner's failure at the `index`th step of the run of `scenario`: its place in the
+    /// scenario (the expectation and field its location is the key of) rather than the
+    /// location, which is in this run's text, not in the file written in the end. Past the
+    /// steps (the device's invariants) it belongs to none.
     public init(_ failure: StepFailure, at index: Int, in scenario: Scenario) {
         let step = scenario.steps.indices.contains(index) ? index : nil
         switch failure.reason {
         case .mismatch(let mismatch):
+            let place = step.flatMap { Self.field(at: failure.location, in: scenario.steps[$0]) }
             self.init(
-                step: step, target: mismatch.target, field: mismatch.field,
-                signature: "\(mismatch.target) \(mismatch.subject)", text: failure.message)
+                step: step, target: place?.target, field: place?.field,
+                signature: (place.map { "\($0.target) " } ?? "") + mismatch.subject, text: failure.message)
         case .stepError:
             let title = step.map { scenario.steps[$0].title } ?? "a step"
             self.init(step: step, signature: "error in \(title)", text: failure.message)
         case .invariant(let rule, let process, _):
             self.init(step: step, signature: "\(process): \(rule.rawValue)", text: failure.message)
         }
+    }
+
+    /// The expectation's target and the field's position in it, of the field whose key is at
+    /// `location` in an `expect` step; the first, when a fleet made one expectation per member.
+    private static func field(at location: Location, in step: Step) -> (target: ExpectTarget, field: Int)? {
+        guard case .expect(let expectations) = step.kind else { return nil }
+        for expectation in expectations {
+            if let field = expectation.fields.firstIndex(where: { $0.location == location }) {
+                return (expectation.target, field)
+            }
+        }
+        return nil
     }
 
     /// Every failure of a run, by the step it showed at.

@@ -85,12 +85,8 @@ public struct StepFailure: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An expectation's field that did not hold, for the hub or for apps that failed it alike.
+/// Which field it is, is where it is (`StepFailure.location`, the field's key in the file).
 public struct Mismatch: Sendable, Hashable {
-    /// The expectation in its step and the field in the expectation, by position.
-    public var expectation: Int
-    public var field: Int
-    /// The expectation's target, as written.
-    public var target: ExpectTarget
     /// The apps that failed the field alike; empty for the hub.
     public var apps: [String]
     /// `leaks`, `retained.common`, `state`.
@@ -100,13 +96,7 @@ public struct Mismatch: Sendable, Hashable {
     /// What the scanner found, when a count of leaks or retained data is off.
     public var found: String?
 
-    public init(
-        expectation: Int, field: Int, target: ExpectTarget, apps: [String], name: String, expected: String,
-        got: String, found: String? = nil
-    ) {
-        self.expectation = expectation
-        self.field = field
-        self.target = target
+    public init(apps: [String], name: String, expected: String, got: String, found: String? = nil) {
         self.apps = apps
         self.name = name
         self.expected = expected

@@ -25,9 +25,9 @@ struct ExpectationCheck {
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [StepFailure] = []
         var appFailures = AppGroups<AppFailure>()
-        for (index, expectation) in expectations.enumerated() {
+        for expectation in expectations {
             if expectation.target == .hub {
-                failures += try await hubFailures(expectation, index, session: session)
+                failures += try await hubFailures(expectation, session: session)
                 continue
             }
             for app in apps(of: expectation.target) {
@@ -40,22 +40,17 @@ struct ExpectationCheck {
                     timing: timings.last { $0.app == app },
                     callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
                         .compactMap { $0[.name] })
-                for (fieldIndex, field) in expectation.fields.enumerated() {
+                for field in expectation.fields {
                     for mismatch in context.mismatches(field.check) {
-                        let failure = AppFailure(
-                            location: field.location, expectation: index, field: fieldIndex,
-                            target: expectation.target, mismatch: mismatch)
-                        appFailures.add(app, under: failure)
+                        appFailures.add(app, under: AppFailure(location: field.location, mismatch: mismatch))
                     }
                 }
             }
         }
         return failures
             + appFailures.groups.map { failure, apps in
-                let key = failure.mismatch
-                let mismatch = Mismatch(
-                    expectation: failure.expectation, field: failure.field, target: failure.target, apps: apps,
-                    name: key.name, expected: key.expected, got: key.got, found: key.found)
+                var mismatch = failure.mismatch
+                mismatch.apps = apps
                 return StepFailure(location: failure.location, reason: .mismatch(mismatch))
             }
     }
@@ -90,11 +85,9 @@ struct ExpectationCheck {
         }
     }
 
-    private func hubFailures(_ expectation: Expectation, _ index: Int, session: Session) async throws
-        -> [StepFailure]
-    {
+    private func hubFailures(_ expectation: Expectation, session: Session) async throws -> [StepFailure] {
         var failures: [StepFailure] = []
-        for (fieldIndex, field) in expectation.fields.enumerated() {
+        for field in expectation.fields {
             let (name, expected, actual): (String, String, String)
             switch field.check {
             case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
@@ -114,9 +107,7 @@ struct ExpectationCheck {
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
             if expected != actual {
-                let mismatch = Mismatch(
-                    expectation: index, field: fieldIndex, target: .hub, apps: [], name: name, expected: expected,
-                    got: actual)
+                let mismatch = Mismatch(apps: [], name: name, expected: expected, got: actual)
                 failures.append(StepFailure(location: field.location, reason: .mismatch(mismatch)))
             }
         }
@@ -149,27 +140,27 @@ private struct AppContext {
         return String(format2: Double(seconds) * 1000 + Double(attoseconds) / 1e15) + " ms"
     }
 
-    /// Each part of the check that does not hold; with what the scanner found when a count of
-    /// leaks or retained data is off.
-    func mismatches(_ check: ExpectField.Check) -> [FieldMismatch] {
+    /// Each part of the check that does not hold (its apps not yet filled in); with what the
+    /// scanner found when a count of leaks or retained data is off.
+    func mismatches(_ check: ExpectField.Check) -> [Mismatch] {
         switch check {
         case .leaks(let count) where scan.leaks.count != count:
             return [
-                FieldMismatch(
-                    name: "leaks", expected: "\(count)", got: "\(scan.leaks.count)",
+                Mismatch(
+                    apps: [], name: "leaks", expected: "\(count)", got: "\(scan.leaks.count)",
                     found: scan.leaks.isEmpty ? nil : scan.leaks.described)
             ]
         case .retained(let preferences, let common):
             return [(RecordKind.preferences, preferences), (.common, common)].compactMap { kind, expected in
                 let kept = scan.retained.filter { $0.canary.kind == kind }
                 guard let expected, kept.count != expected else { return nil }
-                return FieldMismatch(
-                    name: "retained.\(kind.rawValue)", expected: "\(expected)", got: "\(kept.count)",
+                return Mismatch(
+                    apps: [], name: "retained.\(kind.rawValue)", expected: "\(expected)", got: "\(kept.count)",
                     found: kept.isEmpty ? nil : kept.described)
             }
         default:
             let (name, expected, actual) = compare(check)
-            return expected == actual ? [] : [FieldMismatch(name: name, expected: expected, got: actual, found: nil)]
+            return expected == actual ? [] : [Mismatch(apps: [], name: name, expected: expected, got: actual)]
         }
     }
 
@@ -203,32 +194,11 @@ private struct AppContext {
     }
 }
 
-/// A field of an app that does not hold, before the apps that failed it alike are gathered.
-private struct FieldMismatch: Hashable {
-    let name: String
-    let expected: String
-    let got: String
-    let found: String?
-}
-
 /// One failed check of an expectation, whichever app failed it: the same failure of several
 /// apps of one `expect` step (a fleet's members, `all`) is one that lists them,
-/// `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`. Alike means at the same place
-/// with the same mismatch: a fleet's name is read as one expectation per member, so the
-/// expectation and target it keeps are those of the first app that failed it.
+/// `LOC: fleet1–fleet20 (20 apps).leaks: expected 0, got 3`. Alike means at the same field's
+/// key with the same mismatch (its apps not yet filled in).
 private struct AppFailure: Hashable {
     let location: Location
-    let expectation: Int
-    let field: Int
-    let target: ExpectTarget
-    let mismatch: FieldMismatch
-
-    static func == (lhs: AppFailure, rhs: AppFailure) -> Bool {
-        lhs.location == rhs.location && lhs.mismatch == rhs.mismatch
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(location)
-        hasher.combine(mismatch)
-    }
+    let mismatch: Mismatch
 }

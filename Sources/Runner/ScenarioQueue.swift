@@ -1,5 +1,3 @@
-import DBusKit
-import Foundation
 import RunResults
 import Scenario
 
@@ -33,7 +31,7 @@ public enum ScenarioQueue {
                 group.addTask {
                     let start = ContinuousClock.now
                     let result = await runOne(scenarios[scenario], run, index)
-                    let seconds = Double((ContinuousClock.now - start).nanoseconds) / 1e9
+                    let seconds = (ContinuousClock.now - start) / .seconds(1)
                     return FinishedRun(scenario: scenario, run: run, result: result, seconds: seconds)
                 }
             }

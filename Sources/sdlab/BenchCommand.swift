@@ -160,7 +160,7 @@ struct BenchCommand: AsyncParsableCommand {
             executable: executable, keep: keep, runFolders: runFoldersBase)
         sweep.progress = { progress($0) }
         sweep.note = { note($0) }
-        sweep.measured = { [repeats] sample, round in
+        sweep.sampleTaken = { [repeats] sample, round in
             progress("")
             emitLine(sample.summary + (repeats > 1 ? " [\(round) of \(repeats)]" : ""))
         }

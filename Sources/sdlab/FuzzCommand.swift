@@ -3,7 +3,6 @@ import DeviceContract
 import DeviceProcesses
 import Faults
 import Foundation
-import RunResults
 import Runner
 import Scenario
 

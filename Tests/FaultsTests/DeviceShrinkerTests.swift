@@ -91,17 +91,21 @@ import Testing
               notes: {state: not-running, leaks: 0}
         """
 
-    /// A runner's failure keeps its place (step, expectation, field) as values; its signature
-    /// leaves out the values that change from run to run, and it is located again in the file
-    /// written in the end.
+    /// A runner's failure is attributed by its place in the run's scenario (step, expectation,
+    /// field), not by its text; its signature leaves out the values that change from run to
+    /// run, and it is located again in the file written in the end.
     @Test func aRunnersFailureIsAttributedByItsPlaceNotItsText() throws {
         let scenario = try Scenario.parse(Self.yaml, file: "a.yaml")
+        let ran = try Scenario.parse(Self.yaml, file: "run.yaml")
         let mismatch = Mismatch(
-            expectation: 1, field: 1, target: .app("notes"), apps: ["notes"], name: "leaks", expected: "0", got: "3",
+            apps: ["notes"], name: "leaks", expected: "0", got: "3",
             found: "cou1 plain ×3 (documents/cou1/plain-1-3.txt)")
-        let failure = StepFailure(
-            location: Location(file: "elsewhere.yaml", line: 9, column: 9), reason: .mismatch(mismatch))
-        let attributed = SequenceFailure(failure, at: 1, in: scenario)
+        guard case .expect(let expectations) = ran.steps[1].kind else {
+            Issue.record("the second step is not an expectation")
+            return
+        }
+        let failure = StepFailure(location: expectations[1].fields[1].location, reason: .mismatch(mismatch))
+        let attributed = SequenceFailure(failure, at: 1, in: ran)
         #expect(attributed.step == 1 && attributed.target == .app("notes") && attributed.field == 1)
         #expect(attributed.signature == "notes notes.leaks")
         #expect(attributed.located(in: scenario) == "a.yaml:9:35: " + mismatch.message)

@@ -32,13 +32,11 @@ enum Sample {
 
     static let failure = #"reports.yaml:13:7: crm.leaks: expected 0, got 1: <cou1 & "plain">"#
     static let secondFailure = "reports.yaml:13:7: crm.exposed: expected 0, got 1"
-    static let failedLeaks = mismatch(field: 0, "leaks", got: "1", found: #"<cou1 & "plain">"#)
-    static let failedExposed = mismatch(field: 1, "exposed", got: "1")
+    static let failedLeaks = mismatch("leaks", got: "1", found: #"<cou1 & "plain">"#)
+    static let failedExposed = mismatch("exposed", got: "1")
 
-    static func mismatch(field: Int, _ name: String, got: String, found: String? = nil) -> StepFailure {
-        let mismatch = Mismatch(
-            expectation: 0, field: field, target: .app("crm"), apps: ["crm"], name: name, expected: "0", got: got,
-            found: found)
+    static func mismatch(_ name: String, got: String, found: String? = nil) -> StepFailure {
+        let mismatch = Mismatch(apps: ["crm"], name: name, expected: "0", got: got, found: found)
         return StepFailure(location: Location(file: file, line: 13, column: 7), reason: .mismatch(mismatch))
     }
     static let note = #"crm: cleanup (hook ./clean.sh) for cou1 failed: said "no" <here> & there"#
