@@ -262,6 +262,14 @@ let package = Package(
             ]),
         .testTarget(name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
+        // Team files that import Foundation alone, built with the one setting a team's target
+        // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
+        // the CF names and the Darwin center.
+        .testTarget(
+            name: "FoundationAloneTests", dependencies: ["Security"],
+            swiftSettings: [
+                .swiftLanguageMode(.v5), .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
+            ]),
         .testTarget(
             name: "DeviceContractTests", dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice"]),
         .testTarget(name: "AppCommandLineTests", dependencies: ["AppCommandLine", "DeviceContract", "SharedDevice"]),

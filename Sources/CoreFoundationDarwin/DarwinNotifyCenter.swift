@@ -8,8 +8,9 @@ import Synchronization
 
 /// A notification center; the only one here is the Darwin center, which carries names between
 /// processes (`CFNotificationCenterGetDarwinNotifyCenter`). It is built on notify(3): each
-/// (observer, name) pair is a dispatch registration on the main queue.
-public final class CFNotificationCenter: Sendable {
+/// (observer, name) pair is a dispatch registration on the main queue. Equal only to itself, as a
+/// CF object.
+public final class CFNotificationCenter: Hashable, Sendable {
     /// The notify client the center registers and posts with; nil outside a device, where the
     /// center hears and sends nothing.
     private let client: @Sendable () -> NotifyClient?
@@ -47,6 +48,9 @@ public final class CFNotificationCenter: Sendable {
     func post(_ name: String) {
         try? client()?.post(name)
     }
+
+    public static func == (lhs: CFNotificationCenter, rhs: CFNotificationCenter) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// One observer's registration for one name.

@@ -40,6 +40,8 @@ struct ItemRequest: Sendable {
     private(set) var data: Data?
     private(set) var returns = Returns()
     private(set) var limit: MatchLimit?
+    /// `kSecMatchCaseInsensitive`: string attributes match whatever their letters' case.
+    private(set) var caseInsensitive = false
 
     init(_ dictionary: NSDictionary, for use: Use) throws(KeychainFailure) {
         var givenClass: ItemClass?
@@ -67,9 +69,18 @@ struct ItemRequest: Sendable {
         case Key.returnAttributes: returns.attributes = try Self.bool(value)
         case Key.returnRef, Key.returnPersistentRef:
             if try Self.bool(value) { throw KeychainFailure(status: errSecUnimplemented) }
-        case Key.valueRef, Key.valuePersistentRef: throw KeychainFailure(status: errSecUnimplemented)
+        case Key.valueRef, Key.valuePersistentRef, Key.persistentReference, Key.useItemList:
+            throw KeychainFailure(status: errSecUnimplemented)
+        case _ where Key.certificateMatching.contains(key): throw KeychainFailure(status: errSecUnimplemented)
         case Key.matchLimit: limit = try Self.matchLimit(value)
-        case Key.useDataProtectionKeychain: _ = try Self.bool(value)
+        case Key.matchCaseInsensitive: caseInsensitive = try Self.bool(value)
+        // How the call would authenticate: nothing asks for authentication here, so each is
+        // checked for its type and not used.
+        case Key.useDataProtectionKeychain, Key.useNoAuthenticationUI: _ = try Self.bool(value)
+        case Key.useOperationPrompt: guard value is String else { throw .param }
+        case Key.useAuthenticationUI:
+            guard let name = value as? String, Key.authenticationUIValues.contains(name) else { throw .param }
+        case Key.useAuthenticationContext: break
         default:
             guard let kind = Attribute.kinds[key], let attribute = kind.value(value) else { throw .param }
             attributes[key] = attribute
@@ -79,7 +90,9 @@ struct ItemRequest: Sendable {
     /// Refuses what the call does not take, as Apple's keychain server does; drops what it
     /// ignores.
     private mutating func check(for use: Use) throws(KeychainFailure) {
+        try takeProtectionFromAccessControl()
         let searches = use == .search || use == .updateQuery || use == .delete
+        if !searches { caseInsensitive = false }
         if synchronizable == .any && !searches { throw .param }
         switch use {
         case .add: limit = nil
@@ -98,6 +111,15 @@ struct ItemRequest: Sendable {
         if use == .add || use == .changes {
             attributes = attributes.filter { !Attribute.setByKeychain.contains($0.key) }
         }
+    }
+
+    /// An access control sets the item's `kSecAttrAccessible` to its protection; a
+    /// `kSecAttrAccessible` given beside it must be the same, as Apple's keychain server checks.
+    private mutating func takeProtectionFromAccessControl() throws(KeychainFailure) {
+        guard case .accessControl(let protection, _)? = attributes[Key.accessControl] else { return }
+        let accessible = AttributeValue.string(protection)
+        if let given = attributes[Key.accessible], given != accessible { throw .param }
+        attributes[Key.accessible] = accessible
     }
 
     // MARK: Values
@@ -139,7 +161,7 @@ extension ItemRequest {
     /// Whether `item` is one this search finds: of its class, with every attribute it gives.
     func matches(_ item: StoredItem) -> Bool {
         item.itemClass == itemClass
-            && attributes.allSatisfy { item.attributes[$0.key] == $0.value }
+            && attributes.allSatisfy { $0.value.finds(item.attributes[$0.key], caseInsensitive: caseInsensitive) }
             && (synchronizable ?? .only(false)).admits(item.isSynchronizable)
     }
 

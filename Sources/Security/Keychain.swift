@@ -3,9 +3,12 @@
 // rules (Apple's Keychain Services documentation, and where it is silent what Apple's keychain
 // server does) are in Docs/behaviour.md §10, "The keychain".
 
+// Security brings CoreFoundation and Foundation's names with it, as Foundation and Security
+// bring each other's on iOS: a target that imports this module implicitly (Docs/your-app.md)
+// gives each file that says only `import Foundation` the keychain and the CF names.
 @_exported import CoreFoundationDarwin
 import DeviceLink
-import Foundation
+@_exported import Foundation
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
 /// Adds an item; `result` receives what its `kSecReturn…` keys ask for.

@@ -15,7 +15,8 @@ enum ItemClass: String, Codable, Sendable {
     var primaryKey: [String] {
         switch self {
         case .genericPassword: [Key.service, Key.account]
-        case .internetPassword: [Key.server, Key.account, Key.protocol, Key.port, Key.path]
+        case .internetPassword:
+            [Key.server, Key.account, Key.protocol, Key.authenticationType, Key.securityDomain, Key.port, Key.path]
         case .key: [Key.applicationTag, Key.keyClass]
         case .certificate, .identity: []
         }

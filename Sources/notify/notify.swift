@@ -7,7 +7,9 @@
 
 @_exported import CoreFoundationDarwin
 import DarwinNotify
-import Dispatch
+// `<notify.h>` includes `<dispatch/dispatch.h>`: a file that imports notify alone sees
+// `DispatchQueue` for `notify_register_dispatch`.
+@_exported import Dispatch
 
 // MARK: Statuses
 // `<notify.h>` defines them as macros, which Swift imports as `Int32`: iOS code compares a
@@ -32,6 +34,10 @@ public var NOTIFY_STATUS_SERVER_NOT_FOUND: Int32 { 9 }
 public var NOTIFY_STATUS_NULL_INPUT: Int32 { 10 }
 /// The call failed, as when the device does not answer within the hub timeout.
 public var NOTIFY_STATUS_FAILED: Int32 { 1_000_000 }
+
+/// A token no registration has: code initialises its token with it, and compares with it to
+/// tell whether it registered.
+public var NOTIFY_TOKEN_INVALID: Int32 { -1 }
 
 /// `notify_register_file_descriptor`'s flag: reuse the descriptor passed in.
 public var NOTIFY_REUSE: Int32 { 1 }

@@ -3,20 +3,23 @@ import Security
 import Testing
 
 /// App code as written for iOS, importing only Foundation and Security, over the keychain that
-/// `SDLAB_KEYCHAIN` names (set once for the process, as a test host would). These tests share
-/// that keychain, so they run one at a time, each removing it when done.
+/// `SDLAB_KEYCHAIN` names, as a test host would. The variable is the process's: the first suite
+/// that needs a keychain names it, and every suite of the test process shares it (each with
+/// services of its own, never deleting another's items); it is removed when the process exits.
+/// These tests share that keychain, so they run one at a time.
 @Suite("iOS keychain code", .serialized)
-final class IOSCodeTests {
-    /// The process's keychain folder, named in the environment once.
-    private static let folder: String = {
-        let folder = NSTemporaryDirectory() + "security-tests-ios-" + UUID().uuidString
-        setenv("SDLAB_KEYCHAIN", folder, 1)
-        return folder
+struct IOSCodeTests {
+    /// The process's keychain folder.
+    static let folder: String = {
+        setenv("SDLAB_KEYCHAIN", NSTemporaryDirectory() + "security-tests-ios-" + UUID().uuidString, 0)
+        atexit {
+            guard let folder = getenv("SDLAB_KEYCHAIN") else { return }
+            try? FileManager.default.removeItem(atPath: String(cString: folder))
+        }
+        return String(cString: getenv("SDLAB_KEYCHAIN"))
     }()
 
     init() { _ = Self.folder }
-
-    deinit { try? FileManager.default.removeItem(atPath: Self.folder) }
 
     @Test func theSnippetRunsAsOnIOS() throws {
         let query: [String: Any] = [
@@ -52,7 +55,10 @@ final class IOSCodeTests {
         #expect(found == errSecSuccess)
         #expect(result as? Data == data)
 
-        #expect(SecItemDelete([kSecClass as String: kSecClassGenericPassword] as CFDictionary) == errSecSuccess)
+        let service: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "com.contoso.notes",
+        ]
+        #expect(SecItemDelete(service as CFDictionary) == errSecSuccess)
         #expect(SecItemCopyMatching(match as CFDictionary, nil) == errSecItemNotFound)
         #expect(FileManager.default.fileExists(atPath: Self.folder + "/items.json"))
     }
