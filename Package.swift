@@ -173,15 +173,18 @@ let package = Package(
         .target(name: "Security", dependencies: ["CoreFoundationDarwin", "DeviceLink"]),
         .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLite3", dependencies: ["CSQLite3", "CoreFoundationDarwin"]),
+        // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
         .target(
             name: "MSAL",
             dependencies: [
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
+                "UIKit",
             ]),
         .target(
             name: "AWSDK",
             dependencies: [
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
+                "UIKit",
             ]),
         // The sandbox's fence: the C library's file-writing calls, refused outside the container.
         .target(name: "CWriteGuard"),
@@ -230,6 +233,11 @@ let package = Package(
             name: "ExampleWS1InventoryForgetsAppSupport", dependencies: ["WS1Inventory", "UIKit"],
             path: "Sources/Examples/Entries/ExampleWS1InventoryForgetsAppSupport",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Not a mistake: a Workspace ONE delegate in the vendor's sample's style (AWLog* in every
+        // callback, the SDK's account against the console's user), imports as it writes them.
+        .executableTarget(
+            name: "ExampleWS1VendorStyle", dependencies: ["AWSDK", "DeviceHost", "UIKit"],
+            path: "Sources/Examples/WS1VendorStyle", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "SQLiteShifts", dependencies: ["DeviceHost", "MSAL", "SQLite3", "UIKit"],
             path: "Sources/Examples/SQLiteShifts", swiftSettings: [.swiftLanguageMode(.v5)]),
@@ -260,7 +268,11 @@ let package = Package(
                 "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
                 "Hub", "HubFiles", "notify", "SharedDevice", "TestSupport",
             ]),
-        .testTarget(name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"]),
+        // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
+        // also sees our UIKit would look for; there is none off Apple platforms.
+        .testTarget(
+            name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"],
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
         // Team files that import Foundation alone, built with the one setting a team's target
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,

@@ -1,11 +1,12 @@
 @_exported import CoreFoundationDarwin
 import DeviceContract
 import DeviceLink
-// AWSDK brings Foundation, as on iOS.
+// AWSDK brings Foundation and UIKit, as on iOS.
 @_exported import Foundation
 import SharedDevice
 import SharedDeviceSDK
 import Synchronization
+@_exported import UIKit
 
 // The Workspace ONE SDK for iOS's public surface, with its real spellings (Docs/behaviour.md
 // §11), over the device's Hub.
@@ -33,23 +34,33 @@ public protocol AWControllerDelegate: AnyObject {
     func controllerDidWipeCurrentUserData()
     /// Another user is checked out than the SDK last saw.
     func controllerDidDetectUserChange()
-    /// New profiles; not sent on a simulated device.
-    func controllerDidReceive(profiles: [AnyObject])
-    /// Data access is locked; not sent on a simulated device.
+    /// The device's enrollment status, at each start after the initial check: `enrolled`
+    /// (checked in or out), `deviceNotFound` (not enrolled), `unknown` (the Hub did not answer).
+    func controllerDidReceive(enrollmentStatus: EnrollmentStatus)
+    /// New settings profiles; not sent here, as the device assigns none.
+    func controllerDidReceive(profiles: [Profile])
+    /// Data access is locked; not sent here (the device has no SDK passcode).
     func controllerDidLockDataAccess()
-    /// Data access is unlocked; not sent on a simulated device.
+    /// Data access is unlocked; not sent here.
     func controllerDidUnlockDataAccess()
-    /// The SDK is about to ask for the app passcode; not sent on a simulated device.
+    /// The SDK is about to ask for the app passcode; not sent here.
     func controllerWillPromptForPasscode()
+    /// The network breaks the console's access policy; not sent here, as the device sets none.
+    func applicationShouldStopNetworkActivity(reason: NetworkActivityStatus)
+    /// The network meets the access policy again; not sent here.
+    func applicationCanResumeNetworkActivity()
 }
 
 extension AWControllerDelegate {
     public func controllerDidWipeCurrentUserData() {}
     public func controllerDidDetectUserChange() {}
-    public func controllerDidReceive(profiles: [AnyObject]) {}
+    public func controllerDidReceive(enrollmentStatus: EnrollmentStatus) {}
+    public func controllerDidReceive(profiles: [Profile]) {}
     public func controllerDidLockDataAccess() {}
     public func controllerDidUnlockDataAccess() {}
     public func controllerWillPromptForPasscode() {}
+    public func applicationShouldStopNetworkActivity(reason: NetworkActivityStatus) {}
+    public func applicationCanResumeNetworkActivity() {}
 }
 
 /// The SDK's controller. `start()` once per launch; the SDK then follows the app's lifecycle by
@@ -66,6 +77,7 @@ public class AWController: NSObject, @unchecked Sendable {
     private weak var currentDelegate: AWControllerDelegate?
     private var started = false
     private var sdk: WorkspaceOneController?
+    private var enrolledAccount: EnrollmentAccount?
 
     /// Weak, as on iOS; setting it replaces the previous one.
     public weak var delegate: AWControllerDelegate? {
@@ -75,6 +87,61 @@ public class AWController: NSObject, @unchecked Sendable {
 
     /// The app's URL scheme for the Hub's callbacks; not used on a simulated device.
     public var callbackScheme = ""
+
+    /// The user checked out when the SDK last looked (its initial check, a return to the
+    /// foreground, `updateUserCredentials`); nil before the initial check succeeded and once the
+    /// SDK found the device checked in. Set before the delegate hears of that look.
+    public var account: EnrollmentAccount? {
+        lock.withLock { enrolledAccount }
+    }
+
+    /// Whether `url` is the Hub's answer to a request of the SDK's; the app handles any other URL
+    /// itself. Always false here: the SDK asks the Hub over the device's bus and never waits
+    /// for a URL.
+    public func handleOpenURL(_ url: URL?, fromApplication: String?) -> Bool { false }
+
+    /// Asks the Hub again who is checked out and updates `account`: true once it holds that
+    /// user; false with `sharedDeviceNotCheckedOut` when nobody is, or `hubNotReachable`.
+    /// Completes on the main queue.
+    public func updateUserCredentials(completion: @escaping (Bool, NSError?) -> Void) {
+        let completion = AppValue(completion)
+        guard let link = DeviceLink.current else {
+            return DispatchQueue.main.async { completion.value(false, Self.error(.hubNotReachable)) }
+        }
+        Task(executorPreference: link.connection) {
+            let reply = try? await link.connection.callHub(HubMethod.getSession, at: link.hub, timeout: link.hubTimeout)
+            let session = reply.flatMap { Session(wire: $0.first) }
+            let user = session?.state == .checkedOut ? session?.user : nil
+            if session != nil { self.adopt(user) }
+            let error: NSError? =
+                switch (session, user) {
+                case (nil, _): Self.error(.hubNotReachable)
+                case (_, nil): Self.error(.sharedDeviceNotCheckedOut)
+                default: nil
+                }
+            DispatchQueue.main.async {
+                completion.value(error == nil, error)
+                link.listener.appCodeReturned()
+            }
+        }
+    }
+
+    private func adopt(_ user: String?) {
+        lock.withLock { enrolledAccount = user.map(EnrollmentAccount.init(username:)) }
+    }
+
+    /// What the console would say of the device, from the session the Hub answered (none: no answer).
+    private static func enrollment(_ session: Session?) -> EnrollmentStatus {
+        switch session?.state {
+        case .checkedIn?, .checkedOut?: .enrolled
+        case .unenrolled?: .deviceNotFound
+        case nil: .unknown
+        }
+    }
+
+    private static func error(_ code: AWSDKSetupError) -> NSError {
+        NSError(domain: AWSDKErrorDomains.setup, code: code.rawValue)
+    }
 
     /// Starts the SDK: the initial check, then a look at each return to the foreground.
     /// Without a device the initial check fails (the Hub cannot be reached).
@@ -86,8 +153,10 @@ public class AWController: NSObject, @unchecked Sendable {
         guard first else { return }
         guard let link = DeviceLink.current, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk")
         else {
-            let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)
-            return DispatchQueue.main.async { self.delegate?.controllerDidFinishInitialCheck(error: error) }
+            return DispatchQueue.main.async {
+                self.delegate?.controllerDidFinishInitialCheck(error: Self.error(.hubNotReachable))
+                self.delegate?.controllerDidReceive(enrollmentStatus: .unknown)
+            }
         }
         let sdk = WorkspaceOneController(
             connection: link.connection, keychain: keychain, hub: link.hub, timeout: link.hubTimeout)
@@ -96,9 +165,9 @@ public class AWController: NSObject, @unchecked Sendable {
         _ = NotificationCenter.default.addObserver(
             forName: AppLifecycleNames.willEnterForeground, object: nil, queue: nil
         ) { [weak self] _ in
-            self?.look(link) { await sdk.applicationWillEnterForeground() }
+            self?.look(link, coldStart: false) { await sdk.applicationWillEnterForeground() }
         }
-        look(link) { await sdk.start() }
+        look(link, coldStart: true) { await sdk.start() }
     }
 
     /// Whether the SDK found the device checked in: the app's UI stays blocked until it is
@@ -110,8 +179,12 @@ public class AWController: NSObject, @unchecked Sendable {
 
     var controller: WorkspaceOneController? { lock.withLock { sdk } }
 
-    /// One detection opportunity: asks the Hub, tells the host, then the delegate on the main queue.
-    private func look(_ link: DeviceLink, _ detect: @escaping @Sendable () async -> WorkspaceOneController.Detection) {
+    /// One detection opportunity: asks the Hub, tells the host, then the delegate on the main queue
+    /// (at a start, the enrollment status last).
+    private func look(
+        _ link: DeviceLink, coldStart: Bool,
+        _ detect: @escaping @Sendable () async -> WorkspaceOneController.Detection
+    ) {
         link.listener.checkStarted()
         let sdk = controller
         Task(executorPreference: link.connection) {
@@ -125,6 +198,12 @@ public class AWController: NSObject, @unchecked Sendable {
                 return
             }
             if let session = detection.session {
+                self.adopt(blocked || session.state != .checkedOut ? nil : session.user)
+            } else if coldStart {
+                self.adopt(nil)
+            }
+            let enrollment = coldStart ? Self.enrollment(detection.session) : nil
+            if let session = detection.session {
                 link.listener.checkFinished(
                     CheckReport(callbacks: callbacks.map(\.description), user: session.user, blocked: blocked))
             } else {
@@ -132,6 +211,7 @@ public class AWController: NSObject, @unchecked Sendable {
             }
             DispatchQueue.main.async { [weak self] in
                 for callback in callbacks { self?.tell(callback) }
+                if let enrollment { self?.delegate?.controllerDidReceive(enrollmentStatus: enrollment) }
                 link.listener.appCodeReturned(afterCheck: true)
             }
         }

@@ -64,18 +64,6 @@ public class MSALPublicClientApplication: NSObject {
         }
     }
 
-    /// The async form of `getCurrentAccount`.
-    public func currentAccount(with parameters: MSALParameters?) async throws -> (MSALAccount?, MSALAccount?) {
-        let accounts = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<AppValue<(MSALAccount?, MSALAccount?)>, any Error>) in
-            getCurrentAccount(with: parameters) { current, previous, error in
-                if let error { return continuation.resume(throwing: error) }
-                continuation.resume(returning: AppValue((current, previous)))
-            }
-        }
-        return accounts.value
-    }
-
     /// Whether the device is in shared device mode; on an error, the default information
     /// together with the error.
     public func getDeviceInformation(
@@ -145,11 +133,18 @@ public class MSALPublicClientApplication: NSObject {
     ) {
         let completion = AppValue(completionBlock)
         let queue = parameters.completionBlockQueue
+        guard let requested = parameters.account else {
+            // As MSAL does, before anything else: without an account the app must sign in.
+            let link = DeviceLink.current
+            return Calls.complete(on: queue, link) {
+                completion.value(nil, MSALErrors.make(.interactionRequired, nil, "no account for the silent request"))
+            }
+        }
         guard let link = DeviceLink.current else {
             return Calls.complete(on: queue) { completion.value(nil, MSALErrors.brokerNotAvailable()) }
         }
         let (account, scopes, authority, clientID) = (
-            AppValue(parameters.account), parameters.scopes, AppValue(parameters.authority), configuration.clientId
+            AppValue(requested), parameters.scopes, AppValue(parameters.authority), configuration.clientId
         )
         Task(executorPreference: link.connection) {
             do {
@@ -212,6 +207,21 @@ public class MSALPublicClientApplication: NSObject {
     /// Removes the account from this app's cache only; the broker keeps it.
     public func remove(_ account: MSALAccount) throws {}
 
+    // MARK: - URLs handed to the app
+
+    /// Whether `response` answers a sign-in MSAL is waiting for (a browser session's redirect,
+    /// or the broker app's reply from `sourceApplication`); the app handles any other URL
+    /// itself. Always false here: the broker answers over the device's bus, so no sign-in ever
+    /// waits for a URL (Docs/behaviour.md §10).
+    public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool {
+        MSALGlobalConfig.loggerConfig.log(
+            .info, "handleMSALResponse: no sign-in waits for a URL, not handled (from \(sourceApplication ?? "nil"))")
+        return false
+    }
+
+    /// Cancels the browser session of an interactive sign-in; false, as none is ever open here.
+    public class func cancelCurrentWebAuthSession() -> Bool { false }
+
     private func only(_ accounts: [MSALAccount]) throws -> MSALAccount {
         guard let account = accounts.first else {
             throw MSALErrors.make(.internal, .invalidParameter, "no account matches")
@@ -221,8 +231,86 @@ public class MSALPublicClientApplication: NSObject {
 
 }
 
+// MARK: - The async forms
+
+/// The forms Swift makes of MSAL's completion-block methods when it imports them (SE-0297): the
+/// leading `get` dropped, an error thrown, and the values returned, optional only where the
+/// header says `_Nullable_result`. They run in the caller's isolation, so a main-actor caller
+/// hands over nothing (`nonisolated(nonsending)`); the completion-block forms stay as they are,
+/// and each call picks its form by its arguments.
+extension MSALPublicClientApplication {
+    /// `getCurrentAccount(with:completionBlock:)`: the current and the previous account.
+    public nonisolated(nonsending) func currentAccount(with parameters: MSALParameters?) async throws -> (
+        MSALAccount?, MSALAccount?
+    ) {
+        try await Calls.awaiting { finish in
+            getCurrentAccount(with: parameters) { current, previous, error in
+                finish(error.map { .failure($0) } ?? .success((current, previous)))
+            }
+        }
+    }
+
+    /// `getDeviceInformation(with:completionBlock:)`. An error throws, even when MSAL handed a
+    /// default device information with it.
+    public nonisolated(nonsending) func deviceInformation(with parameters: MSALParameters?) async throws
+        -> MSALDeviceInformation
+    {
+        try await Calls.awaiting { finish in
+            getDeviceInformation(with: parameters) { information, error in finish(Calls.outcome(information, error)) }
+        }
+    }
+
+    /// `acquireToken(with:completionBlock:)`: the interactive sign-in.
+    public nonisolated(nonsending) func acquireToken(with parameters: MSALInteractiveTokenParameters) async throws
+        -> MSALResult
+    {
+        try await Calls.awaiting { finish in
+            acquireToken(with: parameters) { result, error in finish(Calls.outcome(result, error)) }
+        }
+    }
+
+    /// `acquireTokenSilent(with:completionBlock:)`.
+    public nonisolated(nonsending) func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws
+        -> MSALResult
+    {
+        try await Calls.awaiting { finish in
+            acquireTokenSilent(with: parameters) { result, error in finish(Calls.outcome(result, error)) }
+        }
+    }
+
+    /// `signout(with:signoutParameters:completionBlock:)`: whether the sign-out succeeded.
+    public nonisolated(nonsending) func signout(
+        with account: MSALAccount, signoutParameters: MSALSignoutParameters
+    ) async throws -> Bool {
+        try await Calls.awaiting { finish in
+            signout(with: account, signoutParameters: signoutParameters) { success, error in
+                finish(error.map { .failure($0) } ?? .success(success))
+            }
+        }
+    }
+}
+
 /// The work behind the application object's calls, apart from any app object.
 private enum Calls {
+    /// Waits for a completion block's outcome, in the caller's isolation.
+    nonisolated(nonsending) static func awaiting<Value>(
+        _ start: (@escaping (Result<Value, any Error>) -> Void) -> Void
+    ) async throws -> Value {
+        let outcome = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<AppValue<Value>, any Error>) in
+            start { outcome in continuation.resume(with: outcome.map(AppValue.init)) }
+        }
+        return outcome.value
+    }
+
+    /// A completion's `(value, error)` as Swift's import reads it: the error if any, else the value
+    /// (MSAL never completes with neither).
+    static func outcome<Value>(_ value: Value?, _ error: (any Error)?) -> Result<Value, any Error> {
+        if let error { return .failure(error) }
+        guard let value else { return .failure(MSALErrors.make(.internal, nil, "MSAL completed with no result")) }
+        return .success(value)
+    }
+
     static let clients = Mutex<[String: MSALPublicClient]>([:])
 
     /// One client per process: its previous-account bookkeeping is the app's, whichever

@@ -1,8 +1,10 @@
 // swift-format-ignore-file: AlwaysUseLowerCamelCase
 
 @_exported import CoreFoundationDarwin
-// MSAL brings Foundation, as its umbrella header does on iOS.
+// MSAL brings Foundation and UIKit, as its umbrella header does on iOS (a file that imports MSAL
+// alone sees `UIViewController`).
 @_exported import Foundation
+@_exported import UIKit
 
 // MSAL for iOS's public types, with their real spellings (Docs/behaviour.md §10). All are
 // classes, as on Apple platforms, where they are NSObject subclasses.
@@ -173,11 +175,12 @@ public class MSALParameters: NSObject {
 
 /// How MSAL shows its sign-in page.
 public class MSALWebviewParameters: NSObject {
-    /// A view controller on iOS; anything of the app's here (there is no UIKit on Linux).
-    public let authPresentationViewController: AnyObject
+    /// The view controller the sign-in page is presented from. Any object of the app's is
+    /// accepted, as nothing is drawn here; a `UIViewController` is what iOS code passes.
+    public var parentViewController: AnyObject
 
     public init(authPresentationViewController: AnyObject) {
-        self.authPresentationViewController = authPresentationViewController
+        parentViewController = authPresentationViewController
     }
 }
 
@@ -187,12 +190,15 @@ public enum MSALPromptType: Int, Sendable {
     public static let `default` = MSALPromptType.promptIfNecessary
 }
 
-/// The scopes and authority of a token request.
+/// The scopes, account and authority of a token request, interactive or silent.
 public class MSALTokenParameters: MSALParameters {
     public var scopes: [String]
+    /// The account whose token to give: required by a silent request (without it, the request
+    /// fails with `interactionRequired`), a hint for an interactive one.
+    public var account: MSALAccount?
     public var authority: MSALAuthority?
 
-    init(scopes: [String]) { self.scopes = scopes }
+    public init(scopes: [String]) { self.scopes = scopes }
 }
 
 /// The parameters of `acquireToken(with:completionBlock:)`.
@@ -210,12 +216,11 @@ public class MSALInteractiveTokenParameters: MSALTokenParameters {
 
 /// The parameters of `acquireTokenSilent(with:completionBlock:)`: the account whose token to give.
 public class MSALSilentTokenParameters: MSALTokenParameters {
-    public let account: MSALAccount
     public var forceRefresh = false
 
     public init(scopes: [String], account: MSALAccount) {
-        self.account = account
         super.init(scopes: scopes)
+        self.account = account
     }
 }
 
