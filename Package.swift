@@ -247,6 +247,18 @@ let package = Package(
         .executableTarget(
             name: "ExampleSQLiteShiftsLeavesWAL", dependencies: ["SQLiteShifts", "UIKit"],
             path: "Sources/Examples/Entries/ExampleSQLiteShiftsLeavesWAL", swiftSettings: [.swiftLanguageMode(.v5)]),
+        // A scene-based app (iOS 13 and later): the scene delegate checks the account; the broken
+        // variant left its check in the app delegate's foreground method, which iOS never calls then.
+        .target(
+            name: "MSALScenes", dependencies: ["DeviceHost", "MSAL", "UIKit"], path: "Sources/Examples/MSALScenes",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALScenes", dependencies: ["MSALScenes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALScenes", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALScenesChecksInAppDelegate", dependencies: ["MSALScenes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALScenesChecksInAppDelegate",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",
@@ -273,6 +285,7 @@ let package = Package(
         .testTarget(
             name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"],
             swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
+        .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "DeviceLink", "SharedDevice", "UIKit"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
         // Team files that import Foundation alone, built with the one setting a team's target
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,

@@ -42,6 +42,20 @@ public struct AppArguments: ParsableArguments, Sendable {
     var backgroundTask = false
 
     @Option(
+        name: .app(.backgroundGrace),
+        help:
+            "How long the app runs once sent to the background with no background task open, before the device suspends it (e.g. 5s, 0s); the app counts it down."
+    )
+    var backgroundGrace = BackgroundTime.iOS.grace
+
+    @Option(
+        name: .app(.backgroundTaskTime),
+        help:
+            "How long it runs, counted from the same moment, while it has a background task open (e.g. 30s)."
+    )
+    var backgroundTaskTime = BackgroundTime.iOS.task
+
+    @Option(
         name: .app(.cleanup),
         help:
             "What to do with the previous user's data: \(CleanupPolicy.names.joined(separator: ", ")), or own (an app with cleanup code of its own)."
@@ -121,7 +135,8 @@ public struct AppArguments: ParsableArguments, Sendable {
     /// The options parsed.
     public var options: AppOptions {
         AppOptions(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, policy: policy,
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
+            backgroundTime: BackgroundTime(grace: backgroundGrace, task: backgroundTaskTime), policy: policy,
             hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
             hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond)
     }

@@ -13,6 +13,9 @@ public struct AppOptions: Sendable, Equatable {
     public var backgroundMode: Bool
     /// The built-in app begins a background task as it enters the background.
     public var backgroundTask: Bool
+    /// The device's grace and background task time: the runner suspends the app by them; the
+    /// app counts them down (UIKit's `backgroundTimeRemaining`).
+    public var backgroundTime: BackgroundTime
     public var policy: CleanupPolicy
     /// The folder a cleanup hook runs in (nil: the app's current one).
     public var hookDirectory: String?
@@ -36,7 +39,8 @@ public struct AppOptions: Sendable, Equatable {
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
-        policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil, hookTimeout: Duration = defaultHookTimeout,
+        backgroundTime: BackgroundTime = .iOS, policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil,
+        hookTimeout: Duration = defaultHookTimeout,
         container: String, trace: String? = nil, bus: String? = nil, hubNameFile: String? = nil,
         tracedPostsPerSecond: Int? = nil
     ) {
@@ -45,6 +49,7 @@ public struct AppOptions: Sendable, Equatable {
         self.sdk = sdk
         self.backgroundMode = backgroundMode
         self.backgroundTask = backgroundTask
+        self.backgroundTime = backgroundTime
         self.policy = policy
         self.hookDirectory = hookDirectory
         self.hookTimeout = hookTimeout
@@ -59,6 +64,8 @@ public struct AppOptions: Sendable, Equatable {
         case bus, name, sdk, container, trace, keeps, hook, cleanup
         case backgroundMode = "background-mode"
         case backgroundTask = "background-task"
+        case backgroundGrace = "background-grace"
+        case backgroundTaskTime = "background-task-time"
         case hookDirectory = "hook-directory"
         case hookTimeout = "hook-timeout"
         case hubNameFile = "hub-name-file"
@@ -73,6 +80,8 @@ public struct AppOptions: Sendable, Equatable {
         var arguments = [
             Option.name.flag, name, Option.sdk.flag, sdk.rawValue, Option.container.flag, container,
             Option.hookTimeout.flag, "\(hookTimeout.nanoseconds)ns",
+            Option.backgroundGrace.flag, "\(backgroundTime.grace.nanoseconds)ns",
+            Option.backgroundTaskTime.flag, "\(backgroundTime.task.nanoseconds)ns",
         ]
         if let bus { arguments += [Option.bus.flag, bus] }
         if let trace { arguments += [Option.trace.flag, trace] }

@@ -76,6 +76,7 @@ public final class DeviceHost: Sendable {
         }
         WriteFence.install(allowing: [sandbox.root, "/dev"], trace: trace)
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
+        HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
         let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
@@ -98,7 +99,8 @@ public final class DeviceHost: Sendable {
     /// Joins the device, launches the app, and serves the scenario's steps until SIGTERM (the
     /// app's `willTerminate` runs, then its work in hand finishes) or until the bus goes away.
     public func run(lifecycle: AppLifecycleReceiver?, app deviceApp: DeviceLabApp?) -> Never {
-        parts.withLock { $0 = AppValue(Parts(lifecycle: lifecycle, deviceApp: deviceApp)) }
+        let receiver = lifecycle ?? NotificationsOnly()
+        parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
         Task { await serve() }
         // A timer that never fires keeps the main run loop running when the app adds no source.
         RunLoop.main.add(Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }, forMode: .default)
@@ -135,7 +137,6 @@ public final class DeviceHost: Sendable {
         ])
         if terminated {
             await lifecycle { $0.willTerminate() }
-            post(AppLifecycleNames.willTerminate)
             await settled()
         }
         app.trace?.record(.terminated)
@@ -154,9 +155,7 @@ public final class DeviceHost: Sendable {
     private func launch() async {
         app.withState { $0.opportunity = .launch }
         await lifecycle { $0.didFinishLaunching() }
-        post(AppLifecycleNames.didFinishLaunching)
         await lifecycle { $0.didBecomeActive() }
-        post(AppLifecycleNames.didBecomeActive)
         app.appCodeReturned(afterCheck: false)
         await settled()
     }
@@ -167,10 +166,9 @@ public final class DeviceHost: Sendable {
             $0.foreground = true
         }
         app.trace?.record(.foreground)
+        HostedBackgroundTasks.shared.suspensionCalledOff()
         await lifecycle { $0.willEnterForeground() }
-        post(AppLifecycleNames.willEnterForeground)
         await lifecycle { $0.didBecomeActive() }
-        post(AppLifecycleNames.didBecomeActive)
         app.appCodeReturned(afterCheck: false)
         await settled()
     }
@@ -178,12 +176,12 @@ public final class DeviceHost: Sendable {
     func background() async {
         app.withState { $0.foreground = false }
         app.trace?.record(.background)
+        // The device counts the app's background time from now (`backgroundTimeRemaining`).
+        HostedBackgroundTasks.shared.enteredBackground()
         await lifecycle { $0.willResignActive() }
-        post(AppLifecycleNames.willResignActive)
         await lifecycle { $0.didEnterBackground() }
-        post(AppLifecycleNames.didEnterBackground)
-        // The notification's observers have run before the answer: a background task one of
-        // them begins is told to the runner before it decides when to suspend the app.
+        // What the app queued on the main queue meanwhile has run before the answer: a background
+        // task it begins there is told to the runner before it decides when to suspend the app.
         await onMain {}
         app.appCodeReturned(afterCheck: false)
     }
@@ -206,12 +204,6 @@ public final class DeviceHost: Sendable {
         await onMain { [self] in
             if let receiver = parts.withLock({ $0.value.lifecycle }) { call.value(receiver) }
         }
-    }
-
-    /// Posts a `UIApplication` notification on the main queue, after what is queued there (the
-    /// lifecycle call it follows) and before what comes next.
-    private func post(_ name: Notification.Name) {
-        DispatchQueue.main.async { NotificationCenter.default.post(name: name, object: nil) }
     }
 
     /// Runs `body` on the main queue and returns its result.

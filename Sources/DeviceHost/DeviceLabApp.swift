@@ -1,3 +1,4 @@
+import DeviceLink
 import Foundation
 
 /// What a team's app offers the device besides its own code: where the records of a scenario's
@@ -46,9 +47,12 @@ public struct DeviceRecord: Sendable, Hashable {
 }
 
 /// The app lifecycle the host drives, on the main thread: what UIKit's application object
-/// does for an app delegate.
+/// does for an app delegate (and its scene). The receiver calls the app's code and posts the
+/// `UIApplication` notifications that follow it (`AppLifecycleNames`), with the object UIKit gives
+/// them; an app without one gets the notifications alone (object nil: there is no application).
 public protocol AppLifecycleReceiver: AnyObject {
-    /// The app has launched (`application(_:didFinishLaunchingWithOptions:)`).
+    /// The app has launched and comes to the foreground (`application(_:didFinishLaunchingWithOptions:)`;
+    /// a scene-based app's scene then connects and enters the foreground).
     func didFinishLaunching()
     /// The app is coming back from the background.
     func willEnterForeground()
@@ -61,6 +65,19 @@ public protocol AppLifecycleReceiver: AnyObject {
     func didEnterBackground()
     /// The app is being terminated while running; a suspended app is not told.
     func willTerminate()
+}
+
+/// The lifecycle of an app without an application object (`DeviceHost.main(app:)`): the
+/// notifications alone, for the SDKs that follow them (Workspace ONE).
+final class NotificationsOnly: AppLifecycleReceiver {
+    func didFinishLaunching() { post(AppLifecycleNames.didFinishLaunching) }
+    func willEnterForeground() { post(AppLifecycleNames.willEnterForeground) }
+    func didBecomeActive() { post(AppLifecycleNames.didBecomeActive) }
+    func willResignActive() { post(AppLifecycleNames.willResignActive) }
+    func didEnterBackground() { post(AppLifecycleNames.didEnterBackground) }
+    func willTerminate() { post(AppLifecycleNames.willTerminate) }
+
+    private func post(_ name: Notification.Name) { NotificationCenter.default.post(name: name, object: nil) }
 }
 
 /// Why the host could not do what a scenario asked of the app.

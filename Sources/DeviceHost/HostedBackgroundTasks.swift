@@ -2,6 +2,7 @@ import DBusKit
 import DeviceContract
 import DeviceLink
 import Foundation
+import SharedDevice
 import Synchronization
 
 /// The app's background tasks, as UIKit's `beginBackgroundTask(withName:expirationHandler:)`
@@ -9,6 +10,8 @@ import Synchronization
 /// traced and told to the runner, which decides when the app is suspended: with a task open
 /// it runs in the background until the task time is up (its expiration handlers run first), or
 /// until its last task ends after the grace. Outside a device the tasks are only counted.
+/// It also counts the app's background time as the device gives it (`timeRemaining`), for
+/// UIKit's `backgroundTimeRemaining`; the runner, not this count, suspends the app.
 public final class HostedBackgroundTasks: Sendable {
     /// The app's tasks; the host tells the device about them once it runs.
     public static let shared = HostedBackgroundTasks()
@@ -19,6 +22,11 @@ public final class HostedBackgroundTasks: Sendable {
         var next = 1
         var trace: TraceLog?
         var connection: Connection?
+        /// The device's grace and task time for the app; nil: it runs on in the background
+        /// (background mode, or outside a device).
+        var backgroundTime: BackgroundTime?
+        /// When the app entered the background, while a suspension is pending.
+        var backgroundSince: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -28,6 +36,31 @@ public final class HostedBackgroundTasks: Sendable {
         state.withLock {
             $0.trace = trace
             $0.connection = connection
+        }
+    }
+
+    /// The background time the device gives the app (the runner passes it on the command line);
+    /// nil for an app with background mode.
+    func give(_ backgroundTime: BackgroundTime?) { state.withLock { $0.backgroundTime = backgroundTime } }
+
+    /// The app is sent to the background at `now`: its background time starts.
+    func enteredBackground(at now: ContinuousClock.Instant = .now) { state.withLock { $0.backgroundSince = now } }
+
+    /// No suspension is pending any more: the app is in the foreground, or was continued in the
+    /// background (it then runs on).
+    func suspensionCalledOff() { state.withLock { $0.backgroundSince = nil } }
+
+    /// The time the app has left before the device suspends it, in seconds: unbounded
+    /// (`greatestFiniteMagnitude`) unless a suspension is pending; then the grace, or the task
+    /// time while a task is open, less the time since it entered the background, and 0 once
+    /// that is up.
+    public func timeRemaining(at now: ContinuousClock.Instant = .now) -> TimeInterval {
+        state.withLock { state in
+            guard let time = state.backgroundTime, let since = state.backgroundSince else {
+                return .greatestFiniteMagnitude
+            }
+            let left = time.allowance(withTasks: !state.open.isEmpty) - (now - since)
+            return max(0, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
         }
     }
 

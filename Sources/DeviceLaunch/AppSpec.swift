@@ -11,6 +11,8 @@ public struct AppSpec: Sendable, Equatable {
     public var backgroundMode: Bool
     /// The built-in app begins a background task as it enters the background.
     public var backgroundTask: Bool
+    /// The device's background time, which the runner suspends the app by; the app is told it.
+    public var backgroundTime: BackgroundTime
     public var cleanup: CleanupPolicy
     /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
     public var executable: String?
@@ -21,7 +23,8 @@ public struct AppSpec: Sendable, Equatable {
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
-        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, hookDirectory: String? = nil,
+        backgroundTime: BackgroundTime = .iOS, cleanup: CleanupPolicy = .wipeAll, executable: String? = nil,
+        hookDirectory: String? = nil,
         tracedPostsPerSecond: Int? = nil
     ) {
         self.tracedPostsPerSecond = tracedPostsPerSecond
@@ -29,6 +32,7 @@ public struct AppSpec: Sendable, Equatable {
         self.sdk = sdk
         self.backgroundMode = backgroundMode
         self.backgroundTask = backgroundTask
+        self.backgroundTime = backgroundTime
         self.cleanup = cleanup
         self.executable = executable
         self.hookDirectory = hookDirectory
@@ -37,7 +41,8 @@ public struct AppSpec: Sendable, Equatable {
     /// The app's command line (`AppOptions`, which the app reads back) in a run folder.
     func arguments(bus: String, directory: String) -> [String] {
         AppOptions(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask, policy: cleanup,
+            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
+            backgroundTime: backgroundTime, policy: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
             hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond

@@ -194,7 +194,8 @@ public final class StepDriver {
             try checkOpenFiles(toLaunch: name)
             let spec = AppSpec(
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
-                cleanup: entry.cleanup, executable: entry.executable, hookDirectory: scenario.folder)
+                backgroundTime: scenario.device.backgroundTime, cleanup: entry.cleanup, executable: entry.executable,
+                hookDirectory: scenario.folder)
             if let ended = ended.removeValue(forKey: name) { await untilOffTheBus(ended) }
             let app: LaunchedApp
             do {

@@ -5,8 +5,9 @@ import DeviceLink
 @_exported import Foundation
 
 // The slice of UIKit shared-device code touches (Docs/your-app.md): an app delegate's
-// lifecycle, `UIApplication`'s state, notifications and background tasks, and a view
-// controller to hand to MSAL's sign-in page. The host drives it from the scenario's steps.
+// lifecycle, the scene lifecycle of iOS 13 and later (UIScene.swift), `UIApplication`'s state,
+// notifications and background tasks, and a view controller to hand to MSAL's sign-in page.
+// The host drives it from the scenario's steps (AppLifecycle.swift).
 
 /// The base of an app delegate; it responds to nothing here.
 open class UIResponder: NSObject {
@@ -16,14 +17,41 @@ open class UIResponder: NSObject {
 /// An empty view controller, to hand MSAL's sign-in page.
 open class UIViewController: UIResponder {}
 
-/// A window that shows nothing; an app delegate may keep one.
+/// A window that shows nothing; an app delegate or a scene delegate may keep one.
 open class UIWindow: UIResponder {
     open var rootViewController: UIViewController?
+    /// The scene the window belongs to (`UIWindow(windowScene:)`).
+    open weak var windowScene: UIWindowScene?
+    open private(set) var isKeyWindow = false
 
-    open func makeKeyAndVisible() {}
+    public required init() {}
+
+    /// A window of `windowScene`, as a scene delegate makes one in `scene(_:willConnectTo:options:)`.
+    public init(windowScene: UIWindowScene) {
+        self.windowScene = windowScene
+        super.init()
+        windowScene.windows.append(self)
+    }
+
+    /// A window of the given size, as an app delegate without scenes makes one.
+    public init(frame: CGRect) {}
+
+    open func makeKeyAndVisible() {
+        for window in windowScene?.windows ?? [] { window.isKeyWindow = false }
+        isKeyWindow = true
+    }
 }
 
-/// What an app delegate implements; every method is optional.
+/// The device's screen, for `UIWindow(frame: UIScreen.main.bounds)`.
+open class UIScreen: NSObject, @unchecked Sendable {
+    public static let main = UIScreen()
+    /// An iPhone's screen, in points.
+    open var bounds: CGRect { CGRect(x: 0, y: 0, width: 390, height: 844) }
+}
+
+/// What an app delegate implements; every method is optional. For a scene-based app (one whose
+/// `application(_:configurationForConnecting:options:)` answers a configuration) the host calls
+/// its scene delegate instead of the four foreground and background methods, as iOS does.
 public protocol UIApplicationDelegate: AnyObject {
     func application(
         _ application: UIApplication,
@@ -34,6 +62,17 @@ public protocol UIApplicationDelegate: AnyObject {
     func applicationWillResignActive(_ application: UIApplication)
     func applicationDidEnterBackground(_ application: UIApplication)
     func applicationWillTerminate(_ application: UIApplication)
+    /// A URL opened in an app without scenes (MSAL's broker answers this way).
+    func application(
+        _ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any]
+    ) -> Bool
+    /// Asked once at launch: a configuration whose `delegateClass` is set makes the app scene-based.
+    func application(
+        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration
+    /// Sessions the user closed while the app was not running; none are, here.
+    func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>)
 }
 
 extension UIApplicationDelegate {
@@ -46,6 +85,15 @@ extension UIApplicationDelegate {
     public func applicationWillResignActive(_ application: UIApplication) {}
     public func applicationDidEnterBackground(_ application: UIApplication) {}
     public func applicationWillTerminate(_ application: UIApplication) {}
+    public func application(
+        _ app: UIApplication, open url: URL, options: [UIApplication.OpenURLOptionsKey: Any]
+    ) -> Bool { false }
+    /// Without this method an app has no scenes (as on iOS without a scene manifest).
+    public func application(
+        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration { UISceneConfiguration.none(for: connectingSceneSession.role) }
+    public func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>) {}
 }
 
 extension UIApplicationDelegate where Self: UIResponder {
@@ -77,8 +125,23 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
         public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
     }
 
-    /// Posted on `NotificationCenter.default` after `application(_:didFinishLaunchingWithOptions:)`;
-    /// each of the five below likewise follows the delegate call of its name.
+    /// The keys of `application(_:open:options:)`'s options.
+    public struct OpenURLOptionsKey: Hashable, RawRepresentable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The bundle identifier of the app that opened the URL (a `String`).
+        public static let sourceApplication = OpenURLOptionsKey(
+            rawValue: "UIApplicationOpenURLOptionsSourceApplicationKey")
+        public static let annotation = OpenURLOptionsKey(rawValue: "UIApplicationOpenURLOptionsAnnotationKey")
+        /// Whether the file is to be opened where it is (a `Bool`).
+        public static let openInPlace = OpenURLOptionsKey(rawValue: "UIApplicationOpenURLOptionsOpenInPlaceKey")
+    }
+
+    /// Posted on `NotificationCenter.default` after `application(_:didFinishLaunchingWithOptions:)`,
+    /// with the application as its object; each of the five below likewise follows the delegate
+    /// call of its name, or for a scene-based app the scene's (where iOS posts them whether the
+    /// app uses scenes or not): `willEnterForegroundNotification` then comes at launch too, as
+    /// the app as a whole enters the foreground.
     public static let didFinishLaunchingNotification = AppLifecycleNames.didFinishLaunching
     public static let willEnterForegroundNotification = AppLifecycleNames.willEnterForeground
     public static let didBecomeActiveNotification = AppLifecycleNames.didBecomeActive
@@ -89,6 +152,7 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     private let lock = NSLock()
     private var state = State.inactive
     private weak var appDelegate: UIApplicationDelegate?
+    private var scenes: Set<UIScene> = []
 
     /// `inactive` while launching or changing state, `active` in the foreground, `background`.
     public var applicationState: State {
@@ -102,10 +166,24 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
         set { lock.withLock { appDelegate = newValue } }
     }
 
-    /// Time the app may still run in the background; unbounded here. (When a background app
-    /// is suspended is the device's to decide, from its background time and the tasks open:
-    /// Docs/behaviour.md §7.)
-    public var backgroundTimeRemaining: TimeInterval { .greatestFiniteMagnitude }
+    /// The scenes connected: the one the host connects at launch for a scene-based app; none otherwise.
+    public var connectedScenes: Set<UIScene> { lock.withLock { scenes } }
+
+    /// The sessions of the connected scenes.
+    public var openSessions: Set<UISceneSession> { Set(connectedScenes.map(\.session)) }
+
+    /// One scene at a time here.
+    public var supportsMultipleScenes: Bool { false }
+
+    func connect(_ scene: UIScene) { lock.withLock { _ = scenes.insert(scene) } }
+    func disconnect(_ scene: UIScene) { lock.withLock { _ = scenes.remove(scene) } }
+
+    /// Time the app may still run in the background before the device suspends it: unbounded
+    /// (`greatestFiniteMagnitude`) in the foreground or with background mode; in the background,
+    /// the device's grace, or its background task time while a task is open, less the time since
+    /// the app entered the background; 0 once it is up. The device decides when the app is
+    /// suspended (Docs/behaviour.md §7); this counts the time it gives.
+    public var backgroundTimeRemaining: TimeInterval { HostedBackgroundTasks.shared.timeRemaining() }
 
     /// Asks for more time in the background: while a task is open, an app sent to the background
     /// runs until the device's background task time is up (about 30 s, as on iOS) rather than
@@ -136,39 +214,4 @@ public struct UIBackgroundTaskIdentifier: Hashable, RawRepresentable, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
     public static let invalid = UIBackgroundTaskIdentifier(rawValue: 0)
-}
-
-/// Drives an app delegate as UIKit does, keeping `applicationState` in step.
-final class DelegateLifecycle: AppLifecycleReceiver {
-    private let delegate: UIApplicationDelegate
-    private var application: UIApplication { .shared }
-
-    init(_ delegate: UIApplicationDelegate) { self.delegate = delegate }
-
-    func didFinishLaunching() {
-        application.applicationState = .inactive
-        _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
-    }
-
-    func willEnterForeground() {
-        application.applicationState = .inactive
-        delegate.applicationWillEnterForeground(application)
-    }
-
-    func didBecomeActive() {
-        application.applicationState = .active
-        delegate.applicationDidBecomeActive(application)
-    }
-
-    func willResignActive() {
-        application.applicationState = .inactive
-        delegate.applicationWillResignActive(application)
-    }
-
-    func didEnterBackground() {
-        application.applicationState = .background
-        delegate.applicationDidEnterBackground(application)
-    }
-
-    func willTerminate() { delegate.applicationWillTerminate(application) }
 }

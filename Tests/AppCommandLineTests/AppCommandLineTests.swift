@@ -13,7 +13,8 @@ import Testing
     func theRunnersCommandLineParsesBackToTheSameOptions(policy: CleanupPolicy) throws {
         let hook = if case .hook = policy { true } else { false }
         let written = AppOptions(
-            name: "mail", sdk: .msalAndroid, backgroundMode: true, backgroundTask: true, policy: policy,
+            name: "mail", sdk: .msalAndroid, backgroundMode: true, backgroundTask: true,
+            backgroundTime: BackgroundTime(grace: .zero, task: .milliseconds(1500)), policy: policy,
             hookDirectory: hook ? "/tmp/my scenarios" : nil, hookTimeout: .milliseconds(250), container: "/tmp/c",
             trace: "/tmp/t.jsonl", bus: "unix:path=/tmp/bus", hubNameFile: "/tmp/hub-name", tracedPostsPerSecond: 0)
         let read = try AppArguments.parse(written.arguments).options
@@ -26,6 +27,7 @@ import Testing
         let read = try AppArguments.parse(written.arguments).options
         #expect(read == written)
         #expect(read.hookTimeout == .seconds(10) && read.policy == .wipeAll && read.tracedPostsPerSecond == nil)
+        #expect(read.backgroundTime == .iOS)
     }
 
     @Test func everyOptionTheRunnerWritesIsOneTheAppReads() {

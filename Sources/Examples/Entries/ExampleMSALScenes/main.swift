@@ -1,0 +1,5 @@
+import MSALScenes
+import UIKit
+
+AppDelegate.checksInTheAppDelegate = false
+AppDelegate.main()

@@ -1,0 +1,146 @@
+import DeviceHost
+import Foundation
+
+/// Drives an app delegate as UIKit does, and for a scene-based app its scene: keeps
+/// `applicationState` and the scene's `activationState` in step and posts each notification
+/// right after the delegate call it follows, the application's with `UIApplication.shared` as
+/// its object and the scene's with the scene. Called by the host on the main queue.
+final class DelegateLifecycle: AppLifecycleReceiver {
+    private let delegate: UIApplicationDelegate
+    /// The scene connected at launch, when the app delegate's configuration asks for one.
+    private(set) var scene: UIScene?
+    private var application: UIApplication { .shared }
+
+    init(_ delegate: UIApplicationDelegate) { self.delegate = delegate }
+
+    /// The app delegate launches; a scene-based app's scene then connects and enters the
+    /// foreground (iOS calls `sceneWillEnterForeground` at launch too).
+    func didFinishLaunching() {
+        application.applicationState = .inactive
+        _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
+        postApplication(UIApplication.didFinishLaunchingNotification)
+        guard let scene = connectScene() else { return }
+        self.scene = scene
+        enterForeground(scene)
+    }
+
+    func willEnterForeground() {
+        application.applicationState = .inactive
+        guard let scene else {
+            delegate.applicationWillEnterForeground(application)
+            return postApplication(UIApplication.willEnterForegroundNotification)
+        }
+        enterForeground(scene)
+    }
+
+    func didBecomeActive() {
+        application.applicationState = .active
+        guard let scene else {
+            delegate.applicationDidBecomeActive(application)
+            return postApplication(UIApplication.didBecomeActiveNotification)
+        }
+        scene.activationState = .foregroundActive
+        scene.delegate?.sceneDidBecomeActive(scene)
+        post(UIScene.didActivateNotification, scene)
+        postApplication(UIApplication.didBecomeActiveNotification)
+    }
+
+    func willResignActive() {
+        application.applicationState = .inactive
+        guard let scene else {
+            delegate.applicationWillResignActive(application)
+            return postApplication(UIApplication.willResignActiveNotification)
+        }
+        scene.activationState = .foregroundInactive
+        scene.delegate?.sceneWillResignActive(scene)
+        post(UIScene.willDeactivateNotification, scene)
+        postApplication(UIApplication.willResignActiveNotification)
+    }
+
+    func didEnterBackground() {
+        application.applicationState = .background
+        guard let scene else {
+            delegate.applicationDidEnterBackground(application)
+            return postApplication(UIApplication.didEnterBackgroundNotification)
+        }
+        scene.activationState = .background
+        scene.delegate?.sceneDidEnterBackground(scene)
+        post(UIScene.didEnterBackgroundNotification, scene)
+        postApplication(UIApplication.didEnterBackgroundNotification)
+    }
+
+    /// A running app ended: its scene disconnects first (as when the user closes it), then
+    /// the app delegate hears it, scene-based or not.
+    func willTerminate() {
+        if let scene {
+            scene.delegate?.sceneDidDisconnect(scene)
+            post(UIScene.didDisconnectNotification, scene)
+            application.disconnect(scene)
+            self.scene = nil
+        }
+        delegate.applicationWillTerminate(application)
+        postApplication(UIApplication.willTerminateNotification)
+    }
+
+    /// Opens a URL as iOS does: the scene delegate's `scene(_:openURLContexts:)` for a
+    /// scene-based app, else the app delegate's `application(_:open:options:)`.
+    @discardableResult
+    func open(_ url: URL, sourceApplication: String?) -> Bool {
+        guard let scene else {
+            let options: [UIApplication.OpenURLOptionsKey: Any] =
+                sourceApplication.map { [.sourceApplication: $0] } ?? [:]
+            return delegate.application(application, open: url, options: options)
+        }
+        let context = UIOpenURLContext(url: url, options: UIScene.OpenURLOptions(sourceApplication: sourceApplication))
+        scene.delegate?.scene(scene, openURLContexts: [context])
+        return true
+    }
+
+    // MARK: - The scene
+
+    /// Asks the app delegate for the configuration of the app's window scene: when it declares
+    /// scenes, makes the scene and its delegate (the configuration's classes) and connects them.
+    private func connectScene() -> UIScene? {
+        let session = UISceneSession(role: .windowApplication)
+        let options = UIScene.ConnectionOptions()
+        let configuration = delegate.application(application, configurationForConnecting: session, options: options)
+        guard configuration.declaresScenes else { return nil }
+        session.configuration = configuration
+        let sceneClass = (configuration.sceneClass as? UIScene.Type) ?? UIWindowScene.self
+        let scene = sceneClass.init(session: session, connectionOptions: options)
+        scene.delegate = Self.makeDelegate(of: configuration.delegateClass)
+        session.scene = scene
+        application.connect(scene)
+        scene.delegate?.scene(scene, willConnectTo: session, options: options)
+        post(UIScene.willConnectNotification, scene)
+        return scene
+    }
+
+    private func enterForeground(_ scene: UIScene) {
+        scene.activationState = .foregroundInactive
+        scene.delegate?.sceneWillEnterForeground(scene)
+        post(UIScene.willEnterForegroundNotification, scene)
+        postApplication(UIApplication.willEnterForegroundNotification)
+    }
+
+    /// An instance of the configuration's delegate class, made with `init()`: a `UIResponder`
+    /// subclass, as scene delegates are. Any other class is said on stderr, and the scene then
+    /// has no delegate.
+    static func makeDelegate(of delegateClass: AnyClass?) -> UISceneDelegate? {
+        guard let delegateClass else { return nil }
+        guard let delegate = (delegateClass as? UIResponder.Type)?.init() as? UISceneDelegate else {
+            FileHandle.standardError.write(
+                Data(
+                    "UIKit: \(delegateClass) is no UIResponder conforming to UISceneDelegate; the scene has no delegate\n"
+                        .utf8))
+            return nil
+        }
+        return delegate
+    }
+
+    private func post(_ name: Notification.Name, _ object: AnyObject) {
+        NotificationCenter.default.post(name: name, object: object)
+    }
+
+    private func postApplication(_ name: Notification.Name) { post(name, application) }
+}
