@@ -215,6 +215,9 @@ let package = Package(
             name: "ExampleMSALNotesForgetsKeychain", dependencies: ["MSALNotes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALNotesForgetsKeychain", swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(
+            name: "ExampleMSALNotesForgetsDefaults", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsDefaults", swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
             name: "ExampleMSALNotesExportsOutside", dependencies: ["MSALNotes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALNotesExportsOutside", swiftSettings: [.swiftLanguageMode(.v5)]),
         // Not a mistake: the notes app that also checks the account on its way to the background,

@@ -104,9 +104,20 @@ public struct AppArguments: ParsableArguments, Sendable {
     )
     var tracedPostsPerSecond: Int?
 
+    @Option(
+        name: .app(.readyFD),
+        help: ArgumentHelp(
+            "The descriptor to say ready on, apart from what the app prints (default: stdout). The runner passes a pipe as 3; stdout and stderr then go to the app's log.",
+            valueName: "fd"))
+    var readyFD: Int32?
+
     public init() {}
 
     public func validate() throws {
+        guard (readyFD ?? 3) >= 3 else {
+            throw ValidationError(
+                "\(AppOptions.Option.readyFD.flag): 3 or more (0, 1 and 2 are stdin, stdout and stderr)")
+        }
         guard (tracedPostsPerSecond ?? 0) >= 0 else {
             throw ValidationError("\(AppOptions.Option.tracedPostsPerSecond.flag): 0 or more")
         }
@@ -138,7 +149,7 @@ public struct AppArguments: ParsableArguments, Sendable {
             name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
             backgroundTime: BackgroundTime(grace: backgroundGrace, task: backgroundTaskTime), policy: policy,
             hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
-            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond)
+            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyDescriptor: readyFD)
     }
 
     /// The cleanup the options declare.

@@ -1,4 +1,6 @@
 import DBusKit
+import DeviceProcesses
+import Glibc
 import SharedDevice
 
 /// The options of an app process. The runner writes them (`arguments`); `sdlab app`,
@@ -29,6 +31,9 @@ public struct AppOptions: Sendable, Equatable {
     public var hubNameFile: String?
     /// At most this many post-received trace lines a second (nil: `defaultTracedPostsPerSecond`).
     public var tracedPostsPerSecond: Int?
+    /// The descriptor the app says `ready` on, apart from what it prints (nil: stdout). The
+    /// runner passes a pipe there: stdout and stderr go to the app's log.
+    public var readyDescriptor: Int32?
 
     /// A flood of posts from any bus client would make every app's trace, and the runner that
     /// reads them, grow with it: past the burst, lines are few. A storm of a thousand session
@@ -42,7 +47,7 @@ public struct AppOptions: Sendable, Equatable {
         backgroundTime: BackgroundTime = .iOS, policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil,
         hookTimeout: Duration = defaultHookTimeout,
         container: String, trace: String? = nil, bus: String? = nil, hubNameFile: String? = nil,
-        tracedPostsPerSecond: Int? = nil
+        tracedPostsPerSecond: Int? = nil, readyDescriptor: Int32? = nil
     ) {
         self.bus = bus
         self.name = name
@@ -57,6 +62,7 @@ public struct AppOptions: Sendable, Equatable {
         self.trace = trace
         self.hubNameFile = hubNameFile
         self.tracedPostsPerSecond = tracedPostsPerSecond
+        self.readyDescriptor = readyDescriptor
     }
 
     /// Each option's long name, spelled here only: `arguments` writes it, the parser reads it.
@@ -70,6 +76,7 @@ public struct AppOptions: Sendable, Equatable {
         case hookTimeout = "hook-timeout"
         case hubNameFile = "hub-name-file"
         case tracedPostsPerSecond = "traced-posts-per-second"
+        case readyFD = "ready-fd"
 
         /// The option as written: `--name`.
         public var flag: String { "--" + rawValue }
@@ -87,6 +94,7 @@ public struct AppOptions: Sendable, Equatable {
         if let trace { arguments += [Option.trace.flag, trace] }
         if let hubNameFile { arguments += [Option.hubNameFile.flag, hubNameFile] }
         if let tracedPostsPerSecond { arguments += [Option.tracedPostsPerSecond.flag, "\(tracedPostsPerSecond)"] }
+        if let readyDescriptor { arguments += [Option.readyFD.flag, "\(readyDescriptor)"] }
         if backgroundMode { arguments.append(Option.backgroundMode.flag) }
         if backgroundTask { arguments.append(Option.backgroundTask.flag) }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.
@@ -99,5 +107,18 @@ public struct AppOptions: Sendable, Equatable {
         default: arguments += [Option.cleanup.flag, policy.name]
         }
         return arguments
+    }
+}
+
+extension AppOptions {
+    /// Tells the runner the app is ready: on the ready descriptor, which is then closed so that
+    /// nothing the app starts holds it, or on stdout. A runner that stopped reading fails the
+    /// write, not the app.
+    public func sayReady() { Self.sayReady(on: readyDescriptor) }
+
+    /// As `sayReady()`, on `descriptor` (nil: stdout).
+    public static func sayReady(on descriptor: Int32?) {
+        _ = writeAll("ready\n".utf8, to: descriptor ?? STDOUT_FILENO)
+        if let descriptor { close(descriptor) }
     }
 }

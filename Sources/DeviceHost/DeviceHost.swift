@@ -20,6 +20,8 @@ public final class DeviceHost: Sendable {
     let connection: Connection
     let hub: HubAddress
     let hubTimeout: Duration
+    /// Where the app says it is ready.
+    let readyDescriptor: Int32?
     /// The app's objects: touched on the main queue only.
     private let parts = Mutex(AppValue<Parts>(Parts()))
 
@@ -28,7 +30,10 @@ public final class DeviceHost: Sendable {
         var deviceApp: DeviceLabApp?
     }
 
-    private init(app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration) {
+    private init(
+        app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration, readyDescriptor: Int32?
+    ) {
+        self.readyDescriptor = readyDescriptor
         self.app = app
         self.connection = connection
         self.hub = hub
@@ -52,14 +57,14 @@ public final class DeviceHost: Sendable {
                 "it cleans up with code of its own, not \(options.policy.name): declare `cleanup: own`"
                     + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
         }
+        guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
+            cannotStart(options.name, "no device bus: " + whatToStart)
+        }
         let sandbox = Sandbox(root: options.container)
         do {
             try sandbox.enter()
         } catch {
             cannotStart(options.name, "its sandbox: \(error)")
-        }
-        guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
-            cannotStart(options.name, "no device bus: " + whatToStart)
         }
         let connected = waitFor(timeout: .seconds(10)) { () -> Result<Connection, any Error> in
             do { return .success(try await Connection.connect(to: address)) } catch { return .failure(error) }
@@ -83,7 +88,9 @@ public final class DeviceHost: Sendable {
             DeviceLink(
                 connection: connection, hub: hub, hubTimeout: .seconds(5), appName: options.name,
                 keychainFolder: sandbox.keychain, listener: app))
-        return DeviceHost(app: app, connection: connection, hub: hub, hubTimeout: .seconds(5))
+        return DeviceHost(
+            app: app, connection: connection, hub: hub, hubTimeout: .seconds(5),
+            readyDescriptor: options.readyDescriptor)
     }
 
     static let whatToStart =
@@ -124,7 +131,7 @@ public final class DeviceHost: Sendable {
         }
         await launch()
         app.trace?.record(.ready)
-        writeAll("ready\n".utf8, to: STDOUT_FILENO)  // a runner that stopped reading fails the write, not the app
+        AppOptions.sayReady(on: readyDescriptor)
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()

@@ -1,47 +1,63 @@
+import DeviceProcesses
 import Foundation
 import Glibc
 
-/// Where an iOS app keeps data, inside the app's container: its home (`Documents`,
-/// `Library/Caches`, `Library/Application Support`, `Library/Preferences` for
-/// `UserDefaults.standard`, `tmp` for `NSTemporaryDirectory()`), and its keychain beside it,
-/// which outlives the app's data as on a phone. Foundation on Linux finds these folders from
-/// the environment, so the host sets it before any of the app's code runs, then checks that
-/// Foundation answers with them: an app whose data could land elsewhere does not start.
+/// The app's container as iOS lays it out (`AppContainer`), entered before any of the app's
+/// code runs. The runner starts the app with the container's environment, since CoreFoundation
+/// reads it only as the process starts (a `setenv` afterwards leaves `UserDefaults.standard`
+/// writing to the home of whoever started the run); the sandbox checks that it did, and that
+/// Foundation answers with the container's folders: an app whose data could land elsewhere
+/// does not start.
 struct Sandbox {
-    /// The container: `home` and `keychain`.
-    let root: String
+    let container: AppContainer
 
-    var home: String { root + "/home" }
-    var keychain: String { root + "/keychain" }
+    init(root: String) { container = AppContainer(root: root) }
 
-    var folders: [String] {
-        [
-            home + "/Documents", home + "/Library/Caches", home + "/Library/Application Support",
-            home + "/Library/Preferences", home + "/tmp", keychain,
-        ]
-    }
+    var root: String { container.root }
+    var home: String { container.home }
+    var keychain: String { container.keychain }
 
     struct SetupError: Error, CustomStringConvertible {
         let description: String
     }
 
-    /// Creates the folders (0700) and points Foundation at them.
+    /// Creates the folders (0700) and checks that Foundation is pointed at them.
     func enter() throws {
-        for folder in folders {
+        for folder in container.folders {
             try FileManager.default.createDirectory(
                 atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let environment = [
-            "HOME": home, "CFFIXED_USER_HOME": home, "TMPDIR": home + "/tmp",
-            "XDG_CACHE_HOME": home + "/Library/Caches", "XDG_DATA_HOME": home + "/Library/Application Support",
-            "XDG_CONFIG_HOME": home + "/Library/Preferences",
-        ]
-        for (name, value) in environment { setenv(name, value, 1) }
-        try check()
+        try checkStartingEnvironment()
+        try checkFoundation()
+    }
+
+    /// The environment the process was started with, as the kernel keeps it: what
+    /// CoreFoundation read.
+    private func checkStartingEnvironment() throws {
+        let started = Self.startingEnvironment()
+        let wrong = container.environment.filter { started[$0.key] != $0.value }.keys.sorted()
+        guard wrong.isEmpty else {
+            throw SetupError(
+                description: "it was started without its container's environment (\(wrong.joined(separator: ", "))"
+                    + " not pointing into \(root)), so Foundation would keep its defaults elsewhere: start it"
+                    + " through the runner, and keep these variables in a launcher script")
+        }
+    }
+
+    /// `/proc/self/environ`: the variables as exec passed them, whatever was set since.
+    static func startingEnvironment() -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: "/proc/self/environ") else { return [:] }
+        var variables: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: entry[..<equals], as: UTF8.self)
+            variables[name] = String(decoding: entry[(equals + 1)...], as: UTF8.self)
+        }
+        return variables
     }
 
     /// Foundation's answers, each inside the container.
-    private func check() throws {
+    private func checkFoundation() throws {
         let fileManager = FileManager.default
         let places: [(String, String?)] = [
             ("documents", fileManager.urls(for: .documentDirectory, in: .userDomainMask).first?.path),

@@ -38,14 +38,16 @@ public struct AppSpec: Sendable, Equatable {
         self.hookDirectory = hookDirectory
     }
 
-    /// The app's command line (`AppOptions`, which the app reads back) in a run folder.
+    /// The app's command line (`AppOptions`, which the app reads back) in a run folder; it says
+    /// ready on the launcher's pipe.
     func arguments(bus: String, directory: String) -> [String] {
         AppOptions(
             name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
             backgroundTime: backgroundTime, policy: cleanup,
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
-            hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond
+            hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond,
+            readyDescriptor: LaunchedApp.readyDescriptor
         ).arguments
     }
 }

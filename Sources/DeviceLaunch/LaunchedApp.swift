@@ -18,7 +18,11 @@ public struct LaunchedApp: Sendable {
     /// That process: the launched one, or one in its process group (a launcher's child).
     public let answering: ChildProcess
 
-    /// Starts the app and returns once it says `ready` (its launch check done) and the process
+    /// The descriptor the app says ready on (`--ready-fd`).
+    static let readyDescriptor: Int32 = 3
+
+    /// Starts the app in its container's environment (`AppContainer`) and returns once it says
+    /// `ready` (its launch check done) and the process
     /// that owns its bus name is the one launched or in its process group. On failure the
     /// process is stopped and the error carries what it said.
     public static func launch(
@@ -31,12 +35,28 @@ public struct LaunchedApp: Sendable {
         let arguments = spec.arguments(bus: bus, directory: directory)
         let executable: String
         if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
-        let (process, stdout) = try ChildProcess.spawn(
-            executable, arguments, stdout: .pipe, stderr: .cappedFile(log), newSession: true)
-        let reader = LineReader(fd: stdout!)
+        guard let ready = closeOnExecPipe() else { throw LaunchError("launch \(spec.name): pipe: \(errorText())") }
+        let process: ChildProcess
+        do throws(LaunchError) {
+            // What the app prints, on stdout or stderr, goes to its log under one cap; it says
+            // ready on a pipe of its own, so that nothing it prints can end it or be taken for
+            // its ready line.
+            (process, _) = try ChildProcess.spawn(
+                executable, arguments, stdout: .sameAsStderr, stderr: .cappedFile(log),
+                environment: ProcessInfo.processInfo.environment.merging(
+                    AppContainer(root: RunFolder.container(of: spec.name, in: directory)).environment
+                ) { $1 },
+                newSession: true, descriptor3: ready.write)
+        } catch {
+            close(ready.read)
+            close(ready.write)
+            throw error
+        }
+        close(ready.write)
+        let reader = LineReader(fd: ready.read)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
-            // No line: the pipe closed because the process ended, or the time ran out.
+            // No line: the pipe closed because the process ended (or closed it), or the time ran out.
             // Reaped when it ended: its PID is then no longer ours to signal.
             let ended = process.exitStatus(timeout: .milliseconds(200))
             if ended == nil { process.stop(grace: .seconds(2), group: true) }

@@ -28,6 +28,8 @@ public struct ChildProcess: Sendable, Hashable {
         case cappedFile(String, cap: Int = LogPump.defaultCap)
         /// A pipe whose read end `spawn` returns.
         case pipe
+        /// Stdout only: where stderr goes, through the same descriptor (one log, one cap).
+        case sameAsStderr
     }
 
     public enum ExitStatus: Sendable, Equatable, CustomStringConvertible {
@@ -45,11 +47,13 @@ public struct ChildProcess: Sendable, Hashable {
     /// Starts `executable` (a path, or a name looked up in PATH) with default signal
     /// dispositions and an empty signal mask, whatever the parent ignores. With
     /// `newSession` the child leads a session of its own, so a terminal's Ctrl-C or hang-up
-    /// does not reach it. `stdin` is a descriptor to read from (default /dev/null). Returns the
+    /// does not reach it. `stdin` is a descriptor to read from (default /dev/null); `descriptor3`
+    /// one the child gets as its descriptor 3 (a channel apart from what it prints). Returns the
     /// read end of stdout when it is `.pipe`.
     public static func spawn(
         _ executable: String, _ arguments: [String], stdout: Output = .inherit, stderr: Output = .inherit,
-        environment: [String: String]? = nil, newSession: Bool = false, stdin: Int32? = nil
+        environment: [String: String]? = nil, newSession: Bool = false, stdin: Int32? = nil,
+        descriptor3: Int32? = nil
     ) throws(LaunchError) -> (process: ChildProcess, stdoutPipe: Int32?) {
         guard let path = resolveExecutable(executable) else {
             throw LaunchError("\(executable) not found (PATH=\(ProcessInfo.processInfo.environment["PATH"] ?? ""))")
@@ -76,9 +80,11 @@ public struct ChildProcess: Sendable, Hashable {
         }
         var pipeEnds: [Int32] = [-1, -1]
         var capped: [(read: Int32, write: Int32, path: String, cap: Int)] = []
-        for (fd, output) in [(Int32(1), stdout), (Int32(2), stderr)] {
+        // Stderr first, so that stdout can then be made the same descriptor.
+        for (fd, output) in [(Int32(2), stderr), (Int32(1), stdout)] {
             switch output {
             case .inherit: break
+            case .sameAsStderr: posix_spawn_file_actions_adddup2(&actions, 2, fd)
             case .null: posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0)
             case .file(let file):
                 posix_spawn_file_actions_addopen(
@@ -93,9 +99,14 @@ public struct ChildProcess: Sendable, Hashable {
                 posix_spawn_file_actions_adddup2(&actions, ends.write, fd)
             }
         }
-        // The child gets stdin, stdout and stderr only: whatever another thread has open
-        // without close-on-exec at this moment (a file being read, a pipe just made) stays here.
-        let closing = sdlab_spawn_close_from(&actions, 3)
+        // dup2 onto itself would keep close-on-exec: a descriptor that already is 3 is copied first.
+        let source3 = descriptor3 == 3 ? fcntl(3, F_DUPFD_CLOEXEC, 4) : descriptor3
+        defer { if descriptor3 == 3, let source3, source3 >= 0 { Glibc.close(source3) } }
+        if let source3 { posix_spawn_file_actions_adddup2(&actions, source3, 3) }
+        // The child gets stdin, stdout and stderr (and descriptor 3) only: whatever another thread
+        // has open without close-on-exec at this moment (a file being read, a pipe just made)
+        // stays here.
+        let closing = sdlab_spawn_close_from(&actions, descriptor3 == nil ? 3 : 4)
         guard closing == 0 else {
             throw LaunchError("cannot close descriptors for \(path): \(errorText(closing))")
         }

@@ -41,7 +41,7 @@ public enum AppMain {
             await connection.close()
             throw cannotStart(configuration.name, "\(error)")
         }
-        writeAll("ready\n".utf8, to: STDOUT_FILENO)
+        options.sayReady()
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()

@@ -156,3 +156,105 @@ struct TeamAppTests {
         #expect(result.stderr.contains("sdlab run FILE"), "\(result.stderr)")
     }
 }
+
+/// What Foundation and the app print land where iOS would keep them: `UserDefaults.standard`
+/// in the container's `Library/Preferences`, read by the scan; stdout in the app's log.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct TeamAppFoundationTests {
+    /// A worker's preferences, kept through `UserDefaults.standard` held in a stored property,
+    /// outlive a relaunch in the container; the app that forgets them fails naming its plist,
+    /// and the correct one passes, with nothing written in the home of whoever ran the scenario.
+    @Test func defaultsLiveInTheContainerAndAForgottenCleanupIsNamed() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-defaults")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let runnerHome = folder + "/runner-home"
+        try FileManager.default.createDirectory(atPath: runnerHome, withIntermediateDirectories: true)
+        let scenario = """
+            name: defaults across a relaunch
+            apps:
+              - {name: kept, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
+              - {name: forgot, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotesForgetsDefaults")), cleanup: own}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: [kept, forgot]
+              - write: {app: kept, kind: preferences, count: 2}
+              - write: {app: forgot, kind: preferences, count: 2}
+              - terminate: [kept, forgot]
+              - launch: [kept, forgot]
+              - checkin
+              - settle
+              - expect:
+                  kept: {user: none, leaks: 0}
+                  forgot: {user: none, leaks: 0}
+            """
+        let result = try await run(
+            sdlabPath, ["run", "--keep", try writeScenario(scenario, named: "defaults.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder, "HOME": runnerHome, "XDG_CONFIG_HOME": runnerHome]),
+            timeout: .seconds(120))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let out = result.stdout
+        #expect(
+            out.contains(
+                "forgot: leaks 2: cou1 preferences ×2 (home/Library/Preferences/ExampleMSALNotesForgetsDefaults.plist"),
+            "\(out)")
+        #expect(!out.contains("kept.leaks"), "\(out)")
+        #expect(!out.contains("outside its container"), "\(out)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runnerHome).isEmpty)
+    }
+
+    /// The correct app passes, every time: Foundation never writes outside the container.
+    @Test(arguments: 1...3) func aCorrectAppKeepingDefaultsPasses(attempt: Int) async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-defaults-ok")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: defaults removed with the worker
+            apps:
+              - {name: notes, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: notes
+              - write: {app: notes, kind: preferences, count: 3}
+              - write: {app: notes, kind: plain, count: 2}
+              - checkin
+              - settle
+              - expect:
+                  notes: {user: none, leaks: 0, mechanism: signal, within: 2s}
+            """
+        let result = try await run(
+            sdlabPath, ["run", try writeScenario(scenario, named: "defaults-ok.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 0, "attempt \(attempt): \(result.stdout)\(result.stderr)")
+    }
+
+    /// What the app prints on stdout (its MSAL logger, its own `print`) goes to its log with
+    /// stderr, before and after it is ready, and never ends it.
+    @Test func whatTheAppPrintsGoesToItsLog() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-prints")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: a chatty app
+            apps:
+              - {name: notes, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: notes
+              - write: {app: notes, kind: plain, count: 400}
+              - checkin
+              - settle
+              - expect:
+                  notes: {user: none, leaks: 0}
+            """
+        let result = try await run(
+            sdlabPath, ["run", "--keep", try writeScenario(scenario, named: "prints.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let runFolder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
+        let log = try String(contentsOfFile: "\(folder)/\(runFolder)/logs/app-notes.log", encoding: .utf8)
+        #expect(log.components(separatedBy: "saving a plain note").count - 1 == 400, "\(log.suffix(500))")
+        #expect(log.contains("MSAL ["), "\(log.suffix(500))")
+    }
+}

@@ -16,6 +16,10 @@ public class AppDelegate: UIResponder, UIApplicationDelegate {
         _ application: UIApplication,
         didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
+        MSALGlobalConfig.loggerConfig.logLevel = .verbose
+        MSALGlobalConfig.loggerConfig.setLogCallback { level, message, containsPII in
+            if let message = message, !containsPII { print("MSAL [\(level.rawValue)] \(message)") }
+        }
         let configuration = MSALPublicClientApplicationConfig(
             clientId: "6b5e4a1f-notes-4c1e-9b1e-contoso", redirectUri: "msauth.com.contoso.notes://auth",
             authority: nil)

@@ -7,7 +7,7 @@ import Security
 public final class NotesStore {
     /// A mistake the app ships with (the broken variants of this example): nil for none.
     public enum Mistake {
-        case forgetsCaches, forgetsKeychain
+        case forgetsCaches, forgetsKeychain, forgetsDefaults
         /// Also exports each note to a shared folder outside the app's container.
         case exportsOutsideTheContainer
     }
@@ -16,6 +16,7 @@ public final class NotesStore {
 
     var currentUser: String?
     private let fileManager = FileManager.default
+    private let defaults = UserDefaults.standard
     private static let keychainService = "com.contoso.notes.confidential"
 
     private var notesFolder: URL {
@@ -29,9 +30,10 @@ public final class NotesStore {
     /// Saves a note: confidential ones in the keychain, preferences in the defaults, the rest
     /// in Documents with a preview in Caches.
     func save(note: String, kind: String, of user: String, id: String) throws {
+        print("saving a \(kind) note")
         switch kind {
         case "sensitive": try saveInKeychain(note, of: user, id: id)
-        case "preferences": UserDefaults.standard.set(note, forKey: "prefs.\(user).\(id)")
+        case "preferences": defaults.set(note, forKey: "prefs.\(user).\(id)")
         default:
             try append(note, to: notesFolder.appendingPathComponent("\(user).txt"))
             try fileManager.createDirectory(at: previewsFolder, withIntermediateDirectories: true)
@@ -62,8 +64,10 @@ public final class NotesStore {
                 try? fileManager.removeItem(at: previewsFolder.appendingPathComponent(preview))
             }
         }
-        for key in UserDefaults.standard.dictionaryRepresentation().keys where key.hasPrefix("prefs.\(user).") {
-            UserDefaults.standard.removeObject(forKey: key)
+        if NotesStore.mistake != .forgetsDefaults {
+            for key in defaults.dictionaryRepresentation().keys where key.hasPrefix("prefs.\(user).") {
+                defaults.removeObject(forKey: key)
+            }
         }
         if NotesStore.mistake != .forgetsKeychain {
             let query: [String: Any] = [

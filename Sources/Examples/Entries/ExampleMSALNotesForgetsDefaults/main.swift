@@ -1,0 +1,5 @@
+import MSALNotes
+import UIKit
+
+NotesStore.mistake = .forgetsDefaults
+AppDelegate.main()
