@@ -98,6 +98,7 @@ public class AWController: NSObject, @unchecked Sendable {
     /// Whether `url` is the Hub's answer to a request of the SDK's; the app handles any other URL
     /// itself. Always false here: the SDK asks the Hub over the device's bus and never waits
     /// for a URL.
+    @discardableResult
     public func handleOpenURL(_ url: URL?, fromApplication: String?) -> Bool { false }
 
     /// Asks the Hub again who is checked out and updates `account`: true once it holds that

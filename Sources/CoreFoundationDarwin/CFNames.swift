@@ -82,3 +82,14 @@ public func CFErrorCopyFailureReason(_ err: CFError!) -> CFString! {
 public func CFErrorCopyRecoverySuggestion(_ err: CFError!) -> CFString! {
     err.localizedRecoverySuggestion.map { NSString(string: $0) }
 }
+
+// MARK: Bundle keys
+
+// The Info.plist keys CoreFoundation names, as code reads `Bundle.main.infoDictionary` with them.
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString! = "CFBundleIdentifier"
+nonisolated(unsafe) public let kCFBundleNameKey: CFString! = "CFBundleName"
+nonisolated(unsafe) public let kCFBundleVersionKey: CFString! = "CFBundleVersion"
+nonisolated(unsafe) public let kCFBundleExecutableKey: CFString! = "CFBundleExecutable"
+nonisolated(unsafe) public let kCFBundleInfoDictionaryVersionKey: CFString! = "CFBundleInfoDictionaryVersion"
+nonisolated(unsafe) public let kCFBundleLocalizationsKey: CFString! = "CFBundleLocalizations"
+nonisolated(unsafe) public let kCFBundleDevelopmentRegionKey: CFString! = "CFBundleDevelopmentRegion"

@@ -6,27 +6,43 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A notification center; the only one here is the Darwin center, which carries names between
-/// processes (`CFNotificationCenterGetDarwinNotifyCenter`). It is built on notify(3): each
-/// (observer, name) pair is a dispatch registration on the main queue. Equal only to itself, as a
-/// CF object.
+/// A notification center: the Darwin center, which carries names between processes
+/// (`CFNotificationCenterGetDarwinNotifyCenter`), or the process's local center
+/// (`CFNotificationCenterGetLocalCenter`). The Darwin center is built on notify(3): each
+/// (observer, name) pair is a dispatch registration on the main queue. The local center calls
+/// its observers on the posting thread, before the post returns, as CoreFoundation's does. Equal
+/// only to itself, as a CF object.
 public final class CFNotificationCenter: Hashable, Sendable {
-    /// The notify client the center registers and posts with; nil outside a device, where the
-    /// center hears and sends nothing.
-    private let client: @Sendable () -> NotifyClient?
+    /// The notify client the Darwin center registers and posts with; nil outside a device, where
+    /// it hears and sends nothing. Nil for the local center.
+    private let client: (@Sendable () -> NotifyClient?)?
     private let observations = Mutex<[ObserverKey: Observation]>([:])
+    private let localObservers = Mutex<[LocalObserver]>([])
 
-    init(client: @escaping @Sendable () -> NotifyClient?) {
+    init(client: (@Sendable () -> NotifyClient?)?) {
         self.client = client
     }
 
-    /// The center of this process, over its notify client.
+    /// The Darwin center of this process, over its notify client.
     static let darwin = CFNotificationCenter { NotifyClient.shared }
+    /// The process's local center.
+    static let local = CFNotificationCenter(client: nil)
 
-    /// Registers `callback` for `name` on the main queue, replacing the observer's earlier one
-    /// for that name.
-    func addObserver(_ observer: UnsafeRawPointer?, name: String, callback: @escaping CFNotificationCallback) {
-        guard let client = client() else { return }
+    /// Registers `callback` for `name` (nil: every name, on the local center only) and `object`
+    /// (nil: any; the Darwin center ignores it), replacing the observer's earlier one for them.
+    func addObserver(
+        _ observer: UnsafeRawPointer?, name: String?, object: UnsafeRawPointer?,
+        callback: @escaping CFNotificationCallback
+    ) {
+        guard let client else {
+            let added = LocalObserver(
+                observer: UInt(bitPattern: observer), name: name, object: UInt(bitPattern: object), callback: callback)
+            return localObservers.withLock { observers in
+                observers.removeAll { $0.matches(added.observer, name: name, object: object) }
+                observers.append(added)
+            }
+        }
+        guard let client = client(), let name else { return }
         let key = ObserverKey(observer: UInt(bitPattern: observer), name: name)
         let call = ObserverCall(callback: callback, name: CFNotificationName(name as CFString))
         let delivered = { [self] (_: Int32) in call.run(self, observer: key.observer) }
@@ -35,9 +51,10 @@ public final class CFNotificationCenter: Hashable, Sendable {
         replaced?.cancel()
     }
 
-    /// Removes the observer's registrations: for `name`, or for every name when nil.
-    func removeObserver(_ observer: UnsafeRawPointer?, name: String?) {
+    /// Removes the observer's registrations: for `name` (nil: every name) and `object` (nil: any).
+    func removeObserver(_ observer: UnsafeRawPointer?, name: String?, object: UnsafeRawPointer? = nil) {
         let observer = UInt(bitPattern: observer)
+        localObservers.withLock { $0.removeAll { $0.matches(observer, name: name, object: object) } }
         let removed = observations.withLock { observations in
             let keys = observations.keys.filter { $0.observer == observer && (name == nil || $0.name == name) }
             return keys.compactMap { observations.removeValue(forKey: $0) }
@@ -45,12 +62,43 @@ public final class CFNotificationCenter: Hashable, Sendable {
         for observation in removed { observation.cancel() }
     }
 
-    func post(_ name: String) {
-        try? client()?.post(name)
+    /// Posts `name`: to every process from the Darwin center (the object and user info are not
+    /// carried), or to this process's local observers of that name and object, in the order
+    /// they were added.
+    func post(_ name: String, object: UnsafeRawPointer?, userInfo: CFDictionary?) {
+        guard client == nil else {
+            try? client?()?.post(name)
+            return
+        }
+        let heard = localObservers.withLock { $0.filter { $0.hears(name, object: object) } }
+        let notificationName = CFNotificationName(name as CFString)
+        for observer in heard {
+            observer.callback(
+                self, UnsafeMutableRawPointer(bitPattern: observer.observer), notificationName, object, userInfo)
+        }
     }
 
     public static func == (lhs: CFNotificationCenter, rhs: CFNotificationCenter) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// An observer of the local center: a name and an object it listens for (nil: any).
+/// Unchecked: the callback is the app's, called on whichever thread posts, as CoreFoundation does.
+private struct LocalObserver: @unchecked Sendable {
+    let observer: UInt
+    let name: String?
+    let object: UInt
+    let callback: CFNotificationCallback
+
+    func hears(_ posted: String, object posting: UnsafeRawPointer?) -> Bool {
+        (name == nil || name == posted) && (object == 0 || object == UInt(bitPattern: posting))
+    }
+
+    /// Whether this is the observer's registration for `name` and `object` (nil: any).
+    func matches(_ observer: UInt, name: String?, object: UnsafeRawPointer?) -> Bool {
+        self.observer == observer && (name == nil || self.name == name)
+            && (object == nil || self.object == UInt(bitPattern: object))
+    }
 }
 
 /// One observer's registration for one name.
@@ -103,22 +151,29 @@ public enum CFNotificationSuspensionBehavior: Int, Sendable {
 public let kCFNotificationDeliverImmediately: CFOptionFlags = 1
 public let kCFNotificationPostToAllSessions: CFOptionFlags = 2
 
-// MARK: - The Darwin center's functions
+// MARK: - The centers' functions
 
-/// The process's Darwin notify center, the same object at every call.
-public func CFNotificationCenterGetDarwinNotifyCenter() -> CFNotificationCenter {
+/// The process's Darwin notify center, the same object at every call; implicitly unwrapped, as
+/// iOS imports it.
+public func CFNotificationCenterGetDarwinNotifyCenter() -> CFNotificationCenter! {
     CFNotificationCenter.darwin
 }
 
-/// Calls `callBack` on the main queue after each post of `name`, with the center, the observer and
-/// the name (the object and user info are always nil). A nil name is ignored, as are `object`
-/// and the suspension behaviour.
+/// The process's local notification center, the same object at every call.
+public func CFNotificationCenterGetLocalCenter() -> CFNotificationCenter! {
+    CFNotificationCenter.local
+}
+
+/// Calls `callBack` after each post of `name` with the center, the observer and the name: on the
+/// main queue from the Darwin center (object and user info nil; a nil name is ignored, as are
+/// `object` and the suspension behaviour), on the posting thread from the local center (with
+/// the post's object and user info; a nil name or object hears every one).
 public func CFNotificationCenterAddObserver(
     _ center: CFNotificationCenter!, _ observer: UnsafeRawPointer!, _ callBack: CFNotificationCallback!,
     _ name: CFString!, _ object: UnsafeRawPointer!, _ suspensionBehavior: CFNotificationSuspensionBehavior
 ) {
-    guard let center, let callBack, let name else { return }
-    center.addObserver(observer, name: name as String, callback: callBack)
+    guard let center, let callBack else { return }
+    center.addObserver(observer, name: name.map { $0 as String }, object: object, callback: callBack)
 }
 
 /// Stops the observer's callbacks for `name`, or for every name when it is nil.
@@ -126,7 +181,7 @@ public func CFNotificationCenterRemoveObserver(
     _ center: CFNotificationCenter!, _ observer: UnsafeRawPointer!, _ name: CFNotificationName!,
     _ object: UnsafeRawPointer!
 ) {
-    center?.removeObserver(observer, name: name.map { $0.rawValue as String })
+    center?.removeObserver(observer, name: name.map { $0.rawValue as String }, object: object)
 }
 
 /// Stops every callback of the observer.
@@ -134,14 +189,15 @@ public func CFNotificationCenterRemoveEveryObserver(_ center: CFNotificationCent
     center?.removeObserver(observer, name: nil)
 }
 
-/// Posts `name` to every process (notify_post); the object, the user info and
-/// `deliverImmediately` are ignored, and so is a nil name.
+/// Posts `name`: from the Darwin center to every process (notify_post; the object, the user
+/// info and `deliverImmediately` are ignored), from the local center to this process's
+/// observers before it returns. A nil name is ignored.
 public func CFNotificationCenterPostNotification(
     _ center: CFNotificationCenter!, _ name: CFNotificationName!, _ object: UnsafeRawPointer!,
     _ userInfo: CFDictionary!, _ deliverImmediately: Bool
 ) {
     guard let name else { return }
-    center?.post(name.rawValue as String)
+    center?.post(name.rawValue as String, object: object, userInfo: userInfo)
 }
 
 /// As `CFNotificationCenterPostNotification`; the options are ignored.
@@ -150,5 +206,5 @@ public func CFNotificationCenterPostNotificationWithOptions(
     _ userInfo: CFDictionary!, _ options: CFOptionFlags
 ) {
     guard let name else { return }
-    center?.post(name.rawValue as String)
+    center?.post(name.rawValue as String, object: object, userInfo: userInfo)
 }

@@ -213,6 +213,7 @@ public class MSALPublicClientApplication: NSObject {
     /// or the broker app's reply from `sourceApplication`); the app handles any other URL
     /// itself. Always false here: the broker answers over the device's bus, so no sign-in ever
     /// waits for a URL (Docs/behaviour.md §10).
+    @discardableResult
     public class func handleMSALResponse(_ response: URL, sourceApplication: String?) -> Bool {
         MSALGlobalConfig.loggerConfig.log(
             .info, "handleMSALResponse: no sign-in waits for a URL, not handled (from \(sourceApplication ?? "nil"))")

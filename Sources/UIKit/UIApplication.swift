@@ -14,8 +14,23 @@ open class UIResponder: NSObject {
     public required override init() {}
 }
 
-/// An empty view controller, to hand MSAL's sign-in page.
-open class UIViewController: UIResponder {}
+/// An empty view controller, to hand MSAL's sign-in page. Its initialisers are iOS's, so a
+/// subclass with one of its own compiles as there (`super.init(nibName: nil, bundle: nil)` and
+/// `required init?(coder:)`). Not a `UIResponder` here: that one's `init()` is required, so that
+/// the host can make the app's delegates, and a view controller's must not be.
+open class UIViewController: NSObject {
+    public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {
+        super.init()
+    }
+
+    public required init?(coder: NSCoder) {
+        super.init()
+    }
+
+    public convenience override init() {
+        self.init(nibName: nil, bundle: nil)
+    }
+}
 
 /// A window that shows nothing; an app delegate or a scene delegate may keep one.
 open class UIWindow: UIResponder {

@@ -21,7 +21,10 @@ struct TeamTemplate {
         [
             ("Package.swift", packageManifest),
             ("Sources/\(Self.appTarget)/AppDelegate.swift", appDelegate),
+            ("Sources/\(Self.appTarget)/SceneDelegate.swift", sceneDelegate),
+            ("Sources/\(Self.appTarget)/AccountChangeObserver.swift", accountChangeObserver),
             ("Sources/\(Self.appTarget)/NotesStore.swift", notesStore),
+            ("Sources/\(Self.appTarget)/KeychainHelper.swift", keychainHelper),
             ("Sources/\(Self.appTarget)/DeviceLabApp.swift", deviceLabApp),
             (Self.scenarioFile, scenario),
             ("README.md", readme),
@@ -52,7 +55,12 @@ struct TeamTemplate {
                         .product(name: "UIKit", package: "\#(literal(labIdentity))"),
                         .product(name: "DeviceHost", package: "\#(literal(labIdentity))"),
                     ],
-                    swiftSettings: [.swiftLanguageMode(.v5)])
+                    swiftSettings: [
+                        .swiftLanguageMode(.v5),
+                        // As on iOS, where Foundation brings Security and CoreFoundation: a file that
+                        // imports Foundation alone sees the keychain, CF names and the Darwin center.
+                        .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
+                    ])
             ]
         )
 
@@ -61,19 +69,19 @@ struct TeamTemplate {
 
     private var appDelegate: String {
         #"""
-        import Foundation
         import MSAL
         import UIKit
 
         /// A notes app for frontline workers on a shared phone, written as an iOS team writes it
-        /// against MSAL in shared device mode: it listens for the broker's account-change
-        /// notification, asks `getCurrentAccount` at launch, on every return to the foreground and
-        /// on each notification, and when the account changed removes the previous worker's data.
+        /// against MSAL in shared device mode, with scenes: the app delegate makes MSAL's client at
+        /// launch, listens for the broker's account-change notification and answers the scene's
+        /// configuration; the scene delegate (SceneDelegate.swift) checks the account each time
+        /// the app comes to the foreground. A changed account means the previous worker's data goes.
         @main
         class AppDelegate: UIResponder, UIApplicationDelegate {
-            var window: UIWindow?
             var msalApplication: MSALPublicClientApplication?
             let notes = NotesStore()
+            private var accountChanges: AccountChangeObserver?
 
             func application(
                 _ application: UIApplication,
@@ -82,21 +90,26 @@ struct TeamTemplate {
                 let configuration = MSALPublicClientApplicationConfig(
                     clientId: "00000000-0000-0000-0000-000000000000", redirectUri: "msauth.com.contoso.notes://auth",
                     authority: nil)
-                msalApplication = try? MSALPublicClientApplication(configuration: configuration)
-                // The broker posts this Darwin notification on every global sign-in and sign-out. It
-                // carries nothing: the app asks MSAL what changed.
-                CFNotificationCenterAddObserver(
-                    CFNotificationCenterGetDarwinNotifyCenter(), Unmanaged.passUnretained(self).toOpaque(),
-                    { _, observer, _, _, _ in
-                        guard let observer = observer else { return }
-                        Unmanaged<AppDelegate>.fromOpaque(observer).takeUnretainedValue().refreshAccount()
-                    }, "SHARED_MODE_CURRENT_ACCOUNT_CHANGED" as CFString, nil, .deliverImmediately)
-                refreshAccount()
+                do {
+                    msalApplication = try MSALPublicClientApplication(configuration: configuration)
+                } catch {
+                    NSLog("MSAL could not start: \(error)")
+                }
+                // The broker posts this on every global sign-in and sign-out. It carries nothing:
+                // the app asks MSAL what changed.
+                accountChanges = AccountChangeObserver(name: "SHARED_MODE_CURRENT_ACCOUNT_CHANGED") { [weak self] in
+                    self?.refreshAccount()
+                }
                 return true
             }
 
-            func applicationWillEnterForeground(_ application: UIApplication) {
-                refreshAccount()
+            func application(
+                _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+                options: UIScene.ConnectionOptions
+            ) -> UISceneConfiguration {
+                let configuration = UISceneConfiguration(name: "Default Configuration", sessionRole: connectingSceneSession.role)
+                configuration.delegateClass = SceneDelegate.self
+                return configuration
             }
 
             /// Asks MSAL who is signed in; a changed account means the previous worker's data goes.
@@ -120,17 +133,78 @@ struct TeamTemplate {
         """#
     }
 
+    private var sceneDelegate: String {
+        #"""
+        import MSAL
+        import UIKit
+
+        /// The app's window scene: it checks the account each time it comes to the foreground (its
+        /// first connection included) and hands the broker's answers to MSAL.
+        class SceneDelegate: UIResponder, UIWindowSceneDelegate {
+            var window: UIWindow?
+
+            func scene(
+                _ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions
+            ) {
+                guard let windowScene = scene as? UIWindowScene else { return }
+                window = UIWindow(windowScene: windowScene)
+                window?.rootViewController = UIViewController()
+                window?.makeKeyAndVisible()
+            }
+
+            func sceneWillEnterForeground(_ scene: UIScene) {
+                (UIApplication.shared.delegate as? AppDelegate)?.refreshAccount()
+            }
+
+            func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>) {
+                guard let urlContext = URLContexts.first else { return }
+                MSALPublicClientApplication.handleMSALResponse(
+                    urlContext.url, sourceApplication: urlContext.options.sourceApplication)
+            }
+        }
+
+        """#
+    }
+
+    private var accountChangeObserver: String {
+        #"""
+        import Foundation
+
+        /// Calls `handler` on the main queue each time a Darwin notification named `name` is
+        /// posted, for as long as the observer lives.
+        final class AccountChangeObserver {
+            private let handler: () -> Void
+
+            init(name: String, handler: @escaping () -> Void) {
+                self.handler = handler
+                CFNotificationCenterAddObserver(
+                    CFNotificationCenterGetDarwinNotifyCenter(), Unmanaged.passUnretained(self).toOpaque(),
+                    { _, observer, _, _, _ in
+                        guard let observer = observer else { return }
+                        Unmanaged<AccountChangeObserver>.fromOpaque(observer).takeUnretainedValue().handler()
+                    }, name as CFString, nil, .deliverImmediately)
+            }
+
+            deinit {
+                CFNotificationCenterRemoveEveryObserver(
+                    CFNotificationCenterGetDarwinNotifyCenter(), Unmanaged.passUnretained(self).toOpaque())
+            }
+        }
+
+        """#
+    }
+
     private var notesStore: String {
         #"""
         import Foundation
-        import Security
 
         /// Where the app keeps a worker's data: notes in Documents, a preview of each in Caches, the
         /// worker's preferences in the user defaults, and confidential notes in the keychain.
         final class NotesStore {
             var currentUser: String?
             private let fileManager = FileManager.default
-            private static let keychainService = "com.contoso.notes.confidential"
+            private let defaults = UserDefaults.standard
+            private let keychain = KeychainHelper(service: "com.contoso.notes.confidential")
 
             private var notesFolder: URL {
                 fileManager.urls(for: .documentDirectory, in: .userDomainMask)[0].appendingPathComponent("notes")
@@ -146,17 +220,9 @@ struct TeamTemplate {
             func save(_ text: String, kind: String, of user: String, id: String) throws {
                 switch kind {
                 case "sensitive":
-                    let item: [String: Any] = [
-                        kSecClass as String: kSecClassGenericPassword,
-                        kSecAttrService as String: NotesStore.keychainService,
-                        kSecAttrAccount as String: id,
-                        kSecAttrLabel as String: user,
-                        kSecValueData as String: Data(text.utf8),
-                    ]
-                    let status = SecItemAdd(item as CFDictionary, nil)
-                    guard status == errSecSuccess else { throw NSError(domain: NSOSStatusErrorDomain, code: Int(status)) }
+                    try keychain.set(Data(text.utf8), account: id, label: user)
                 case "preferences":
-                    UserDefaults.standard.set(text, forKey: "prefs.\(user).\(id)")
+                    defaults.set(text, forKey: "prefs.\(user).\(id)")
                 default:
                     let file = notesFolder.appendingPathComponent("\(user).txt")
                     try fileManager.createDirectory(at: notesFolder, withIntermediateDirectories: true)
@@ -182,15 +248,60 @@ struct TeamTemplate {
                 try? fileManager.removeItem(at: notesFolder.appendingPathComponent("\(user).txt"))
                 // To see the scenario fail, delete the next line: the previews stay in Caches.
                 \#(Self.breakingLine)
-                for key in UserDefaults.standard.dictionaryRepresentation().keys where key.hasPrefix("prefs.\(user).") {
-                    UserDefaults.standard.removeObject(forKey: key)
+                for key in defaults.dictionaryRepresentation().keys where key.hasPrefix("prefs.\(user).") {
+                    defaults.removeObject(forKey: key)
                 }
-                let query: [String: Any] = [
-                    kSecClass as String: kSecClassGenericPassword,
-                    kSecAttrService as String: NotesStore.keychainService,
-                    kSecAttrLabel as String: user,
-                ]
+                keychain.removeAll(label: user)
+            }
+        }
+
+        """#
+    }
+
+    private var keychainHelper: String {
+        #"""
+        import Foundation
+
+        /// The app's generic passwords of one service in the keychain.
+        struct KeychainHelper {
+            let service: String
+
+            enum KeychainError: Error {
+                case unhandled(OSStatus)
+            }
+
+            /// Stores `data` for `account`, replacing what was there.
+            func set(_ data: Data, account: String, label: String) throws {
+                var query = baseQuery
+                query[kSecAttrAccount as String] = account
                 SecItemDelete(query as CFDictionary)
+                query[kSecAttrLabel as String] = label
+                query[kSecValueData as String] = data
+                query[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+                let status = SecItemAdd(query as CFDictionary, nil)
+                guard status == errSecSuccess else { throw KeychainError.unhandled(status) }
+            }
+
+            /// The data stored for `account`, if any.
+            func data(account: String) -> Data? {
+                var query = baseQuery
+                query[kSecAttrAccount as String] = account
+                query[kSecReturnData as String] = kCFBooleanTrue
+                query[kSecMatchLimit as String] = kSecMatchLimitOne
+                var result: CFTypeRef?
+                guard SecItemCopyMatching(query as CFDictionary, &result) == noErr else { return nil }
+                return result as? Data
+            }
+
+            /// Removes every item labelled `label`.
+            func removeAll(label: String) {
+                var query = baseQuery
+                query[kSecAttrLabel as String] = label
+                SecItemDelete(query as CFDictionary)
+            }
+
+            private var baseQuery: [String: Any] {
+                [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
             }
         }
 
@@ -249,8 +360,10 @@ struct TeamTemplate {
 
         A shared-device app run in a SharedDeviceLab device, written by `sdlab init`.
 
-        - `Sources/\#(Self.appTarget)/AppDelegate.swift` and `NotesStore.swift`: the app as an iOS team writes
-          it, against MSAL in shared device mode, FileManager, UserDefaults and the keychain.
+        - `Sources/\#(Self.appTarget)/`: the app as an iOS team writes it, with scenes, against MSAL in
+          shared device mode, FileManager, UserDefaults and the keychain. `KeychainHelper.swift`,
+          `AccountChangeObserver.swift` and `NotesStore.swift` import Foundation alone, as on iOS:
+          the target's `-import-module Security` setting brings the keychain and CoreFoundation.
         - `Sources/\#(Self.appTarget)/DeviceLabApp.swift`: the one file added to run it in a device.
         - `\#(Self.scenarioFile)`: a worker writes notes and checks the phone in; the
           app must leave none of that worker's data.

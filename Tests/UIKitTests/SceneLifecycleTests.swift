@@ -241,3 +241,26 @@ final class PlainApp: UIResponder, UIApplicationDelegate {
         return true
     }
 }
+
+/// A view controller of the app's own, written as iOS code writes one: a designated initialiser
+/// of its own, the storyboard initialiser it does not support.
+final class ShiftSummaryViewController: UIViewController {
+    let worker: String
+
+    init(worker: String) {
+        self.worker = worker
+        super.init(nibName: nil, bundle: nil)
+    }
+
+    required init?(coder: NSCoder) {
+        fatalError("init(coder:) has not been implemented")
+    }
+}
+
+@Suite struct ViewControllerTests {
+    @Test func anAppsViewControllerIsMadeWithItsOwnInitialiser() {
+        let window = UIWindow(frame: UIScreen.main.bounds)
+        window.rootViewController = ShiftSummaryViewController(worker: "cou1")
+        #expect((window.rootViewController as? ShiftSummaryViewController)?.worker == "cou1")
+    }
+}
