@@ -27,8 +27,10 @@ struct InitCommandTests {
         #expect(result.stderr.contains("run Scenarios"), "\(result.stderr)")
 
         let files = [
-            "Package.swift", "README.md", "Sources/NotesApp/AppDelegate.swift", "Sources/NotesApp/NotesStore.swift",
-            "Sources/NotesApp/DeviceLabApp.swift", "Scenarios/notes-app-cleans-up-on-check-in.yaml",
+            "Package.swift", "README.md", "Sources/NotesApp/AppDelegate.swift", "Sources/NotesApp/SceneDelegate.swift",
+            "Sources/NotesApp/AccountChangeObserver.swift", "Sources/NotesApp/NotesStore.swift",
+            "Sources/NotesApp/KeychainHelper.swift", "Sources/NotesApp/DeviceLabApp.swift",
+            "Scenarios/notes-app-cleans-up-on-check-in.yaml",
         ]
         for file in files {
             #expect(FileManager.default.fileExists(atPath: package + "/" + file), "\(file)")
@@ -38,8 +40,18 @@ struct InitCommandTests {
         #expect(manifest.contains(".package(path: \"\(Self.checkout)\")"), "\(manifest)")
         #expect(manifest.contains(".executableTarget(\n            name: \"NotesApp\""), "\(manifest)")
         #expect(manifest.contains(".product(name: \"DeviceHost\""), "\(manifest)")
+        #expect(
+            manifest.contains(#".unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"])"#),
+            "\(manifest)")
         let delegate = try String(contentsOfFile: package + "/Sources/NotesApp/AppDelegate.swift", encoding: .utf8)
         #expect(delegate.contains("@main\nclass AppDelegate: UIResponder, UIApplicationDelegate"))
+        #expect(delegate.contains("configuration.delegateClass = SceneDelegate.self"))
+        // The keychain and Darwin helpers and the store import Foundation alone, as on iOS.
+        for helper in ["AccountChangeObserver", "KeychainHelper", "NotesStore"] {
+            let text = try String(contentsOfFile: package + "/Sources/NotesApp/\(helper).swift", encoding: .utf8)
+            #expect(text.hasPrefix("import Foundation\n\n"), "\(helper)")
+            #expect(!text.contains("import Security") && !text.contains("import MSAL"), "\(helper)")
+        }
         let deviceLab = try String(contentsOfFile: package + "/Sources/NotesApp/DeviceLabApp.swift", encoding: .utf8)
         #expect(deviceLab.contains("extension AppDelegate: DeviceLabApp"))
 
