@@ -182,6 +182,7 @@ public class MSALPublicClientApplication: NSObject {
     // MARK: - The accounts in the cache (the broker's)
 
     /// The accounts the broker has signed in.
+    @discardableResult
     public func allAccounts() throws -> [MSALAccount] {
         guard let link = DeviceLink.current else { throw MSALErrors.brokerNotAvailable() }
         let answer = waitFor(timeout: link.hubTimeout) { () -> Result<[BrokerAccount], SharedDevice.MSALError>? in
@@ -195,11 +196,13 @@ public class MSALPublicClientApplication: NSObject {
     }
 
     /// The broker's account with this home identifier, ignoring case; throws when there is none.
+    @discardableResult
     public func account(forIdentifier identifier: String) throws -> MSALAccount {
         try only(try allAccounts().filter { $0.identifier?.lowercased() == identifier.lowercased() })
     }
 
     /// The broker's account with this username, ignoring case; throws when there is none.
+    @discardableResult
     public func account(forUsername username: String) throws -> MSALAccount {
         try only(try allAccounts().filter { $0.username?.lowercased() == username.lowercased() })
     }
@@ -221,6 +224,7 @@ public class MSALPublicClientApplication: NSObject {
     }
 
     /// Cancels the browser session of an interactive sign-in; false, as none is ever open here.
+    @discardableResult
     public class func cancelCurrentWebAuthSession() -> Bool { false }
 
     private func only(_ accounts: [MSALAccount]) throws -> MSALAccount {
@@ -236,11 +240,12 @@ public class MSALPublicClientApplication: NSObject {
 
 /// The forms Swift makes of MSAL's completion-block methods when it imports them (SE-0297): the
 /// leading `get` dropped, an error thrown, and the values returned, optional only where the
-/// header says `_Nullable_result`. They run in the caller's isolation, so a main-actor caller
-/// hands over nothing (`nonisolated(nonsending)`); the completion-block forms stay as they are,
-/// and each call picks its form by its arguments.
+/// header says `_Nullable_result`, and discardable as every imported method is. They run in the
+/// caller's isolation, so a main-actor caller hands over nothing (`nonisolated(nonsending)`); the
+/// completion-block forms stay as they are, and each call picks its form by its arguments.
 extension MSALPublicClientApplication {
     /// `getCurrentAccount(with:completionBlock:)`: the current and the previous account.
+    @discardableResult
     public nonisolated(nonsending) func currentAccount(with parameters: MSALParameters?) async throws -> (
         MSALAccount?, MSALAccount?
     ) {
@@ -253,6 +258,7 @@ extension MSALPublicClientApplication {
 
     /// `getDeviceInformation(with:completionBlock:)`. An error throws, even when MSAL handed a
     /// default device information with it.
+    @discardableResult
     public nonisolated(nonsending) func deviceInformation(with parameters: MSALParameters?) async throws
         -> MSALDeviceInformation
     {
@@ -262,6 +268,7 @@ extension MSALPublicClientApplication {
     }
 
     /// `acquireToken(with:completionBlock:)`: the interactive sign-in.
+    @discardableResult
     public nonisolated(nonsending) func acquireToken(with parameters: MSALInteractiveTokenParameters) async throws
         -> MSALResult
     {
@@ -271,6 +278,7 @@ extension MSALPublicClientApplication {
     }
 
     /// `acquireTokenSilent(with:completionBlock:)`.
+    @discardableResult
     public nonisolated(nonsending) func acquireTokenSilent(with parameters: MSALSilentTokenParameters) async throws
         -> MSALResult
     {
@@ -280,6 +288,7 @@ extension MSALPublicClientApplication {
     }
 
     /// `signout(with:signoutParameters:completionBlock:)`: whether the sign-out succeeded.
+    @discardableResult
     public nonisolated(nonsending) func signout(
         with account: MSALAccount, signoutParameters: MSALSignoutParameters
     ) async throws -> Bool {

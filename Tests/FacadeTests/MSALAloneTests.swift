@@ -49,6 +49,14 @@ final class SignInModel {
         return signedOut
     }
 
+    /// The result left unused, as imported methods allow.
+    func signOutEverywhere(_ account: MSALAccount) async throws {
+        let parameters = MSALSignoutParameters(
+            webviewParameters: MSALWebviewParameters(authPresentationViewController: screen))
+        parameters.signoutFromBrowser = true
+        try await application.signout(with: account, signoutParameters: parameters)
+    }
+
     func isSharedDevice() async -> Bool {
         (try? await application.deviceInformation(with: nil))?.deviceMode == .shared
     }
@@ -96,6 +104,7 @@ final class BrokerURLAppDelegate: UIResponder, UIApplicationDelegate {
         let silent = await #expect(throws: NSError.self) { try await model.tokenSilently() }
         #expect(silent.map(Self.code) ?? (0, nil) == Self.brokerNotAvailable)
         #expect(await model.isSharedDevice() == false)
+        await #expect(throws: NSError.self) { try await model.signOutEverywhere(TestAccounts.cou1) }
         let blockError = await withCheckedContinuation { continuation in
             model.signInTheOldWay { continuation.resume(returning: $0) }
         }
