@@ -96,7 +96,7 @@ let package = Package(
         // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
         .target(
             name: "DeviceLaunch",
-            dependencies: ["DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice"]),
+            dependencies: ["CSystem", "DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice"]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
         .target(
@@ -186,8 +186,13 @@ let package = Package(
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
                 "UIKit",
             ]),
-        // The sandbox's fence: the C library's file-writing calls, refused outside the container.
+        // The sandbox's fence: the C library's file-writing calls, refused outside the container
+        // and named in the trace.
         .target(name: "CWriteGuard"),
+        // The fence the kernel holds (Landlock), which the runner starts every app through, built
+        // next to sdlab: plain C without the Swift runtime, so nothing runs before the fence.
+        .executableTarget(
+            name: "sdlab-fence", linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         // Runs a team's app in a device as `sdlab-app` runs ours: the App1 object, the trace,
         // the sandbox, and the scan of its bytes.
         .target(

@@ -47,6 +47,10 @@ static inline int sdlab_open_beneath(int folder, const char *path, int flags, un
    _GNU_SOURCE. */
 static inline int sdlab_open_path_flag(void) { return 010000000; }
 
+/* landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION): the kernel's Landlock ABI,
+   or -1 without Landlock. 444 on every architecture. */
+static inline int sdlab_landlock_abi(void) { return (int)syscall(444, (void *)0, 0UL, 1U); }
+
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */

@@ -85,6 +85,8 @@ public enum TraceField: String, Sendable, CaseIterable {
     case previous, current, reason, policy, hook, keeps, holds
     case kind, count
     case path, call
+    /// What holds the app's writes (`WriteFenceState`).
+    case fence
 }
 
 /// Why an app checks its account: the mechanism a timing report names.

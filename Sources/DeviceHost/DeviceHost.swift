@@ -79,7 +79,8 @@ public final class DeviceHost: Sendable {
         } catch {
             cannotStart(options.name, "\(error)")
         }
-        WriteFence.install(allowing: [sandbox.root, "/dev"], trace: trace)
+        WriteFence.install(
+            allowing: [sandbox.root], files: ["/dev/null"] + (options.trace.map { [$0] } ?? []), trace: trace)
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
         let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
@@ -119,7 +120,7 @@ public final class DeviceHost: Sendable {
             .launched,
             fields: [
                 (.sdk, .string(app.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
-                (.backgroundMode, .bool(app.backgroundMode)),
+                (.backgroundMode, .bool(app.backgroundMode)), (.fence, .string(WriteFenceState.told())),
             ] + app.cleanupFields)
         do {
             try connection.export([HostControl(host: self).interface], at: AppBus.path)

@@ -3,21 +3,31 @@ import DeviceContract
 import Glibc
 import Synchronization
 
-/// Keeps a team's app from writing outside its container (`CWriteGuard`): each refused write
-/// fails with EACCES, as on a phone, and is traced with its path, so the run names it.
+/// Names a team app's refused writes (`CWriteGuard`): each write outside its container that goes
+/// through the C library fails with EACCES, as on a phone, and is traced with its path, so the
+/// run names it. The kernel refuses the same writes whatever route they take (`sdlab-fence`),
+/// without a name.
 enum WriteFence {
     private static let trace = Mutex<TraceLog?>(nil)
 
-    /// Allows writes beneath `folders` only, from now on.
-    static func install(allowing folders: [String], trace log: TraceLog?) {
+    /// Allows writes beneath `folders` and to `files` only, from now on.
+    static func install(allowing folders: [String], files: [String], trace log: TraceLog?) {
         trace.withLock { $0 = log }
-        var copies = folders.map { strdup($0) }
-        defer { copies.forEach { free($0) } }
-        copies.withUnsafeMutableBufferPointer { pointers in
-            pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { allowed in
-                sdlab_write_guard_install(allowed.baseAddress, Int32(allowed.count)) { path, call in
-                    guard let path, let call else { return }
-                    WriteFence.refused(String(cString: path), String(cString: call))
+        var folderCopies = folders.map { strdup($0) }
+        var fileCopies = files.map { strdup($0) }
+        defer { (folderCopies + fileCopies).forEach { free($0) } }
+        folderCopies.withUnsafeMutableBufferPointer { folderPointers in
+            fileCopies.withUnsafeMutableBufferPointer { filePointers in
+                folderPointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { allowed in
+                    filePointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { allowedFiles in
+                        sdlab_write_guard_install(
+                            allowed.baseAddress, Int32(allowed.count), allowedFiles.baseAddress,
+                            Int32(allowedFiles.count)
+                        ) { path, call in
+                            guard let path, let call else { return }
+                            WriteFence.refused(String(cString: path), String(cString: call))
+                        }
+                    }
                 }
             }
         }

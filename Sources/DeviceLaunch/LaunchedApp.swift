@@ -32,17 +32,20 @@ public struct LaunchedApp: Sendable {
     ) async throws(LaunchError) -> LaunchedApp {
         try RunFolder.prepare(directory)
         let log = RunFolder.log(of: spec.name, in: directory)
-        let arguments = spec.arguments(bus: bus, directory: directory)
         let executable: String
         if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
+        let fenced = try AppFence.command(
+            executable, spec.arguments(bus: bus, directory: directory),
+            container: RunFolder.container(of: spec.name, in: directory),
+            trace: RunFolder.trace(of: spec.name, in: directory), beside: sdlab)
         guard let ready = closeOnExecPipe() else { throw LaunchError("launch \(spec.name): pipe: \(errorText())") }
         let process: ChildProcess
         do throws(LaunchError) {
             // What the app prints, on stdout or stderr, goes to its log under one cap; it says
             // ready on a pipe of its own, so that nothing it prints can end it or be taken for
-            // its ready line.
+            // its ready line. The fence (`AppFence`) becomes the app: the same process.
             (process, _) = try ChildProcess.spawn(
-                executable, arguments, stdout: .sameAsStderr, stderr: .cappedFile(log),
+                fenced.executable, fenced.arguments, stdout: .sameAsStderr, stderr: .cappedFile(log),
                 environment: ProcessInfo.processInfo.environment.merging(
                     AppContainer(root: RunFolder.container(of: spec.name, in: directory)).environment
                 ) { $1 },

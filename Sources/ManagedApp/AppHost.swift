@@ -97,7 +97,7 @@ public final class AppHost: Sendable {
             .launched,
             fields: [
                 (.sdk, .string(configuration.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
-                (.backgroundMode, .bool(configuration.backgroundMode)),
+                (.backgroundMode, .bool(configuration.backgroundMode)), (.fence, .string(WriteFenceState.told())),
             ]
                 + Self.fields(of: configuration.policy))
         let journaled = cleaner.unfinished()

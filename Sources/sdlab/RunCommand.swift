@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeviceContract
+import DeviceLaunch
 import DeviceProcesses
 import Foundation
 import Reports
@@ -126,6 +127,7 @@ struct RunCommand: AsyncParsableCommand {
         let reports = Self.reports(of: finished, in: chosen)
         let broken = reports.filter { $0.environmentFailure != nil }.count
         let failed = reports.filter { !$0.passed }.count - broken
+        if let shortfall = AppFence.onThisKernel().shortfall { console.say("the write fence: \(shortfall)") }
         console.say("\(reports.filter(\.passed).count) of \(chosen.count) scenarios passed")
         try writeOutputs(reports, console: console)
         if broken > 0 { throw ExitCode(ExitCodes.environment) }

@@ -1,0 +1,204 @@
+/* sdlab-fence [--folder DIR]... [--file FILE]... -- PROGRAM [ARGUMENT]...
+ *
+ * The sandbox's fence, held by the kernel: restricts this process with Landlock so that it,
+ * and every process it becomes or starts can create, change or remove files only beneath each
+ * DIR and write only to each FILE (which must exist), then becomes PROGRAM (execv, the same
+ * process). The runner starts every app through it, so the fence holds from the app's first
+ * instruction, for a launcher script and its children as for the app, and for raw system
+ * calls, links and sockets alike. Reads are never restricted: only write-type rights are
+ * handled (Docs/hardening.md).
+ *
+ * PROGRAM is told what holds in SDLAB_FENCE: `landlock N` (the kernel's Landlock ABI, every
+ * write-type right it knows handled), `landlock N: WHAT IS NOT FENCED` on an older ABI, or
+ * `none: WHY`. Where the kernel lacks Landlock, or the
+ * ruleset cannot be made, the app still starts and this says so on stderr (the app's log) and
+ * in SDLAB_FENCE, which the app records in its trace; the runner says it on the console.
+ * SDLAB_FENCE_ABI=N (a number) makes it use at most ABI N, 0 for none, to try that path; it
+ * can only weaken the fence, and that is said the same way.
+ *
+ * Plain C, without the Swift runtime: nothing runs before the fence but this file.
+ * Exit 127 when PROGRAM cannot be started, 2 on bad usage. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The kernel's Landlock interface (include/uapi/linux/landlock.h), spelled here so that the
+ * build needs no recent kernel headers. The numbers are the same on every architecture. */
+#define SYSCALL_CREATE_RULESET 444
+#define SYSCALL_ADD_RULE 445
+#define SYSCALL_RESTRICT_SELF 446
+#define CREATE_RULESET_VERSION (1U << 0)
+#define RULE_PATH_BENEATH 1
+
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)    /* ABI 2 (before it, any rename or link into another folder is refused) */
+#define FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+
+/* What a file itself can be granted (the rest are rights on a folder's entries). */
+#define FILE_RIGHTS (FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+
+struct ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+static const char *const who = "sdlab-fence";
+
+/* Every write-type right the kernel's ABI knows. */
+static uint64_t write_rights(int abi) {
+    uint64_t rights = FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG |
+                      FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM;
+    if (abi >= 2) rights |= FS_REFER;
+    if (abi >= 3) rights |= FS_TRUNCATE;
+    if (abi >= 5) rights |= FS_IOCTL_DEV;
+    return rights;
+}
+
+/* The kernel's Landlock ABI (0: none), lowered to SDLAB_FENCE_ABI when that is set (`lowered`). */
+static int landlock_abi(int *lowered) {
+    long abi = syscall(SYSCALL_CREATE_RULESET, NULL, 0, CREATE_RULESET_VERSION);
+    if (abi < 0) abi = 0;
+    *lowered = 0;
+    const char *cap = getenv("SDLAB_FENCE_ABI");
+    if (cap && *cap) {
+        char *end;
+        long wanted = strtol(cap, &end, 10);
+        if (*end == '\0' && wanted >= 0 && wanted < abi) {
+            abi = wanted;
+            *lowered = 1;
+        }
+    }
+    return (int)abi;
+}
+
+static int add_rule(int ruleset, const char *path, uint64_t rights, char *why, size_t size) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, size, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct path_beneath_attr rule = {.allowed_access = rights, .parent_fd = fd};
+    long added = syscall(SYSCALL_ADD_RULE, ruleset, RULE_PATH_BENEATH, &rule, 0);
+    int error = errno;
+    close(fd);
+    if (added != 0) {
+        snprintf(why, size, "cannot allow writes to %s: %s", path, strerror(error));
+        return -1;
+    }
+    return 0;
+}
+
+/* Restricts this process; on failure `why` says what went wrong and nothing is restricted. */
+static int restrict_writes(int abi, char **folders, int folder_count, char **files, int file_count, char *why,
+                           size_t size) {
+    uint64_t handled = write_rights(abi);
+    struct ruleset_attr attributes = {.handled_access_fs = handled};
+    int ruleset = (int)syscall(SYSCALL_CREATE_RULESET, &attributes, sizeof attributes, 0);
+    if (ruleset < 0) {
+        snprintf(why, size, "the kernel refused a Landlock ruleset: %s", strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < folder_count; i++) {
+        if (add_rule(ruleset, folders[i], handled, why, size) != 0) goto failed;
+    }
+    for (int i = 0; i < file_count; i++) {
+        if (add_rule(ruleset, files[i], handled & FILE_RIGHTS, why, size) != 0) goto failed;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(why, size, "cannot set no_new_privs: %s", strerror(errno));
+        goto failed;
+    }
+    if (syscall(SYSCALL_RESTRICT_SELF, ruleset, 0) != 0) {
+        snprintf(why, size, "the kernel refused to enforce the ruleset: %s", strerror(errno));
+        goto failed;
+    }
+    close(ruleset);
+    return 0;
+failed:
+    close(ruleset);
+    return -1;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: %s [--folder DIR]... [--file FILE]... -- PROGRAM [ARGUMENT]...\n", who);
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    char **folders = calloc((size_t)argc, sizeof *folders);
+    char **files = calloc((size_t)argc, sizeof *files);
+    int folder_count = 0, file_count = 0, index = 1;
+    if (!folders || !files) return 2;
+    for (; index < argc; index++) {
+        if (strcmp(argv[index], "--") == 0) {
+            index++;
+            break;
+        }
+        if (index + 1 >= argc) usage();
+        if (strcmp(argv[index], "--folder") == 0) {
+            folders[folder_count++] = argv[++index];
+        } else if (strcmp(argv[index], "--file") == 0) {
+            files[file_count++] = argv[++index];
+        } else {
+            usage();
+        }
+    }
+    if (index >= argc || folder_count == 0) usage();
+
+    char said[512];
+    int lowered;
+    int abi = landlock_abi(&lowered);
+    const char *as_told = lowered ? " (SDLAB_FENCE_ABI lowered it)" : "";
+    if (abi == 0) {
+        snprintf(said, sizeof said, "none: this kernel has no Landlock%s", as_told);
+    } else {
+        char why[400];
+        if (restrict_writes(abi, folders, folder_count, files, file_count, why, sizeof why) != 0) {
+            snprintf(said, sizeof said, "none: %s", why);
+        } else if (abi < 3) {
+            snprintf(said, sizeof said,
+                     "landlock %d%s: truncate(2) and ioctl(2) on devices are not fenced, and a file cannot be"
+                     " renamed or linked into another folder",
+                     abi, as_told);
+        } else if (abi < 5) {
+            snprintf(said, sizeof said, "landlock %d%s: ioctl(2) on devices is not fenced", abi, as_told);
+        } else {
+            snprintf(said, sizeof said, "landlock %d%s", abi, as_told);
+        }
+    }
+    if (strncmp(said, "none", 4) == 0) {
+        fprintf(stderr,
+                "%s: the kernel does not fence this app's writes (%s); only the calls its own executable makes"
+                " through the C library are refused outside its container (Docs/hardening.md)\n",
+                who, said + 6);
+    } else if (strchr(said, ':')) {
+        fprintf(stderr, "%s: the kernel fences this app's writes in part (%s; Docs/hardening.md)\n", who, said);
+    }
+    setenv("SDLAB_FENCE", said, 1);
+    execvp(argv[index], argv + index);
+    fprintf(stderr, "%s: cannot start %s: %s\n", who, argv[index], strerror(errno));
+    return 127;
+}
