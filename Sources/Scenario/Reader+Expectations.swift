@@ -23,6 +23,13 @@ extension Reader {
                 expectations.append(Expectation(target: .hub, location: at, fields: fields))
             } else if let targets = expectTargets(entry) {
                 let sdks = sdks(of: targets)
+                if case .group(let group) = targets.first, sdks.isEmpty, !apps.values.contains(where: { $0 == nil }) {
+                    // A check of no app would hold whatever the apps do.
+                    report(
+                        entry.keyNode,
+                        "expect: \(group.rawValue) matches no app, so it would check nothing (\(noAppOf(group)))")
+                    continue
+                }
                 guard let fields = checks(entry, allowed: Self.appCheckKeys, { $0.appCheck($1, sdks: sdks) }) else {
                     continue
                 }
@@ -30,6 +37,13 @@ extension Reader {
             }
         }
         return expectations
+    }
+
+    /// Why `group` covers none of the scenario's apps.
+    func noAppOf(_ group: ExpectTarget.AppGroup) -> String {
+        guard !appOrder.isEmpty else { return "the scenario declares no apps" }
+        let family = group == .ws1 ? "Workspace ONE" : "MSAL"
+        return "no app uses \(family); the apps are \(appSummary.joined(separator: ", "))"
     }
 
     /// A group keeps its name (the runner knows the apps' kinds); a fleet becomes its members.

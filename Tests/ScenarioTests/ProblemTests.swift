@@ -283,6 +283,19 @@ import Testing
             "s.yaml:7:24: retained: expected preferences, common or both"
         ),
         (head + "  - expect: {}\n", "s.yaml:6:13: expect: expected at least one of hub, all, msal, ws1 or an app"),
+        // A group that covers no app would check nothing, and pass whatever the apps do.
+        (
+            "apps:\n  - {name: inventory, sdk: ws1}\nsteps:\n  - expect:\n      msal: {leaks: 0}\n",
+            "s.yaml:5:7: expect: msal matches no app, so it would check nothing (no app uses MSAL; the apps are inventory)"
+        ),
+        (
+            "apps:\n  - {name: mail, sdk: msal-android}\nsteps:\n  - expect:\n      ws1: {user: none}\n",
+            "s.yaml:5:7: expect: ws1 matches no app, so it would check nothing (no app uses Workspace ONE; the apps are mail)"
+        ),
+        (
+            "steps:\n  - expect:\n      all: {leaks: 0}\n",
+            "s.yaml:3:7: expect: all matches no app, so it would check nothing (the scenario declares no apps)"
+        ),
         // YAML itself.
         (
             "steps:\n  - checkout: {user: cou1\n",
