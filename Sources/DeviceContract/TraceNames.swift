@@ -53,11 +53,13 @@ public enum TraceName: String, Sendable, CaseIterable {
     /// each check (`cleanup-retried`) first: `previous`, `current`, `reason`, `policy` (`hook`
     /// with its command, `keeps`).
     case cleanupStarted = "cleanup-started", cleanupResumed = "cleanup-resumed", cleanupRetried = "cleanup-retried"
-    /// A cleanup ran without error and the app's scan found nothing of another user it does not
-    /// keep; stamped when the cleanup ended. The start's fields and `holds` (what is still
-    /// readable: `cou1/common,…`).
+    /// A cleanup ran without error and the app's scan, which read the whole container, found
+    /// nothing of another user it does not keep; stamped when the cleanup ended. The start's
+    /// fields and `holds` (what is still readable: `cou1/common,…`).
     case cleanupFinished = "cleanup-finished"
-    /// A cleanup failed or left data behind: the start's fields, `holds`, `error`.
+    /// A cleanup failed, left data behind, or its scan could not read everything (it then proves
+    /// nothing): the start's fields, `error` saying which, and `holds` after a scan that read
+    /// everything (what a partial scan found is not all there is).
     case cleanupFailed = "cleanup-failed"
     /// A returning user's kept preferences were applied: `user`.
     case preferencesApplied = "preferences-applied"

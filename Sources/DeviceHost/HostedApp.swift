@@ -165,19 +165,23 @@ final class HostedApp: DeviceListener, Sendable {
 
     // MARK: - The bytes
 
-    /// Reads the app's container as the device attacker does: clean when none of another
-    /// user's data is readable but what the app declares it keeps. A scan after the app's
-    /// own handling of the change that still finds some is a failed cleanup; the host keeps
-    /// looking (after each piece of the app's code, and on a timer that backs off) until it
-    /// is gone, as an app may finish its cleanup later.
+    /// Reads the app's container as the device attacker does: clean when a scan that read the
+    /// whole of it finds none of another user's data but what the app declares it keeps. A
+    /// scan after the app's own handling of the change that still finds some, or that could
+    /// not read everything (the app used up its descriptors, made a folder unreadable), is a
+    /// failed cleanup: a scan that did not read it all proves nothing. The host keeps looking
+    /// (after each piece of the app's code, and on a timer that backs off) until a complete
+    /// scan finds it gone, as an app may finish its cleanup later.
     private func scan(afterCheck: Bool) {
         guard let job = state.withLock({ $0.watching }) else { return }
         UserDefaults.standard.synchronize()
         let found = LeakScanner(container: sandbox.root, app: name).scan()
         let ended = TraceLog.now()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: cleanup).leaks
-        let held: [(TraceField, TraceValue)] = [(.holds, .string(Holdings(found).description))]
-        if left.isEmpty {
+        // What a scan that did not read everything found is not all there is: no `holds`.
+        let held: [(TraceField, TraceValue)] =
+            found.isComplete ? [(.holds, .string(Holdings(found.findings).description))] : []
+        if left.isEmpty, found.isComplete {
             let closes = state.withLock { state in
                 guard state.watching == job else { return false }
                 state.watching = nil
@@ -187,7 +191,8 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
-        let failure = "left \(left.described)"
+        let failure = [left.isEmpty ? nil : "left \(left.described)", Self.unproven(found)].compactMap { $0 }
+            .joined(separator: "; ")
         let tell =
             afterCheck
             && state.withLock { state in
@@ -200,6 +205,16 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
         }
         schedulePoll()
+    }
+
+    /// Why a scan proves nothing, naming what it could not read (three places at most); nil
+    /// when it read everything.
+    static func unproven(_ scan: LeakScanner.Scan) -> String? {
+        guard !scan.isComplete else { return nil }
+        let places = scan.unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
+        let more = scan.unreadable.count > 3 ? "; … \(scan.unreadable.count - 3) more" : ""
+        return "the scan could not read the whole container, so it proves nothing: "
+            + places.joined(separator: "; ") + more
     }
 
     private func schedulePoll() {

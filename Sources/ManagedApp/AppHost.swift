@@ -286,18 +286,33 @@ public final class AppHost: Sendable {
         let ended = TraceLog.now()
         // Clean means clean: whatever the cleanup says, the container is read as the device
         // attacker reads it, and another user's data it does not declare it keeps is left over.
+        // A scan that could not read everything (a hook made a folder unreadable) proves
+        // nothing: the cleanup is not clean, and what it found is not all there is (no `holds`).
         let found = LeakScanner(container: container.root, app: configuration.name).scan()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
-        let held: [(TraceField, TraceValue)] = [(.holds, .string(Holdings(found).description))]
-        state.withLock { $0.model.cleanupEnded(job, clean: error == nil && left.isEmpty) }
+        let held: [(TraceField, TraceValue)] =
+            found.isComplete ? [(.holds, .string(Holdings(found.findings).description))] : []
+        let clean = error == nil && left.isEmpty && found.isComplete
+        state.withLock { $0.model.cleanupEnded(job, clean: clean) }
         journalUnfinishedCleanups()
-        if error == nil, left.isEmpty {
+        if clean {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
-        let failure = [error, left.isEmpty ? nil : "left \(left.described)"].compactMap { $0 }.joined(separator: "; ")
+        let failure = [error, left.isEmpty ? nil : "left \(left.described)", Self.unproven(found)].compactMap { $0 }
+            .joined(separator: "; ")
         state.withLock { $0.cleanupFailures.append(failure) }
         trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
+    }
+
+    /// Why a scan proves nothing, naming what it could not read (three places at most); nil
+    /// when it read everything.
+    static func unproven(_ scan: LeakScanner.Scan) -> String? {
+        guard !scan.isComplete else { return nil }
+        let places = scan.unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
+        let more = scan.unreadable.count > 3 ? "; … \(scan.unreadable.count - 3) more" : ""
+        return "the scan could not read the whole container, so it proves nothing: "
+            + places.joined(separator: "; ") + more
     }
 
     /// Writes the journal if the unfinished cleanups changed since it was last written. One that

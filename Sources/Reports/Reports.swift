@@ -1,6 +1,7 @@
 import DeviceContract
 import Foundation
 import LeakScan
+import RunResults
 import Scenario
 
 /// The machine-readable outputs of a run (Docs/outputs.md): JUnit XML, JSON, timing CSV and the merged
@@ -109,14 +110,14 @@ public enum Reports {
 
     static func xml(_ text: String) -> String {
         var out = ""
-        for scalar in text.unicodeScalars {
+        // Control characters are not allowed in XML (C0), or could steer a terminal that shows
+        // the file: escaped first, as the console shows them; line breaks stay.
+        for scalar in VisibleText.escaped(text, keepingLineBreaks: true).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
-            case "\n", "\t": out.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20: out += " "
             default: out.unicodeScalars.append(scalar)
             }
         }

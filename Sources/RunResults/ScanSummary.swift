@@ -24,17 +24,36 @@ public struct ScanSummary: Sendable, Equatable {
     /// Apps that did not answer for what they show (a hung bus, a hung app), and why: their
     /// exposure is unknown, not none.
     public var unanswered: [String: String] = [:]
+    /// What the scan could not read, and why: where there is any, the scan proves nothing of it,
+    /// and the run cannot be judged (`unproven`).
+    public var unreadable: [LeakScanner.Unreadable] = []
+    /// The places the scenario declares out of scope (`scan: {skip: …}`), as `app/place`: not read.
+    public var outOfScope: [String] = []
 
     public init() {}
 
-    /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name order.
+    /// Why the scan at the end proves nothing, naming what it could not read (three places at
+    /// most); nil when it read everything.
+    public var unproven: String? {
+        guard !unreadable.isEmpty else { return nil }
+        let places = unreadable.prefix(3).map { "\($0.app)/\($0.place) \($0.reason)" }
+        let more = unreadable.count > 3 ? "; … \(unreadable.count - 3) more" : ""
+        return "the leak scan could not read everything, so it proves nothing there: "
+            + places.joined(separator: "; ") + more + "; the run cannot be judged"
+    }
+
+    /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name
+    /// order; what could not be read first (`app: not read: PLACE REASON`).
     public var lines: [String] {
-        Set(apps.keys).union(unanswered.keys).sorted().flatMap { app -> [String] in
-            let unknown = unanswered[app].map {
-                ["\(app): exposed unknown: \($0)"]
-            }
-            guard let found = apps[app] else { return unknown ?? [] }
-            var lines: [String] = unknown ?? []
+        let unread = Dictionary(grouping: unreadable, by: \.app)
+        return Set(apps.keys).union(unanswered.keys).union(unread.keys).sorted().flatMap { app -> [String] in
+            let unknown =
+                (unread[app] ?? []).map {
+                    "\(app): not read: \($0.place == "." ? "the container" : $0.place) \($0.reason)"
+                }
+                + (unanswered[app].map { ["\(app): exposed unknown: \($0)"] } ?? [])
+            guard let found = apps[app] else { return unknown }
+            var lines: [String] = unknown
             if !found.leaks.isEmpty { lines.append("\(app): leaks \(found.leaks.count): \(found.leaks.described)") }
             if !found.retained.isEmpty {
                 lines.append("\(app): retained \(found.retained.count): \(found.retained.described)")
@@ -46,6 +65,6 @@ public struct ScanSummary: Sendable, Equatable {
                         + byUser.keys.sorted().map { "\($0) ×\(byUser[$0]!.count)" }.joined(separator: ", "))
             }
             return lines
-        }
+        } + (outOfScope.isEmpty ? [] : ["out of scope, not read: " + outOfScope.joined(separator: ", ")])
     }
 }

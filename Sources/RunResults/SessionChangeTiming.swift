@@ -19,9 +19,10 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// Other users' data the app held at t0 that its cleanup does not declare it keeps. Empty:
     /// nothing was exposed, and the pair has no exposure window.
     public var held: Holdings
-    /// When none of the held data was readable any more: a cleanup that finished and whose scan
-    /// found none of it, or a later change that made its owner the device's user again. Nil
-    /// while open (or when nothing was held).
+    /// When none of the held data was readable any more: a cleanup that finished, whose scan read
+    /// the whole container and found none of it (a scan that could not read everything ends in
+    /// `cleanup-failed` and closes nothing), or a later change that made its owner the device's
+    /// user again. Nil while open (or when nothing was held).
     public var clean: UInt64?
     /// Why a pair that held data is still open; nil when clean or nothing was held.
     public var openReason: String?

@@ -37,6 +37,7 @@ struct ExpectationCheck {
                     scan: LeakScanner.judge(
                         findings.filter { $0.app == app }, currentUser: session.user,
                         cleanup: cleanup),
+                    unreadable: findings.unreadable.filter { $0.app == app },
                     timing: timings.last { $0.app == app },
                     callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
                         .compactMap { $0[.name] })
@@ -132,8 +133,18 @@ private struct AppContext {
     let currentUser: String?
     /// Other users' data readable in the app's container, judged by its declared cleanup.
     let scan: (leaks: [LeakScanner.Finding], retained: [LeakScanner.Finding])
+    /// What the scan could not read in the container: a count of leaks or retained data is then
+    /// unknown, never what was found.
+    let unreadable: [LeakScanner.Unreadable]
     let timing: SessionChangeTiming?
     let callbacks: [String]
+
+    /// A count the scan cannot vouch for: what it could not read, three places at most.
+    private var unknown: String {
+        let places = unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
+        return "unknown: the scan could not read "
+            + places.joined(separator: "; ") + (unreadable.count > 3 ? "; … \(unreadable.count - 3) more" : "")
+    }
 
     static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
@@ -144,6 +155,12 @@ private struct AppContext {
     /// scanner found when a count of leaks or retained data is off.
     func mismatches(_ check: ExpectField.Check) -> [Mismatch] {
         switch check {
+        case .leaks(let count) where !unreadable.isEmpty:
+            return [Mismatch(apps: [], name: "leaks", expected: "\(count)", got: unknown)]
+        case .retained(let preferences, let common) where !unreadable.isEmpty:
+            return [(RecordKind.preferences, preferences), (.common, common)].compactMap { kind, expected in
+                expected.map { Mismatch(apps: [], name: "retained.\(kind.rawValue)", expected: "\($0)", got: unknown) }
+            }
         case .leaks(let count) where scan.leaks.count != count:
             return [
                 Mismatch(

@@ -13,7 +13,9 @@ extension ScanSummary {
     init(of directory: String, driver: StepDriver) async {
         self.init()
         currentUser = (try? StateFile(path: RunFolder.hubState(in: directory)).load())?.model.session.user
-        let findings = LeakScanner(containersFolder: RunFolder.containers(in: directory)).scan()
+        let skips = Dictionary(driver.scenario.apps.map { ($0.name, $0.scanSkips) }, uniquingKeysWith: { $1 })
+        let findings = LeakScanner(containersFolder: RunFolder.containers(in: directory), outOfScope: skips).scan()
+        (unreadable, outOfScope) = (findings.unreadable, findings.outOfScope)
         for app in driver.scenario.apps {
             let judged = LeakScanner.judge(
                 findings.filter { $0.app == app.name }, currentUser: currentUser, cleanup: app.cleanup)

@@ -67,7 +67,9 @@ public enum ScenarioRun {
         var failedStep: (step: Step, began: UInt64)?
         for step in flattened(scenario.steps) {
             let began = TraceLog.now()
+            let ended = driver.noticeEndedApps(before: step.kind)
             var outcome = await run(step, driver: driver, since: &since)
+            outcome.notes = ended + outcome.notes
             // A step a termination signal cut short is neither passed nor failed: not reported.
             if Task.isCancelled { break }
             let surfaced = driver.traces.newEvents()
@@ -100,6 +102,8 @@ public enum ScenarioRun {
             await stop(driver, connection, device)
             return result
         }
+        // An app that ended after the last step counts too (the scan asks the apps that run).
+        _ = driver.noticeEndedApps()
         result.scan = await ScanSummary(of: directory, driver: driver)
         result.events = driver.traces.merged()
         if result.environmentFailure == nil {
@@ -107,6 +111,7 @@ public enum ScenarioRun {
                 result.events.lazy.compactMap(\.writeFailure).first
                 ?? strangerInTrace(
                     result.events, launched: driver.launchedPIDs, failedLaunches: driver.failedLaunches)
+                ?? driver.appsEndedOnTheirOwn ?? result.scan.unproven
         }
         if let (step, began) = failedStep, let after = Self.commits(in: result.events, since: began, of: step) {
             result.steps.append(after)

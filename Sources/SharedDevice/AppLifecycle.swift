@@ -116,6 +116,15 @@ public struct AppLifecycle: Equatable, Sendable {
         }
     }
 
+    /// The app's process ended on its own (it exited, or a signal no step sent killed it): it
+    /// is not running, and the next `launch` is a cold start, as a tap on the icon of an app
+    /// that died is on a phone.
+    public mutating func processEnded() {
+        state = .notRunning
+        backgroundSince = nil
+        openTasks = 0
+    }
+
     /// The app says how many background tasks it has open (`beginBackgroundTask`,
     /// `endBackgroundTask`), heard at `now`. It counts whenever it is heard while the app runs
     /// (a task begun in `applicationDidEnterBackground` with a grace of 0s included); a stopped
@@ -161,6 +170,11 @@ public struct AppFleet: Equatable, Sendable {
         effects += try app.apply(action, at: now).map { (name, $0) }
         apps[name] = app
         return effects
+    }
+
+    /// `name`'s process ended on its own; a foreground app that died leaves no app in front.
+    public mutating func processEnded(_ name: String) {
+        apps[name]?.processEnded()
     }
 
     /// `name` says how many background tasks it has open, heard at `now`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DeviceContract
+import RunResults
 import Scenario
 
 struct CheckCommand: ParsableCommand {
@@ -26,7 +27,9 @@ struct CheckCommand: ParsableCommand {
         for file in files {
             do throws(ScenarioProblems) {
                 let scenario = try Scenario.load(path: file)
-                emitLine("✓ \(file): \(scenario.name) (\(scenario.apps.count) apps, \(scenario.steps.count) steps)")
+                emitLine(
+                    "✓ \(VisibleText.escaped(file)): \(VisibleText.escaped(scenario.name)) (\(scenario.apps.count) apps, \(scenario.steps.count) steps)"
+                )
             } catch {
                 invalid += 1
                 note(error.description)

@@ -1,22 +1,24 @@
 import ArgumentParser
 import DeviceProcesses
 import Foundation
+import RunResults
 import Synchronization
 
-/// Prints `sdlab: message` on stderr and gives the exit code to throw.
+/// Prints `sdlab: message` on stderr and gives the exit code to throw. What a person reads
+/// shows control characters escaped (`VisibleText`), its line breaks kept.
 func failure(_ message: String, code: Int32) -> ExitCode {
-    Output.write("sdlab: \(message)\n", to: STDERR_FILENO)
+    Output.write("sdlab: \(VisibleText.escaped(message, keepingLineBreaks: true))\n", to: STDERR_FILENO)
     return ExitCode(code)
 }
 
 /// Progress and notes for a person, on stderr, so stdout stays parseable.
 func note(_ message: String) {
-    Output.write("\(message)\n", to: STDERR_FILENO)
+    Output.write("\(VisibleText.escaped(message, keepingLineBreaks: true))\n", to: STDERR_FILENO)
 }
 
 /// Writes to stdout at once, even when it is a pipe (a parent may be waiting for the line).
 func emitLine(_ line: String) {
-    Output.write(line + "\n", to: STDOUT_FILENO)
+    Output.write(VisibleText.escaped(line, keepingLineBreaks: true) + "\n", to: STDOUT_FILENO)
 }
 
 /// Writing what sdlab prints, by the system call: a write that fails (a full disk, a closed

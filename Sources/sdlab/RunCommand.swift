@@ -113,7 +113,7 @@ struct RunCommand: AsyncParsableCommand {
             throw failure("no scenario matches the --filter, --tag and --skip-tag given", code: ExitCodes.usage)
         }
         if list {
-            for scenario in chosen { emitLine(scenario.file) }
+            for scenario in chosen { emitLine(VisibleText.escaped(scenario.file)) }
             return
         }
         removeFoldersOfKilledRuns()

@@ -1,9 +1,12 @@
 import Foundation
+import RunResults
 import Synchronization
 
 /// What `sdlab run` shows a person while scenarios run at once: each scenario's lines together,
 /// as one block when it ends (with one job, as they come), and on a terminal a status line on
-/// stderr (done / total, failures so far, the scenarios running) rewritten in place.
+/// stderr (done / total, failures so far, the scenarios running) rewritten in place. Every line
+/// shows control characters escaped (`VisibleText`): a scenario name or an app's words cannot
+/// steer the terminal or forge a line.
 final class RunConsole: Sendable {
     private struct State {
         var blocks: [Int: [String]] = [:]
@@ -44,7 +47,7 @@ final class RunConsole: Sendable {
     func warn(_ text: String) {
         state.withLock { state in
             clearStatus(&state)
-            Output.write(text + "\n", to: STDERR_FILENO)
+            Output.write(VisibleText.escaped(text) + "\n", to: STDERR_FILENO)
             drawStatus(&state)
         }
     }
@@ -89,7 +92,7 @@ final class RunConsole: Sendable {
     private func write(_ lines: [String], _ state: inout State) {
         clearStatus(&state)
         if !lines.isEmpty {
-            let text = Data(lines.map { $0 + "\n" }.joined().utf8)
+            let text = Data(lines.map { VisibleText.escaped($0) + "\n" }.joined().utf8)
             Output.write(text, to: toStderr ? STDERR_FILENO : STDOUT_FILENO)
         }
         drawStatus(&state)
@@ -97,7 +100,9 @@ final class RunConsole: Sendable {
 
     private func drawStatus(_ state: inout State) {
         guard showsStatus, !state.running.isEmpty else { return clearStatus(&state) }
-        let running = state.running.keys.sorted().map { state.running[$0]!.name + state.running[$0]!.apps }
+        let running = state.running.keys.sorted().map {
+            VisibleText.escaped(state.running[$0]!.name) + state.running[$0]!.apps
+        }
         var status =
             "… \(state.done) of \(total) done\(state.failed > 0 ? ", \(state.failed) failed" : ""); running: "
             + running.joined(separator: ", ")

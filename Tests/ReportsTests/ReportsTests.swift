@@ -84,6 +84,19 @@ import Testing
         #expect(text.contains("&lt;cou1 &amp; &quot;plain&quot;&gt;"))
     }
 
+    /// A name holding control characters (an escape sequence, a carriage return, a character XML
+    /// forbids) is written as its escapes: the document stays well-formed and shows the name.
+    @Test func controlCharactersAreShownEscapedAndTheDocumentStaysValid() throws {
+        var results = try Sample.results()
+        results[0].name = "red \u{1B}[31mname\rforged\u{0}\u{7F}"
+        let text = Reports.junit(results)
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" } && !text.contains("\u{7F}"))
+        let document = try XMLDocument(xmlString: text)
+        let suite = try #require(document.nodes(forXPath: "/testsuites/testsuite").first)
+        #expect(Self.attribute("name", of: suite) == #"red \u{1B}[31mname\rforged\0\u{7F}"#)
+        #expect(ReportPage.html(results).contains(#"red \u{1B}[31mname\rforged\0\u{7F}"#))
+    }
+
     @Test func noResultsIsAnEmptyDocument() throws {
         let document = try XMLDocument(xmlString: Reports.junit([]))
         let root = try #require(document.rootElement())

@@ -83,6 +83,28 @@ import Testing
         #expect(table.map { "\($0.count) \($0.open)" } == ["1 1"] && table[0].exposure == nil)
     }
 
+    /// A scan that could not read the container (the app out of descriptors) proves nothing: its
+    /// `cleanup-failed` carries no `holds`, the pair stays open with why, and what the app held
+    /// before is still what it holds at the next change.
+    @Test func aScanThatCouldNotReadEverythingClosesNothing() {
+        let unproven =
+            "the scan could not read the whole container, so it proves nothing: the container cannot be opened:"
+            + " Too many open files"
+        let checkOut = Self.event(200, "hub", "session-changed", ["generation": "3", "user": "cou2"])
+        let events =
+            Self.launched + Self.cou1Data + [
+                Self.checkIn,
+                Self.event(104, "mail", "check-started", ["trigger": "signal"]),
+                Self.event(150, "mail", "cleanup-failed", ["error": unproven]),
+                Self.event(151, "mail", "check-finished"),
+                checkOut,
+            ]
+        let mail = Self.timing(of: "mail", events, cleanup: .own())
+        #expect(mail?.isOpen == true && mail?.exposure == nil)
+        #expect(mail?.openReason == "cleanup failed: " + unproven)
+        #expect(Self.timing(of: "mail", events, cleanup: .own(), generation: 3)?.held == Self.cou1Plain)
+    }
+
     @Test func aLaterCleanupThatLeavesNothingClosesThePairThen() {
         let events =
             Self.launched + Self.cou1Data + [
@@ -236,5 +258,22 @@ extension TimingTests {
         if !values.isEmpty {
             #expect(values[1...].partitionPoint { $0 <= bound } == max(index, 1), "on a slice, in its indices")
         }
+    }
+}
+
+/// What a terminal or a report shows of text from a scenario or an app: control characters as
+/// their escapes, so none can steer the terminal or forge a line.
+@Suite struct VisibleTextTests {
+    @Test(arguments: [
+        ("plain name", "plain name", "plain name"),
+        ("red \u{1B}[31mred", #"red \u{1B}[31mred"#, #"red \u{1B}[31mred"#),
+        ("one\ntwo\rthree", #"one\ntwo\rthree"#, "one\ntwo\\rthree"),
+        ("bell\u{7}tab\tdel\u{7F}c1\u{9B}", #"bell\u{07}tab\tdel\u{7F}c1\u{9B}"#, #"bell\u{07}tab\tdel\u{7F}c1\u{9B}"#),
+        ("line\u{2028}paragraph\u{2029}", #"line\u{2028}paragraph\u{2029}"#, #"line\u{2028}paragraph\u{2029}"#),
+        ("ünïcödé ✓", "ünïcödé ✓", "ünïcödé ✓"),
+    ])
+    func controlCharactersAreEscaped(text: String, oneLine: String, lines: String) {
+        #expect(VisibleText.escaped(text) == oneLine)
+        #expect(VisibleText.escaped(text, keepingLineBreaks: true) == lines)
     }
 }

@@ -40,6 +40,26 @@ import Testing
         #expect(last == effects)
     }
 
+    /// An app whose process ended on its own (it exited, or was killed from outside) is not
+    /// running: the next launch starts it again rather than bringing a dead app to the front,
+    /// and no suspension is left pending for it.
+    @Test func anAppWhoseProcessEndedIsLaunchedAgain() throws {
+        var fleet = AppFleet(["mail": AppLifecycle(backgroundMode: false), "notes": AppLifecycle(backgroundMode: true)])
+        _ = try fleet.apply(.launch, to: "mail")
+        _ = try fleet.apply(.launch, to: "notes")
+        #expect(fleet.apps["mail"]?.state == .suspended)
+        fleet.processEnded("notes")
+        #expect(fleet.apps["notes"]?.state == .notRunning && fleet.foregroundApp == nil)
+        #expect(try fleet.apply(.launch, to: "notes").map { "\($0.app) \($0.effect)" } == ["notes spawn"])
+        var background = AppLifecycle(backgroundMode: false, backgroundTime: .init(grace: .seconds(5)))
+        _ = try background.apply(.launch)
+        _ = try background.apply(.background, at: .seconds(1))
+        #expect(background.suspensionDue != nil)
+        background.processEnded()
+        #expect(background.state == .notRunning && background.suspensionDue == nil && background.openTasks == 0)
+        #expect(try background.apply(.launch) == [.spawn])
+    }
+
     @Test(arguments: [A.foreground, .background, .suspend, .resume])
     func anAppThatIsNotRunningCannotBeMoved(action: A) {
         var app = AppLifecycle(backgroundMode: true)
