@@ -210,6 +210,29 @@ public class MSALPublicClientApplication: NSObject {
     /// Removes the account from this app's cache only; the broker keeps it.
     public func remove(_ account: MSALAccount) throws {}
 
+    /// The broker's accounts that match `parameters`' identifier and username (ignoring case),
+    /// on `completionBlockQueue` when set, else on a global queue.
+    public func accountsFromDevice(
+        for parameters: MSALAccountEnumerationParameters,
+        completionBlock: @escaping ([MSALAccount]?, Error?) -> Void
+    ) {
+        let completion = AppValue(completionBlock)
+        let (identifier, username) = (parameters.identifier?.lowercased(), parameters.username?.lowercased())
+        let queue = parameters.completionBlockQueue ?? .global()
+        let application = AppValue(self)
+        queue.async {
+            do {
+                let accounts = try application.value.allAccounts().filter { account in
+                    (identifier == nil || account.identifier?.lowercased() == identifier)
+                        && (username == nil || account.username?.lowercased() == username)
+                }
+                completion.value(accounts, nil)
+            } catch {
+                completion.value(nil, error)
+            }
+        }
+    }
+
     // MARK: - URLs handed to the app
 
     /// Whether `response` answers a sign-in MSAL is waiting for (a browser session's redirect,
@@ -284,6 +307,16 @@ extension MSALPublicClientApplication {
     {
         try await Calls.awaiting { finish in
             acquireTokenSilent(with: parameters) { result, error in finish(Calls.outcome(result, error)) }
+        }
+    }
+
+    /// `accountsFromDevice(for:completionBlock:)`.
+    @discardableResult
+    public nonisolated(nonsending) func accountsFromDevice(for parameters: MSALAccountEnumerationParameters)
+        async throws -> [MSALAccount]
+    {
+        try await Calls.awaiting { finish in
+            accountsFromDevice(for: parameters) { accounts, error in finish(Calls.outcome(accounts, error)) }
         }
     }
 

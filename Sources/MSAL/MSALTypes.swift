@@ -144,6 +144,10 @@ public class MSALAuthority: NSObject {
 /// A Microsoft Entra ID authority.
 public class MSALAADAuthority: MSALAuthority {}
 
+/// An Azure AD B2C authority (`https://TENANT.b2clogin.com/tfp/TENANT/POLICY`). The device's
+/// broker signs workers in whatever the authority says.
+public class MSALB2CAuthority: MSALAuthority {}
+
 /// The application's client ID, redirect URI and authority.
 public class MSALPublicClientApplicationConfig: NSObject {
     public var clientId: String
@@ -171,6 +175,31 @@ public class MSALParameters: NSObject {
     public var correlationId: UUID?
 
     public override init() {}
+}
+
+/// Which accounts `accountsFromDevice(for:completionBlock:)` returns, and what
+/// `getCurrentAccount(with:completionBlock:)` is asked with.
+public class MSALAccountEnumerationParameters: MSALParameters {
+    public var identifier: String?
+    public var username: String?
+    public var tenantProfileIdentifier: String?
+    /// Only accounts signed in to the device (the broker has only those here).
+    public var returnOnlySignedInAccounts = true
+
+    public override init() {}
+
+    public init(identifier: String?) {
+        self.identifier = identifier
+    }
+
+    public init(identifier: String?, username: String) {
+        self.identifier = identifier
+        self.username = username
+    }
+
+    public init(tenantProfileIdentifier: String) {
+        self.tenantProfileIdentifier = tenantProfileIdentifier
+    }
 }
 
 /// How MSAL shows its sign-in page.

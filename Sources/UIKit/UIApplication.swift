@@ -88,6 +88,12 @@ public protocol UIApplicationDelegate: AnyObject {
     ) -> UISceneConfiguration
     /// Sessions the user closed while the app was not running; none are, here.
     func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>)
+    /// Whether the app lets extensions of the kind in (enterprise apps refuse custom keyboards);
+    /// nothing here asks.
+    func application(
+        _ application: UIApplication,
+        shouldAllowExtensionPointIdentifier extensionPointIdentifier: UIApplication.ExtensionPointIdentifier
+    ) -> Bool
 }
 
 extension UIApplicationDelegate {
@@ -109,6 +115,10 @@ extension UIApplicationDelegate {
         options: UIScene.ConnectionOptions
     ) -> UISceneConfiguration { UISceneConfiguration.none(for: connectingSceneSession.role) }
     public func application(_ application: UIApplication, didDiscardSceneSessions sceneSessions: Set<UISceneSession>) {}
+    public func application(
+        _ application: UIApplication,
+        shouldAllowExtensionPointIdentifier extensionPointIdentifier: UIApplication.ExtensionPointIdentifier
+    ) -> Bool { true }
 }
 
 extension UIApplicationDelegate where Self: UIResponder {
@@ -138,6 +148,13 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let url = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsURLKey")
+    }
+
+    /// A kind of app extension an app may refuse.
+    public struct ExtensionPointIdentifier: Hashable, RawRepresentable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let keyboard = ExtensionPointIdentifier(rawValue: "com.apple.keyboard-service")
     }
 
     /// The keys of `application(_:open:options:)`'s options.

@@ -17,7 +17,8 @@ struct AnsweringAppTests {
     @Test func anImpostorThatTakesADeadAppsNameIsNeverAsked() async throws {
         try await AppDevice.with { lab in
             let mail = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
-            let arguments = try #require(Self.arguments(of: mail.process.pid))
+            // The impostor says ready on stdout, which the test reads: not on the launcher's pipe.
+            let arguments = try #require(Self.arguments(of: mail.process.pid)).removingReadyDescriptor()
             mail.process.signal(SIGKILL)
             #expect(await offPool { mail.process.waitForExit(timeout: .seconds(10)) })
             let impostor = try LineProducer(Self.appExecutable, arguments)
@@ -96,5 +97,13 @@ struct AnsweringAppTests {
     static func arguments(of pid: Int32) -> [String]? {
         guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
         return bytes.split(separator: 0).dropFirst().map { String(decoding: $0, as: UTF8.self) }
+    }
+}
+
+extension [String] {
+    /// The command line without `--ready-fd N`.
+    func removingReadyDescriptor() -> [String] {
+        guard let flag = firstIndex(of: "--ready-fd"), flag + 1 < count else { return self }
+        return Array(self[..<flag] + self[(flag + 2)...])
     }
 }

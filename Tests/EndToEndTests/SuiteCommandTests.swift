@@ -247,7 +247,8 @@ extension LaunchFailureTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-nameless")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let app = folder + "/nameless.sh"
-        try AppGroupTests.writeExecutable(app, "#!/bin/sh\necho ready\nexec sleep 30\n")
+        // It says ready where the runner listens (`--ready-fd 3`), and nothing else.
+        try AppGroupTests.writeExecutable(app, "#!/bin/sh\necho ready >&3\nexec sleep 30\n")
         let result = try await runScenario(
             """
             apps:
