@@ -267,6 +267,13 @@ let package = Package(
             name: "ExampleMSALScenesChecksInAppDelegate", dependencies: ["MSALScenes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALScenesChecksInAppDelegate",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        // A hostile app for the fence's tests: it keeps each record outside its container by
+        // every route the fence must close (Tests/EndToEndTests/FenceTests.swift).
+        .target(name: "CFenceEscapes", path: "Tests/Fixtures/CFenceEscapes"),
+        .executableTarget(
+            name: "FenceEscapes", dependencies: ["CFenceEscapes", "DeviceHost", "MSAL", "UIKit"],
+            path: "Tests/Fixtures/FenceEscapes",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",

@@ -25,7 +25,14 @@ struct NeverAFalsePassTests {
         case kill
         /// An app killed and another process started under its bus name in its place.
         case squatter
+        /// An app of the run keeps its records outside its container by one route (a C library
+        /// call, a socket, shared memory, a child, a raw system call, a link, or the built-in
+        /// app's cleanup hook): none may land, and the run still fails.
+        case escape
     }
+
+    /// The routes out of a container the `escape` fault takes: `FenceEscapes`'s, and a hook's.
+    static let escapeRoutes = FenceTests.routes + ["hook"]
 
     @Test func aRunThatMustFailNeverPasses() async throws {
         for seed in Self.seeds {
@@ -51,6 +58,7 @@ struct NeverAFalsePassTests {
         with fault: Fault, in folder: String, random: inout SeededGenerator
     ) async throws -> (Int32, String) {
         let environment = environment(with: ["TMPDIR": folder])
+        if fault == .escape { return try await escape(in: folder, random: &random) }
         if fault == .fileSizeLimit {
             let blocks = Int.random(in: 1500...5000, using: &random)
             let result = try await TestSupport.run(
@@ -79,6 +87,38 @@ struct NeverAFalsePassTests {
         case .exited(let code): return (code, "\(what) after \(delay) ms")
         case .signaled(let signal): return (128 + signal, "\(what) after \(delay) ms")
         }
+    }
+
+    /// Runs the scenario with one more app, or the mail app's hook (which sees none of the
+    /// app's variables, so it is given the place), keeping records outside. Landing outside
+    /// counts as a pass: the property fails either way.
+    static func escape(in folder: String, random: inout SeededGenerator) async throws -> (Int32, String) {
+        let route = escapeRoutes.randomElement(using: &random)!
+        let outside = try FenceTests.Outside(folder)
+        defer { outside.removeShared() }
+        var text = try String(contentsOfFile: scenario, encoding: .utf8)
+        if route == "hook" {
+            text = text.replacingOccurrences(
+                of: #"{hook: "sleep 0.3;"#,
+                with: #"{hook: "printf SDLAB-CANARY > '"# + outside.path + #"/hook'; sleep 0.3;"#)
+        } else {
+            text = text.replacingOccurrences(
+                of: "  - {name: notes, sdk: msal, background: true}\n",
+                with: "  - {name: notes, sdk: msal, background: true}\n"
+                    + "  - {name: escaper, sdk: msal, background: true, executable: \(FenceTests.escaping), cleanup: own}\n"
+            )
+            .replacingOccurrences(
+                of: "  - write: {app: notes, kind: plain, count: 1}\n",
+                with:
+                    "  - write: {app: notes, kind: plain, count: 1}\n  - write: {app: escaper, kind: plain, count: 1}\n"
+            )
+        }
+        try #require(text.contains(route == "hook" ? "/hook'" : "name: escaper"), "the escape was not put in")
+        let file = try writeScenario(text, named: "escape.yaml", in: folder)
+        let result = try await TestSupport.run(
+            sdlabPath, ["run", file], environment: outside.environment(routes: [route]), timeout: .seconds(120))
+        let landed = outside.landed
+        return (landed.isEmpty ? result.status : 0, "escape by \(route)" + (landed.isEmpty ? "" : ", landed \(landed)"))
     }
 
     /// SIGKILL to one process of the run, not the runner or its guard.

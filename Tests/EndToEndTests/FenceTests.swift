@@ -1,0 +1,164 @@
+import DeviceProcesses
+import Foundation
+import TestSupport
+import Testing
+
+/// The sandbox's fence, as a hostile app meets it: the kernel refuses every route out of the
+/// container (Landlock, through `sdlab-fence`), for the app, a launcher script and their
+/// children; what goes through the C library is named, and fails the run.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct FenceTests {
+    static let escaping = TeamAppTests.example("FenceEscapes")
+    /// Every route `FenceEscapes` takes, and those the C library carries, which the run names.
+    static let routes = [
+        "freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "child", "raw", "link",
+    ]
+    static let named = ["freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "link"]
+
+    /// A place outside the app's container, and the environment that sends the app there.
+    struct Outside {
+        let folder: String
+        let token: String
+        var path: String { folder + "/outside" }
+
+        init(_ folder: String) throws {
+            self.folder = folder
+            token = "sdlab-escape-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            try FileManager.default.createDirectory(atPath: folder + "/outside", withIntermediateDirectories: true)
+        }
+
+        func environment(routes: [String], _ more: [String: String] = [:]) -> [String: String] {
+            TestSupport.environment(
+                with: [
+                    "TMPDIR": folder, "SDLAB_ESCAPE_TO": path, "SDLAB_ESCAPE_TOKEN": token,
+                    "SDLAB_ESCAPE_ROUTES": routes.joined(separator: ","),
+                ].merging(more) { $1 })
+        }
+
+        /// What landed outside the container: in the outside folder, in /dev/shm.
+        var landed: [String] {
+            let here = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["(unreadable)"]
+            let shared = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+            return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 }
+        }
+
+        func removeShared() { for name in landed where name.hasPrefix("/dev/shm/") { unlink(name) } }
+    }
+
+    static func scenario(executable: String) -> String {
+        """
+        name: an app that keeps its records outside
+        apps:
+          - {name: escaper, sdk: msal, background: true, executable: \(executable), cleanup: own}
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: escaper
+          - write: {app: escaper, kind: plain, count: 1}
+        """
+    }
+
+    /// Each route out is refused by the kernel, and each one the C library carries is named;
+    /// nothing lands outside, and the run fails.
+    @Test func everyRouteOutIsRefusedAndTheRunFails() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outside = try Outside(folder)
+        defer { outside.removeShared() }
+        let file = try writeScenario(Self.scenario(executable: Self.escaping), named: "escape.yaml", in: folder)
+        let result = try await run(
+            sdlabPath, ["run", "--keep", file], environment: outside.environment(routes: Self.routes),
+            timeout: .seconds(90))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
+        for route in Self.named {
+            #expect(
+                result.stdout.contains("escaper tried to write outside its container:")
+                    && result.stdout.contains("(\(Self.call(of: route)), refused)"),
+                "\(route) not named: \(result.stdout)")
+        }
+        #expect(result.stdout.contains("\(outside.path)/freopen (freopen, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("/dev/shm/\(outside.token)-shm (open, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("(in a folder that is gone) (open, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("Documents/away/linked -> \(outside.path)/linked (open"), "\(result.stdout)")
+        #expect(!result.stdout.contains("the write fence:"), "\(result.stdout)")
+        let log = try Self.log(in: folder)
+        #expect(!log.contains("the fence let"), "\(log)")
+        #expect(log.contains("Permission denied"), "the child's write was not refused: \(log)")
+    }
+
+    /// A launcher script is fenced from its first instruction, and so is what it starts: its own
+    /// write outside, and the app's child and raw system call, are refused by the kernel
+    /// without a name (Docs/hardening.md), and nothing lands outside.
+    @Test func aLauncherScriptAndItsChildrenAreFencedToo() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-launcher")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outside = try Outside(folder)
+        defer { outside.removeShared() }
+        let launcher = folder + "/launch-escaper.sh"
+        try """
+        #!/bin/sh
+        printf 'SDLAB-CANARY/cou1/launcher' > "$SDLAB_ESCAPE_TO/launcher"
+        printf 'SDLAB-CANARY/cou1/launcher' > "/dev/shm/$SDLAB_ESCAPE_TOKEN-launcher"
+        exec \(Self.escaping) "$@"
+        """.write(toFile: launcher, atomically: true, encoding: .utf8)
+        chmod(launcher, 0o755)
+        let file = try writeScenario(Self.scenario(executable: launcher), named: "launcher.yaml", in: folder)
+        let result = try await run(
+            sdlabPath, ["run", "--keep", file], environment: outside.environment(routes: ["child", "raw"]),
+            timeout: .seconds(90))
+        #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
+        #expect(result.status == 0 || result.status == 1, "\(result.stdout)\(result.stderr)")
+        let log = try Self.log(in: folder)
+        #expect(!log.contains("the fence let"), "\(log)")
+        #expect(log.contains("Permission denied"), "\(log)")
+        let launched = try Self.launchedLine(in: folder)
+        #expect(launched.contains(#""fence":"landlock "#), "\(launched)")
+    }
+
+    /// Where the kernel has no Landlock (`SDLAB_FENCE_ABI=0` acts as if), the run says so on
+    /// the console and in the app's trace, and the calls the C library carries are still named.
+    @Test func withoutLandlockTheRunSaysSo() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-none")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outside = try Outside(folder)
+        defer { outside.removeShared() }
+        let file = try writeScenario(Self.scenario(executable: Self.escaping), named: "none.yaml", in: folder)
+        let result = try await run(
+            sdlabPath, ["run", "--keep", file],
+            environment: outside.environment(routes: ["mkstemp", "bind"], ["SDLAB_FENCE_ABI": "0"]),
+            timeout: .seconds(90))
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("the write fence: the kernel has no Landlock here"), "\(result.stdout)")
+        #expect(result.stdout.contains("(mkstemp, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/sock (bind, refused)"), "\(result.stdout)")
+        #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
+        let launched = try Self.launchedLine(in: folder)
+        #expect(launched.contains(#""fence":"none: this kernel has no Landlock"#), "\(launched)")
+        #expect(try Self.log(in: folder).contains("sdlab-fence: the kernel does not fence this app's writes"))
+    }
+
+    static func call(of route: String) -> String {
+        switch route {
+        case "shm", "devfd", "cwd-gone", "link": "open"
+        default: route
+        }
+    }
+
+    /// The kept run folder's file at `path` inside it.
+    static func runFile(_ path: String, in folder: String) throws -> String {
+        let runFolder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
+        return try String(contentsOfFile: "\(folder)/\(runFolder)/\(path)", encoding: .utf8)
+    }
+
+    static func log(in folder: String) throws -> String { try runFile("logs/app-escaper.log", in: folder) }
+
+    static func launchedLine(in folder: String) throws -> String {
+        try #require(
+            try runFile("trace/app-escaper.jsonl", in: folder).split(separator: "\n").first {
+                $0.contains(#""event":"launched""#)
+            }
+            .map(String.init))
+    }
+}
