@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .executable(name: "sdlab", targets: ["sdlab"]),
         .executable(name: "sdlab-app", targets: ["sdlab-app"]),
+        // The write fence every app is started through, beside sdlab-app.
+        .executable(name: "sdlab-fence", targets: ["sdlab-fence"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         // The simulated SDKs as an app calls them, the host that runs an app as a fleet member, and
         // the command line it is started with.

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/install-deps.sh
-swift build --product sdlab && swift build --product sdlab-app   # sdlab runs each app as sdlab-app
+# sdlab runs each app as sdlab-app, started through sdlab-fence (the kernel's write fence)
+swift build --product sdlab && swift build --product sdlab-app && swift build --product sdlab-fence
 sdlab=.build/debug/sdlab
 
 eval "$($sdlab device up --detach)"
