@@ -44,7 +44,7 @@ enum B2CAccounts {
         let nsError = try #require(error as NSError?)
         #expect(nsError.domain == MSALErrorDomain && nsError.code == MSALError.internal.rawValue)
         await #expect(throws: (any Error).self) {
-            try await application.accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil))
+            _ = try await application.accountsFromDevice(for: MSALAccountEnumerationParameters(identifier: nil)).count
         }
     }
 }
