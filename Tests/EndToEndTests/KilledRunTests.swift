@@ -14,13 +14,13 @@ struct KilledRunTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runs = folder + "/runs"  // the runs' TMPDIR
         try DevicePaths.prepareDirectory(runs)
-        let file = try writeScenario(Self.hookThatLeavesChildren(notingIn: folder), named: "killed", in: folder)
+        let file = try writeScenario(Self.hookThatLeavesChildren, named: "killed", in: folder)
         let (runner, _) = try ChildProcess.spawn(
             sdlabPath, ["run", file], stdout: .null, stderr: .file(folder + "/runner.log"),
             environment: environment(with: ["TMPDIR": runs]))
         var started: [ProcessIdentity] = []
         defer { Self.stopLeftovers(started, runner) }
-        started = try await Self.notedPIDs(["hook", "setsid", "cleared"], in: folder)
+        started = try await Self.notedPIDs(["hook", "setsid", "cleared"], inRunsOf: runs)
         let runFolder = try #require(Self.runFolders(in: runs).first)
         #expect(Self.mode(of: runFolder) == 0o700, "the run folder holds test users' records")
         started += Self.processes(of: runFolder)
@@ -90,16 +90,16 @@ struct KilledRunTests {
 
     /// A scenario whose cleanup hook, at check-in, starts a child in a session of its own
     /// (`setsid`) and one that also clears its environment (`env -i`), then notes the PIDs of
-    /// all three in `folder` (`NAME.pid`) and sleeps: it still runs when the run is killed.
-    static func hookThatLeavesChildren(notingIn folder: String) -> String {
-        """
+    /// all three in the app's container (`NAME.pid`: a hook writes nowhere else) and sleeps: it
+    /// still runs when the run is killed.
+    static let hookThatLeavesChildren = """
         apps:
           - name: mail
             sdk: msal
             background: true
             cleanup:
               hook: >-
-                cd '\(folder)';
+                cd "$SDLAB_CONTAINER";
                 setsid sh -c 'echo $$ > setsid.part; mv setsid.part setsid.pid; exec sleep 300' >/dev/null 2>&1 &
                 (env -i setsid sh -c 'echo $$ > cleared.part; mv cleared.part cleared.pid; exec sleep 300'
                 >/dev/null 2>&1 &);
@@ -112,13 +112,15 @@ struct KilledRunTests {
           - checkin
           - wait: 60s
         """
-    }
 
-    /// The processes whose PIDs the hook noted, once it has noted them all.
-    static func notedPIDs(_ names: [String], in folder: String) async throws -> [ProcessIdentity] {
-        let files = names.map { folder + "/\($0).pid" }
+    /// The processes whose PIDs the hook noted in the mail app's container of the run in
+    /// `runs`, once it has noted them all.
+    static func notedPIDs(_ names: [String], inRunsOf runs: String) async throws -> [ProcessIdentity] {
+        var files: [String] = []
         try await eventually(within: .seconds(60), "the hook noted \(names)") {
-            files.allSatisfy { FileManager.default.fileExists(atPath: $0) }
+            guard let runFolder = runFolders(in: runs).first else { return false }
+            files = names.map { RunFolder.container(of: "mail", in: runFolder) + "/\($0).pid" }
+            return files.allSatisfy { FileManager.default.fileExists(atPath: $0) }
         }
         return try files.map { file in
             let text = try String(contentsOfFile: file, encoding: .utf8)

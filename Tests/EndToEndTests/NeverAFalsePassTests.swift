@@ -41,6 +41,7 @@ struct NeverAFalsePassTests {
             let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-property")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let (status, what) = try await Self.run(with: fault, in: folder, random: &random)
+            print("NeverAFalsePassTests: seed \(seed) (\(fault): \(what)) ended with \(status)")
             #expect(
                 status != 0,
                 """

@@ -360,18 +360,18 @@ extension LaunchFailureTests {
     @Test func aHookChildThatLeavesItsGroupAndItsEnvironmentEndsWithTheRun() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-escape")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let pidFile = folder + "/escaped.pid"
-        let result = try await runScenario(
-            """
+        // The hook notes the child's PID in the container (a hook writes nowhere else), which
+        // --keep keeps for the test to read.
+        let scenario = """
             apps:
               - name: mail
                 sdk: msal
                 background: true
                 cleanup:
                   hook: >-
-                    (cd '\(folder)' && env -i setsid sh -c 'echo $$ > escaped.pid.part;
+                    (cd "$SDLAB_CONTAINER" && env -i setsid sh -c 'echo $$ > escaped.pid.part;
                     mv escaped.pid.part escaped.pid; exec sleep 300' >/dev/null 2>&1 &)
-                    ; while [ ! -e '\(pidFile)' ]; do sleep 0.05; done;
+                    ; while [ ! -e "$SDLAB_CONTAINER/escaped.pid" ]; do sleep 0.05; done;
                     rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
             steps:
               - enroll: stage
@@ -380,8 +380,14 @@ extension LaunchFailureTests {
               - write: {app: mail, kind: plain, count: 1}
               - checkin
               - settle
-            """, named: "escape", in: folder)
+            """
+        let result = try await run(
+            sdlabPath, ["run", "--keep", try writeScenario(scenario, named: "escape", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let runFolder = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
+        let pidFile = RunFolder.container(of: "mail", in: folder + "/" + runFolder) + "/escaped.pid"
         let text = try String(contentsOfFile: pidFile, encoding: .utf8)
         let escaped = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         let running = ChildProcess(pid: escaped).isRunning
