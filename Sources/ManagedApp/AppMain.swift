@@ -15,8 +15,8 @@ public enum AppMain {
         and appends its events to --trace. MSAL apps check the account at launch, on every return \
         to the foreground, when told it was resumed and on the broker's posts; Workspace ONE apps only at \
         launch and on a return to the foreground. A cleanup cut short by a crash is finished at \
-        the next launch, before anything else. Prints `ready` on stdout once the launch check is \
-        done; SIGTERM lets the work in hand finish, then exits 0. Exit 3 when it cannot start.
+        the next launch, before anything else. Says `ready` (on --ready-fd, else stdout) once the \
+        launch check is done; SIGTERM lets the work in hand finish, then exits 0. Exit 3 when it cannot start.
         """
 
     /// `cleanupWork` is the app's own cleanup: the app must then be run with `--cleanup own`
