@@ -57,11 +57,18 @@ let package = Package(
             ]),
         // zlib, to read what a cleanup compressed rather than removed.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // bzip2, xz/lzma and zstd: the other methods zip archives (and files) are compressed with.
+        .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
+        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        // Extended attributes, which the scanner reads beside a file's content, and setfsuid.
+        .systemLibrary(name: "CFileAccess"),
         // The device attacker: reads containers and tries every key found in them (Docs/behaviour.md §8).
         .target(
             name: "LeakScan",
             dependencies: [
-                "CZlib", "SharedDevice", "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
+                "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "SharedDevice", "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // What the hub reads and writes in its folder: its setup (the console's users, hashed) and
         // its saved state. The hub and whoever starts it or reads its state both use them.
@@ -290,7 +297,10 @@ let package = Package(
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         .testTarget(
             name: "LeakScanTests",
-            dependencies: ["CZlib", "LeakScan", "SharedDevice", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "LeakScan", "SharedDevice",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "NotifyTests",
             dependencies: [

@@ -2,11 +2,12 @@
 # Installs what SharedDeviceLab needs on Debian, only where it is missing: libdbus (headers
 # for the CDBus module), the real dbus-daemon, the D-Bus command-line tools the tests drive
 # (dbus-send, dbus-monitor, gdbus), python3-dbus with python3-gi for foreign-client tests, and
-# libsqlite3-dev and zlib1g-dev for the SQLite3 module and the leak scanner (sqlite3 for its tests).
+# libsqlite3-dev for the SQLite3 module, zlib1g-dev, libbz2-dev, liblzma-dev and libzstd-dev for the
+# leak scanner (sqlite3 for its tests).
 # With --with-browser also Chromium, which the report test renders report.html in (without it
 # that test is skipped).
 set -euo pipefail
-packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config libsqlite3-dev zlib1g-dev sqlite3)
+packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev sqlite3)
 [ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()
 for package in "${packages[@]}"; do

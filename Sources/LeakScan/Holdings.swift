@@ -21,7 +21,7 @@ public struct Holdings: Equatable, Sendable, CustomStringConvertible {
     public init(_ items: Set<Item> = []) { self.items = items }
 
     /// What a scan read.
-    public init(_ findings: [LeakScanner.Finding]) {
+    public init(_ findings: some Collection<LeakScanner.Finding>) {
         items = Set(findings.map { Item(user: $0.canary.user, kind: $0.canary.kind) })
     }
 

@@ -88,10 +88,15 @@ public struct AppEntry: Sendable, Equatable {
     public var executable: String?
     /// The entry that declared it (for a fleet member, the fleet's entry).
     public var location: Location
+    /// `scan: {skip: [GLOB, …]}`: places in its container the leak scan does not read (a
+    /// vendor's cache past the scanner's budget, a file encrypted with a key of its own), as
+    /// patterns matched against the place (`*` crosses folders too). The scan lists them as
+    /// out of scope; nothing else of the container is left unread.
+    public var scanSkips: [String]
 
     public init(
         name: String, sdk: SDKKind, background: Bool = false, backgroundTask: Bool = false,
-        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, location: Location
+        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, scanSkips: [String] = [], location: Location
     ) {
         self.name = name
         self.sdk = sdk
@@ -99,6 +104,7 @@ public struct AppEntry: Sendable, Equatable {
         self.backgroundTask = backgroundTask
         self.cleanup = cleanup
         self.executable = executable
+        self.scanSkips = scanSkips
         self.location = location
     }
 }

@@ -188,7 +188,7 @@ extension Reader {
 
     // MARK: - apps
 
-    static let appKeys = ["name", "sdk", "background", "background_task", "cleanup", "count", "executable"]
+    static let appKeys = ["name", "sdk", "background", "background_task", "cleanup", "count", "executable", "scan"]
 
     /// One `apps` entry before fleets are expanded.
     struct Declared {
@@ -270,13 +270,33 @@ extension Reader {
         let executable = fields["executable"].map { executablePath($0.value) }
         let cleanup =
             fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
+        let skips = fields["scan"].map { scanSkips($0.value) } ?? []
         var app: AppEntry?
-        if let sdk, let background, let backgroundTask, let cleanup, executable != .some(nil) {
+        if let sdk, let background, let backgroundTask, let cleanup, executable != .some(nil), let skips {
             app = AppEntry(
                 name: name, sdk: sdk, background: background, backgroundTask: backgroundTask, cleanup: cleanup,
-                executable: executable ?? nil, location: location(node))
+                executable: executable ?? nil, scanSkips: skips, location: location(node))
         }
         return Declared(name: name, nameNode: nameNode, count: count, app: app)
+    }
+
+    /// `scan: {skip: [GLOB, …]}`: the places of the container the leak scan leaves out.
+    mutating func scanSkips(_ node: Node) -> [String]? {
+        guard let fields = mapping(node, "scan", allowed: ["skip"], required: ["skip"]), let entry = fields["skip"],
+            let items = list(entry.value, "skip", of: "patterns of places in the container")
+        else { return nil }
+        var patterns: [String] = []
+        for item in items {
+            guard let pattern = text(item, "skip", expecting: "a pattern such as Library/Caches/vendor/*") else {
+                return nil
+            }
+            guard !pattern.isEmpty else {
+                report(item, "skip: an empty pattern matches nothing")
+                return nil
+            }
+            patterns.append(pattern)
+        }
+        return patterns
     }
 
     /// `background_task: true`: the built-in app begins a background task as it enters the

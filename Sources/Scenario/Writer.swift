@@ -143,6 +143,9 @@ extension AppEntry {
         if backgroundTask { fields.append(("background_task", "true")) }
         if let written = cleanup.yaml { fields.append(("cleanup", written)) }
         if let executable { fields.append(("executable", YAMLText.scalar(executable))) }
+        if !scanSkips.isEmpty {
+            fields.append(("scan", YAMLText.flow([("skip", YAMLText.flowList(scanSkips.map(YAMLText.scalar)))])))
+        }
         return YAMLText.flow(fields)
     }
 }

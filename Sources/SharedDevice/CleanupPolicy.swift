@@ -169,7 +169,8 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
 
     /// Every canary in UTF-8 bytes: a byte search for the prefix, then the token after it, up
     /// to the first byte that cannot be part of one, so that a canary followed by binary data (a
-    /// database row, a binary plist) still reads. (Written over raw bytes: an app showing a
+    /// database row, a binary plist) still reads, and whatever follows its number (a path in a
+    /// URL: `…/plain/1/edit`) is not part of it. (Written over raw bytes: an app showing a
     /// million records reads them all back for each snapshot.)
     public static func all(inUTF8 bytes: [UInt8]) -> [Canary] {
         let marker = Array(prefix.utf8)
@@ -201,14 +202,15 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `USER/APP/KIND/N`, N in decimal digits: the digits the token's last part starts with, as
-    /// a letter stored right after a canary (the next column of a database row, the next object
-    /// of a binary plist) is part of the token but not of the number.
+    /// `USER/APP/KIND/N`, N in decimal digits: the digits the token's fourth part starts with,
+    /// as a letter stored right after a canary (the next column of a database row, the next
+    /// object of a binary plist) is part of the token but not of the number, and so is the rest
+    /// of a path the canary is one step of.
     private init?(token: UnsafeBufferPointer<UInt8>) {
         var slashes: [Int] = []
         for index in token.indices where token[index] == UInt8(ascii: "/") {
             slashes.append(index)
-            if slashes.count > 3 { return nil }
+            if slashes.count == 3 { break }
         }
         guard slashes.count == 3, slashes[0] > 0, slashes[1] > slashes[0] + 1 else { return nil }
         func text(_ range: Range<Int>) -> String {

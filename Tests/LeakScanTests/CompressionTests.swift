@@ -91,16 +91,21 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
-    /// 1 GiB of zeros deflated into a zip entry of 1 MiB: the reader stops at its bound.
-    @Test func aZipBombStopsAtTheBound() throws {
+    /// 1 GiB of zeros deflated into a zip entry of 1 MiB: the reader stops at its budget, and
+    /// the scan says the file was not read whole.
+    @Test func aZipBombStopsAtTheBudgetAndSaysSo() throws {
         let container = try ScratchContainer()
         let bomb = zipEntry(name: "zeros.bin", deflated: deflatedZeros(gibibytes: 1))
         try container.write(bomb, to: "caches/bomb.zip")
-        var reader = CanaryReader()
+        var reader = CanaryReader(budget: 32 << 20)
         let start = ContinuousClock.now
         #expect(reader.canaries(in: bomb).isEmpty)
-        #expect(reader.budget == 0, "it decoded exactly \(CanaryReader.maxDecodedBytes) bytes")
-        #expect(container.scan().isEmpty)
+        #expect(reader.budget == 0, "it decoded exactly the budget")
+        #expect(
+            reader.problems == ["decoded past the budget of 32 MiB a file is read to (zip entry zeros.bin at byte 0)"])
+        let scan = LeakScanner(container: container.root, app: "notes", budget: .init(decodedBytes: 32 << 20)).scan()
+        #expect(scan.isEmpty && !scan.isComplete)
+        #expect(scan.unreadable.map(\.place) == ["caches/bomb.zip"])
         #expect(ContinuousClock.now - start < .seconds(60))
     }
 

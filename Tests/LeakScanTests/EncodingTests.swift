@@ -106,6 +106,7 @@ import Testing
         #expect(Canary.all(inUTF8: text + Array("Urecord".utf8)) == [canary(7)])
         #expect(Canary.all(inUTF8: Array("(\(canary(7)))".utf8)) == [canary(7)])
         #expect(Canary.all(inUTF8: text + Array("9".utf8)) == [canary(79)])
+        #expect(Canary.all(inUTF8: text + Array("/edit/2".utf8)) == [canary(7)])
         #expect(Canary.all(inUTF8: Array("SDLAB-CANARY/cou1/notes/plain/x7".utf8)).isEmpty)
     }
 

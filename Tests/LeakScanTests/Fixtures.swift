@@ -23,7 +23,7 @@ final class ScratchContainer {
 
     func path(_ place: String) -> String { root + "/" + place }
 
-    func scan() -> [LeakScanner.Finding] { LeakScanner(container: root, app: "notes").scan() }
+    func scan() -> LeakScanner.Scan { LeakScanner(container: root, app: "notes").scan() }
 
     /// What the scan read, as `place via canary` lines, sorted.
     func sightings() -> [String] { scan().map { "\($0.place) [\($0.via)] \($0.canary)" }.sorted() }
