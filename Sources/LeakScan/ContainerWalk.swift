@@ -21,6 +21,9 @@ struct ContainerWalk {
     }
 
     let root: String
+    /// Listed in a containers folder: then a container that cannot be found is one not read
+    /// (a name that is not UTF-8, which a `String` path cannot carry), not one not made yet.
+    var listed = false
     /// Whether an entry is out of scope (the scenario's declaration): not opened, nor its folder's contents.
     var outOfScope: (String) -> Bool = { _ in false }
 
@@ -30,7 +33,7 @@ struct ContainerWalk {
         let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else {
             // No container yet is nothing to read; anything else is a container not read.
-            if errno != ENOENT { visit(".", .unreadable(reason: "cannot be opened: \(Self.error(errno))")) }
+            if errno != ENOENT || listed { visit(".", .unreadable(reason: "cannot be opened: \(Self.error(errno))")) }
             return
         }
         defer { close(descriptor) }

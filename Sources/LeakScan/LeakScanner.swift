@@ -117,12 +117,22 @@ public struct LeakScanner: Sendable {
     /// against the place (`*` also crosses `/`).
     public let outOfScope: [String: [String]]
     public let budget: Budget
+    /// The containers were listed from a folder (every one of them is there to read).
+    private var listed = false
+    /// The containers folder, when it could not be listed, and why.
+    private var containersFolderProblem: (folder: String, reason: String)?
 
     /// Every container in `containersFolder` (a folder per app, named after it).
     public init(containersFolder: String, outOfScope: [String: [String]] = [:], budget: Budget = .standard) {
         // Each entry: one that is not a folder is said to be unreadable as a container, not left out.
         let apps = FolderListing.entries(of: containersFolder).map(\.name)
         containers = apps.sorted().map { ($0, containersFolder + "/" + $0) }
+        listed = true
+        if let folder = opendir(containersFolder) {
+            closedir(folder)
+        } else if errno != ENOENT {
+            containersFolderProblem = (containersFolder, "cannot be listed: \(ContainerWalk.error(errno))")
+        }
         self.outOfScope = outOfScope
         self.budget = budget
     }
@@ -147,6 +157,9 @@ public struct LeakScanner: Sendable {
             }
         }
         var scan = Scan()
+        if let (folder, reason) = containersFolderProblem {
+            scan.unreadable.append(Unreadable(app: "", file: folder, place: ".", reason: reason))
+        }
         // One finding per canary and file: a canary read there several ways (its text, and in
         // base64 beside it) is one record left, its ways listed together.
         var findings: [String: Finding] = [:]
@@ -215,6 +228,7 @@ public struct LeakScanner: Sendable {
         let patterns = outOfScope[app] ?? []
         var skipped: [String] = []
         var walk = ContainerWalk(root: root)
+        walk.listed = listed
         if !patterns.isEmpty {
             walk.outOfScope = { place in
                 guard patterns.contains(where: { fnmatch($0, place, 0) == 0 }) else { return false }

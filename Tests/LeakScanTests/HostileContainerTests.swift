@@ -124,3 +124,16 @@ extension ScratchContainer {
         #expect(Glibc.write(descriptor, bytes, bytes.count) == bytes.count)
     }
 }
+
+/// The runner's scan of the containers folder: a container it cannot open is named too.
+@Suite struct ContainersFolderTests {
+    @Test func aContainerWhoseNameIsNotUTF8IsNamed() throws {
+        let containers = try ScratchContainer()
+        try containers.write(record(canary(1)), to: "mail/notes.txt")
+        try containers.write(record(canary(2)), toBytes: Array("odd-".utf8) + [0xFF] + Array("/notes.txt".utf8))
+        let scan = LeakScanner(containersFolder: containers.root).scan()
+        #expect(scan.map(\.app) == ["mail"])
+        #expect(scan.unreadable.count == 1)
+        #expect(scan.unreadable.first?.reason.hasPrefix("cannot be opened") == true)
+    }
+}
