@@ -111,6 +111,13 @@ public struct AppArguments: ParsableArguments, Sendable {
             valueName: "fd"))
     var readyFD: Int32?
 
+    @Option(
+        name: .app(.scanSkip),
+        help: ArgumentHelp(
+            "A place of the container the scan leaves out (a glob, as the scenario's scan: {skip:}); repeatable.",
+            valueName: "glob"))
+    var scanSkip: [String] = []
+
     public init() {}
 
     public func validate() throws {
@@ -149,7 +156,8 @@ public struct AppArguments: ParsableArguments, Sendable {
             name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
             backgroundTime: BackgroundTime(grace: backgroundGrace, task: backgroundTaskTime), policy: policy,
             hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
-            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyDescriptor: readyFD)
+            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyDescriptor: readyFD,
+            scanSkips: scanSkip)
     }
 
     /// The cleanup the options declare.

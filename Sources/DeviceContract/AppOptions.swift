@@ -34,6 +34,8 @@ public struct AppOptions: Sendable, Equatable {
     /// The descriptor the app says `ready` on, apart from what it prints (nil: stdout). The
     /// runner passes a pipe there: stdout and stderr go to the app's log.
     public var readyDescriptor: Int32?
+    /// The places of the container out of scope of the scan (globs, `scan: {skip:}`).
+    public var scanSkips: [String]
 
     /// A flood of posts from any bus client would make every app's trace, and the runner that
     /// reads them, grow with it: past the burst, lines are few. A storm of a thousand session
@@ -47,8 +49,9 @@ public struct AppOptions: Sendable, Equatable {
         backgroundTime: BackgroundTime = .iOS, policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil,
         hookTimeout: Duration = defaultHookTimeout,
         container: String, trace: String? = nil, bus: String? = nil, hubNameFile: String? = nil,
-        tracedPostsPerSecond: Int? = nil, readyDescriptor: Int32? = nil
+        tracedPostsPerSecond: Int? = nil, readyDescriptor: Int32? = nil, scanSkips: [String] = []
     ) {
+        self.scanSkips = scanSkips
         self.bus = bus
         self.name = name
         self.sdk = sdk
@@ -77,6 +80,7 @@ public struct AppOptions: Sendable, Equatable {
         case hubNameFile = "hub-name-file"
         case tracedPostsPerSecond = "traced-posts-per-second"
         case readyFD = "ready-fd"
+        case scanSkip = "scan-skip"
 
         /// The option as written: `--name`.
         public var flag: String { "--" + rawValue }
@@ -95,6 +99,7 @@ public struct AppOptions: Sendable, Equatable {
         if let hubNameFile { arguments += [Option.hubNameFile.flag, hubNameFile] }
         if let tracedPostsPerSecond { arguments += [Option.tracedPostsPerSecond.flag, "\(tracedPostsPerSecond)"] }
         if let readyDescriptor { arguments += [Option.readyFD.flag, "\(readyDescriptor)"] }
+        arguments += scanSkips.flatMap { [Option.scanSkip.flag, $0] }
         if backgroundMode { arguments.append(Option.backgroundMode.flag) }
         if backgroundTask { arguments.append(Option.backgroundTask.flag) }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.

@@ -16,6 +16,8 @@ final class HostedApp: DeviceListener, Sendable {
     let backgroundMode: Bool
     let cleanup: CleanupPolicy
     let sandbox: Sandbox
+    /// The places of the container the scenario leaves out of the scan.
+    let scanSkips: [String]
     let trace: TraceLog?
     private let state: Mutex<State>
     private let statePath: String
@@ -64,6 +66,7 @@ final class HostedApp: DeviceListener, Sendable {
         sdk = options.sdk
         backgroundMode = options.backgroundMode
         cleanup = options.policy
+        scanSkips = options.scanSkips
         self.sandbox = sandbox
         self.trace = trace
         statePath = sandbox.root + "/host-state.json"
@@ -175,7 +178,7 @@ final class HostedApp: DeviceListener, Sendable {
     private func scan(afterCheck: Bool) {
         guard let job = state.withLock({ $0.watching }) else { return }
         UserDefaults.standard.synchronize()
-        let found = LeakScanner(container: sandbox.root, app: name).scan()
+        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: scanSkips).scan()
         let ended = TraceLog.now()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: cleanup).leaks
         // What a scan that did not read everything found is not all there is: no `holds`.

@@ -20,13 +20,16 @@ public struct AppSpec: Sendable, Equatable {
     public var hookDirectory: String?
     /// The app's `--traced-posts-per-second` (nil: its default); the bench traces every post.
     public var tracedPostsPerSecond: Int?
+    /// The places of its container the scenario declares out of scope of the scan.
+    public var scanSkips: [String]
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
         backgroundTime: BackgroundTime = .iOS, cleanup: CleanupPolicy = .wipeAll, executable: String? = nil,
-        hookDirectory: String? = nil,
+        hookDirectory: String? = nil, scanSkips: [String] = [],
         tracedPostsPerSecond: Int? = nil
     ) {
+        self.scanSkips = scanSkips
         self.tracedPostsPerSecond = tracedPostsPerSecond
         self.name = name
         self.sdk = sdk
@@ -47,7 +50,7 @@ public struct AppSpec: Sendable, Equatable {
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
             hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond,
-            readyDescriptor: LaunchedApp.readyDescriptor
+            readyDescriptor: LaunchedApp.readyDescriptor, scanSkips: scanSkips
         ).arguments
     }
 }

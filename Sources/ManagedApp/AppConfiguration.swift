@@ -23,13 +23,16 @@ public struct AppConfiguration: Sendable {
     public var hub: HubAddress
     /// See `PostTraceBudget`; 0: every post is traced.
     public var tracedPostsPerSecond: Int
+    /// The places of the container the scenario leaves out of the scan.
+    public var scanSkips: [String]
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
         policy: CleanupPolicy = .wipeAll, container: String, trace: String? = nil, hookTimeout: Duration = .seconds(10),
         hookDirectory: String? = nil, hubTimeout: Duration = .seconds(5), hub: HubAddress = .wellKnown,
-        tracedPostsPerSecond: Int = AppOptions.defaultTracedPostsPerSecond
+        tracedPostsPerSecond: Int = AppOptions.defaultTracedPostsPerSecond, scanSkips: [String] = []
     ) {
+        self.scanSkips = scanSkips
         self.name = name
         self.sdk = sdk
         self.backgroundMode = backgroundMode
@@ -53,6 +56,7 @@ public struct AppConfiguration: Sendable {
             backgroundTask: options.backgroundTask, policy: options.policy,
             container: options.container, trace: options.trace, hookTimeout: options.hookTimeout,
             hookDirectory: options.hookDirectory, hub: HubAddress(nameFile: options.hubNameFile),
-            tracedPostsPerSecond: options.tracedPostsPerSecond ?? AppOptions.defaultTracedPostsPerSecond)
+            tracedPostsPerSecond: options.tracedPostsPerSecond ?? AppOptions.defaultTracedPostsPerSecond,
+            scanSkips: options.scanSkips)
     }
 }

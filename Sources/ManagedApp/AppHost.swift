@@ -288,7 +288,8 @@ public final class AppHost: Sendable {
         // attacker reads it, and another user's data it does not declare it keeps is left over.
         // A scan that could not read everything (a hook made a folder unreadable) proves
         // nothing: the cleanup is not clean, and what it found is not all there is (no `holds`).
-        let found = LeakScanner(container: container.root, app: configuration.name).scan()
+        let found = LeakScanner(container: container.root, app: configuration.name, outOfScope: configuration.scanSkips)
+            .scan()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
         let held: [(TraceField, TraceValue)] =
             found.isComplete ? [(.holds, .string(Holdings(found.findings).description))] : []

@@ -20,7 +20,9 @@ struct ExpectationCheck {
     /// members, `all`) is one, listing them.
     func failures(of expectations: [Expectation]) async throws -> [StepFailure] {
         let session = try await hubSession()
-        let findings = LeakScanner(containersFolder: RunFolder.containers(in: driver.device.directory)).scan()
+        let findings = LeakScanner(
+            containersFolder: RunFolder.containers(in: driver.device.directory), outOfScope: driver.scenario.scanSkips
+        ).scan()
         let events = driver.traces.merged()
         let timings = SessionChangeTiming.all(in: events, cleanups: driver.scenario.cleanups)
         var failures: [StepFailure] = []

@@ -13,8 +13,9 @@ extension ScanSummary {
     init(of directory: String, driver: StepDriver) async {
         self.init()
         currentUser = (try? StateFile(path: RunFolder.hubState(in: directory)).load())?.model.session.user
-        let skips = Dictionary(driver.scenario.apps.map { ($0.name, $0.scanSkips) }, uniquingKeysWith: { $1 })
-        let findings = LeakScanner(containersFolder: RunFolder.containers(in: directory), outOfScope: skips).scan()
+        let findings = LeakScanner(
+            containersFolder: RunFolder.containers(in: directory), outOfScope: driver.scenario.scanSkips
+        ).scan()
         (unreadable, outOfScope) = (findings.unreadable, findings.outOfScope)
         for app in driver.scenario.apps {
             let judged = LeakScanner.judge(

@@ -235,7 +235,7 @@ public final class StepDriver {
             let spec = AppSpec(
                 name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
                 backgroundTime: scenario.device.backgroundTime, cleanup: entry.cleanup, executable: entry.executable,
-                hookDirectory: scenario.folder)
+                hookDirectory: scenario.folder, scanSkips: entry.scanSkips)
             if let ended = ended.removeValue(forKey: name) { await untilOffTheBus(ended) }
             let app: LaunchedApp
             do {

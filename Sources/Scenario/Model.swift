@@ -14,6 +14,11 @@ public struct Scenario: Sendable, Equatable {
     /// Labels for choosing what runs (`sdlab run --tag`, `--skip-tag`), in the order written.
     public var tags: [String]
 
+    /// The places of each app's container the scenario declares out of scope (`scan: {skip:}`).
+    public var scanSkips: [String: [String]] {
+        Dictionary(apps.map { ($0.name, $0.scanSkips) }, uniquingKeysWith: { $1 })
+    }
+
     public init(
         name: String, file: String, device: Device, users: [UserEntry], apps: [AppEntry], steps: [Step],
         tags: [String] = []
