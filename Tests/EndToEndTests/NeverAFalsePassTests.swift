@@ -29,7 +29,25 @@ struct NeverAFalsePassTests {
         /// call, a socket, shared memory, a child, a raw system call, a link, or the built-in
         /// app's cleanup hook): none may land, and the run still fails.
         case escape
+        /// The mail app's cleanup hides its records rather than removing them, one way of an
+        /// attacker's reading (a name that is not UTF-8, a folder made unreadable, base64 and
+        /// gzip nested five deep, indented base64 lines, a zip entry in bzip2 or lzma, a canary
+        /// inside a URL): the scan must find them or say it could not read them.
+        case hide
     }
+
+    /// The ways the `hide` fault's hook keeps each record, by name.
+    static let hidingWays: [String: String] = [
+        "not-utf8": #"mv "$f" "$(dirname "$f")/old-$(printf '\377')-$(basename "$f")""#,
+        "unreadable": #"d="$(dirname "$f")/locked"; mkdir -p "$d"; mv "$f" "$d/"; chmod 000 "$d""#,
+        "nested": #"base64 "$f" | gzip | base64 | gzip | base64 > "$f.b64"; rm "$f""#,
+        "yaml-base64": #"{ echo 'note: !!binary |'; base64 -w 76 "$f" | sed 's/^/    /'; } > "$f.yaml"; rm "$f""#,
+        "zip-bzip2":
+            #"python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1] + ".zip", "w", zipfile.ZIP_BZIP2).write(sys.argv[1])' "$f"; rm "$f""#,
+        "zip-lzma":
+            #"python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1] + ".zip", "w", zipfile.ZIP_LZMA).write(sys.argv[1])' "$f"; rm "$f""#,
+        "url-path": #"printf 'contoso-notes://open/%s/edit' "$(cat "$f")" > "$f.link"; rm "$f""#,
+    ]
 
     /// The routes out of a container the `escape` fault takes: `FenceEscapes`'s, and a hook's.
     static let escapeRoutes = FenceTests.routes + ["hook"]
@@ -60,6 +78,7 @@ struct NeverAFalsePassTests {
     ) async throws -> (Int32, String) {
         let environment = environment(with: ["TMPDIR": folder])
         if fault == .escape { return try await escape(in: folder, random: &random) }
+        if fault == .hide { return try await hide(in: folder, random: &random) }
         if fault == .fileSizeLimit {
             let blocks = Int.random(in: 1500...5000, using: &random)
             let result = try await TestSupport.run(
@@ -120,6 +139,26 @@ struct NeverAFalsePassTests {
             sdlabPath, ["run", file], environment: outside.environment(routes: [route]), timeout: .seconds(120))
         let landed = outside.landed
         return (landed.isEmpty ? result.status : 0, "escape by \(route)" + (landed.isEmpty ? "" : ", landed \(landed)"))
+    }
+
+    /// Runs the scenario with mail's cleanup hiding its records one way, and its `within`
+    /// loosened so that what the scan reads is the one thing that can fail it.
+    static func hide(in folder: String, random: inout SeededGenerator) async throws -> (Int32, String) {
+        let (way, command) = hidingWays.sorted { $0.key < $1.key }.randomElement(using: &random)!
+        let hook = folder + "/hide.sh"
+        try AppGroupTests.writeExecutable(
+            hook,
+            "#!/bin/sh\nfind \"$SDLAB_CONTAINER/documents\" -type f | while read -r f; do \(command); done\n")
+        let text = try String(contentsOfFile: scenario, encoding: .utf8)
+            .replacingOccurrences(
+                of: #"{hook: "sleep 0.3; rm -rf \"$SDLAB_CONTAINER\"/documents/*"}"#, with: "{hook: \(hook)}"
+            )
+            .replacingOccurrences(of: "mail: {leaks: 0, within: 10ms}", with: "mail: {leaks: 0, within: 5s}")
+        try #require(text.contains(hook) && text.contains("within: 5s"), "the hiding hook was not put in")
+        let result = try await TestSupport.run(
+            sdlabPath, ["run", try writeScenario(text, named: "hide.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(120))
+        return (result.status, "records hidden by \(way)")
     }
 
     /// SIGKILL to one process of the run, not the runner or its guard.
