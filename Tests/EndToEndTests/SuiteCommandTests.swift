@@ -236,11 +236,16 @@ extension LaunchFailureTests {
         let result = try await run(
             "/usr/bin/prlimit", ["--nofile=40:40", sdlabPath, "run", file],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(90))
-        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        // The launch fails; the runner, left at its limit by the apps it did launch, may then be
+        // unable to read every container, which it says (exit 3) rather than passing over.
+        let launchLine = result.stdout.split(separator: "\n").first { $0.contains("launch fleet") } ?? ""
         #expect(
-            result.stdout.contains("open files in the runner, over this machine's limit of 40 (`ulimit -Hn`)"),
+            launchLine.contains("open files in the runner, over this machine's limit of 40 (`ulimit -Hn`)"),
             "\(result.stdout)")
-        #expect(!result.stdout.contains("Too many open files"), "\(result.stdout)")
+        #expect(!launchLine.contains("Too many open files"), "\(result.stdout)")
+        #expect(
+            result.status == 1 || (result.status == 3 && result.stdout.contains("not read:")),
+            "\(result.stdout)\(result.stderr)")
     }
 
     @Test func anAppThatSaysReadyWithoutItsBusNameFailsAtLaunch() async throws {

@@ -268,7 +268,10 @@ extension TimingTests {
         ("plain name", "plain name", "plain name"),
         ("red \u{1B}[31mred", #"red \u{1B}[31mred"#, #"red \u{1B}[31mred"#),
         ("one\ntwo\rthree", #"one\ntwo\rthree"#, "one\ntwo\\rthree"),
-        ("bell\u{7}tab\tdel\u{7F}c1\u{9B}", #"bell\u{07}tab\tdel\u{7F}c1\u{9B}"#, #"bell\u{07}tab\tdel\u{7F}c1\u{9B}"#),
+        (
+            "bell\u{7}tab\tdel\u{7F}c1\u{9B}", #"bell\u{07}tab\tdel\u{7F}c1\u{009B}"#,
+            #"bell\u{07}tab\tdel\u{7F}c1\u{009B}"#
+        ),
         ("line\u{2028}paragraph\u{2029}", #"line\u{2028}paragraph\u{2029}"#, #"line\u{2028}paragraph\u{2029}"#),
         ("ünïcödé ✓", "ünïcödé ✓", "ünïcödé ✓"),
     ])

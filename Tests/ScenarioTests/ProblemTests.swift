@@ -31,7 +31,7 @@ import Testing
         ("users:\n  - {password: x}\n", "s.yaml:2:5: a user is missing name"),
         (
             "apps:\n  - {name: mail, sdk: msal, colour: red}\n",
-            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, background_task, cleanup, count, executable)"
+            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, background_task, cleanup, count, executable, scan)"
         ),
         ("apps:\n  - {name: mail}\n", "s.yaml:2:5: an app is missing sdk"),
         (
