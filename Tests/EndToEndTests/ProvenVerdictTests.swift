@@ -34,15 +34,10 @@ struct ProvenVerdictTests {
         // Once the records are written, the app may open nothing more (its limit set to what it
         // holds), as an app that leaks a descriptor per note ends up.
         let ended = try await StreamedRun.run(["run", "--jobs", "1", file], in: folder, once: "✓ write: 3 plain") {
-            // Looked up until found (a loaded machine may be slow to show it in /proc), at most 5 s.
-            var found: (pid: Int32, commandLine: String)?
-            try await eventually(within: .seconds(5), "the notes app's process") {
-                found = LiveProcesses.mentioning(folder).first { $0.commandLine.contains("--name notes") }
-                return found != nil
-            }
-            let app = try #require(found)
-            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(app.pid)/fd").count
-            let cut = try await run("prlimit", ["--pid", "\(app.pid)", "--nofile=\(held):\(held)"])
+            // The process the app's trace says it launched as.
+            let pid = try #require(Self.launchedPID(of: "notes", in: folder), "the notes app's launched event")
+            let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+            let cut = try await run("prlimit", ["--pid", "\(pid)", "--nofile=\(held):\(held)"])
             #expect(cut.status == 0, "\(cut.stderr)")
         }
         #expect(ended.status == .exited(1), "\(ended)")
@@ -153,6 +148,23 @@ struct ProvenVerdictTests {
             #expect(!printed.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\r" }, "\(command): \(printed)")
             #expect(result.stdout.contains(shown), "\(command): \(result.stdout)")
         }
+    }
+}
+
+extension ProvenVerdictTests {
+    /// The PID in the `launched` event of `app`'s trace, in the run folder under `folder`.
+    static func launchedPID(of app: String, in folder: String) -> Int32? {
+        let runs = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        guard let run = runs.first(where: { $0.hasPrefix("sdlab-run-") }),
+            let trace = FileManager.default.contents(atPath: "\(folder)/\(run)/trace/app-\(app).jsonl")
+        else { return nil }
+        for line in trace.split(separator: UInt8(ascii: "\n")) {
+            guard let event = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                event["event"] as? String == "launched", let pid = event["pid"] as? Int
+            else { continue }
+            return Int32(pid)
+        }
+        return nil
     }
 }
 
