@@ -33,9 +33,11 @@ struct ProvenVerdictTests {
         let file = try writeScenario(scenario, named: "descriptors", in: folder)
         // Once the records are written, the app may open nothing more (its limit set to what it
         // holds), as an app that leaks a descriptor per note ends up.
-        let ended = try await StreamedRun.run(["run", "--jobs", "1", file], in: folder, once: "✓ write: 3 plain") {
+        let ended = try await StreamedRun.run(["run", "--jobs", "1", file], in: folder, once: ["notes": "wrote"]) {
             // The process the app's trace says it launched as.
-            let pid = try #require(Self.launchedPID(of: "notes", in: folder), "the notes app's launched event")
+            let pid = try #require(
+                Self.launchedPID(of: "notes", in: folder),
+                "no launched event of notes under \(folder): \(Self.listing(folder))")
             let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
             let cut = try await run("prlimit", ["--pid", "\(pid)", "--nofile=\(held):\(held)"])
             #expect(cut.status == 0, "\(cut.stderr)")
@@ -99,7 +101,7 @@ struct ProvenVerdictTests {
             """
         let file = try writeScenario(scenario, named: "gone", in: folder)
         let ended = try await StreamedRun.run(
-            ["run", "--jobs", "1", file], in: folder, once: "✓ launch: quits, killed"
+            ["run", "--jobs", "1", file], in: folder, once: ["quits": "ready", "killed": "ready"]
         ) {
             let apps = LiveProcesses.mentioning(folder)
             let quits = try #require(apps.first { $0.commandLine.contains("--name quits") })
@@ -152,6 +154,11 @@ struct ProvenVerdictTests {
 }
 
 extension ProvenVerdictTests {
+    /// Every path under `folder`, to say what there was.
+    static func listing(_ folder: String) -> [String] {
+        FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+    }
+
     /// The PID in the `launched` event of `app`'s trace, in the run folder under `folder`.
     static func launchedPID(of app: String, in folder: String) -> Int32? {
         let runs = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -168,8 +175,9 @@ extension ProvenVerdictTests {
     }
 }
 
-/// `sdlab run` whose stdout is read as it comes: once a line holds a text, `act` runs (what the
-/// test does to the device meanwhile), then the run is awaited to its end.
+/// `sdlab run` that the test acts on meanwhile: once each app's trace holds its event (read
+/// from the run folder, whatever the machine's load does to the run's output), `act` runs, then
+/// the run is awaited to its end.
 struct StreamedRun: CustomStringConvertible {
     var status: ChildProcess.ExitStatus
     var stdout: String
@@ -178,36 +186,38 @@ struct StreamedRun: CustomStringConvertible {
     var description: String { "\(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
 
     static func run(
-        _ arguments: [String], in folder: String, once text: String, within limit: Duration = .seconds(120),
+        _ arguments: [String], in folder: String, once events: [String: String], within limit: Duration = .seconds(120),
         act: () async throws -> Void
     ) async throws -> StreamedRun {
         let logs = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-streamed-log")
         defer { try? FileManager.default.removeItem(atPath: logs) }
-        let (process, pipe) = try ChildProcess.spawn(
-            sdlabPath, arguments, stdout: .pipe, stderr: .file(logs + "/stderr"),
+        let (process, _) = try ChildProcess.spawn(
+            sdlabPath, arguments, stdout: .file(logs + "/stdout"), stderr: .file(logs + "/stderr"),
             environment: environment(with: ["TMPDIR": folder]))
         defer { process.stop(grace: .seconds(2)) }
-        guard let pipe else { throw TimedOut(what: "a pipe from sdlab's stdout") }
-        let reader = LineReader(fd: pipe)
-        var lines: [String] = []
-        let deadline = ContinuousClock.now + limit
-        var seen = false
-        while !seen, case let left = ContinuousClock.now.duration(to: deadline), left > .zero,
-            let line = await offPool({ reader.readLine(timeout: left) })
-        {
-            lines.append(line)
-            seen = line.contains(text)
-        }
-        guard seen else {
-            throw TimedOut(what: "a line containing \"\(text)\"; got:\n" + lines.joined(separator: "\n"))
+        do {
+            try await eventually(within: limit, "the events \(events) in the run's traces") {
+                events.allSatisfy { app, event in traced(event, of: app, in: folder) }
+            }
+        } catch {
+            let said = (try? String(contentsOfFile: logs + "/stdout", encoding: .utf8)) ?? ""
+            throw TimedOut(what: "the events \(events) in the run's traces; the run said:\n\(said)")
         }
         try await act()
         guard let status = await offPool({ process.exitStatus(timeout: .seconds(120)) }) else {
             throw TimedOut(what: "sdlab \(arguments[0]) to end")
         }
-        while let line = await offPool({ reader.readLine(timeout: .seconds(5)) }) { lines.append(line) }
         return StreamedRun(
-            status: status, stdout: lines.joined(separator: "\n"),
+            status: status, stdout: (try? String(contentsOfFile: logs + "/stdout", encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOfFile: logs + "/stderr", encoding: .utf8)) ?? "")
+    }
+
+    /// Whether `app`'s trace in the run folder under `folder` holds `event`.
+    static func traced(_ event: String, of app: String, in folder: String) -> Bool {
+        let runs = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return runs.filter { $0.hasPrefix("sdlab-run-") }.contains { run in
+            let trace = FileManager.default.contents(atPath: "\(folder)/\(run)/trace/app-\(app).jsonl") ?? Data()
+            return String(decoding: trace, as: UTF8.self).contains("\"event\":\"\(event)\"")
+        }
     }
 }
