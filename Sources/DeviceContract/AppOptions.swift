@@ -116,12 +116,9 @@ public struct AppOptions: Sendable, Equatable {
 }
 
 extension AppOptions {
-    /// Tells the runner the app is ready: on the ready descriptor, which is then closed so that
-    /// nothing the app starts holds it, or on stdout. A runner that stopped reading fails the
-    /// write, not the app.
-    public func sayReady() { Self.sayReady(on: readyDescriptor) }
-
-    /// As `sayReady()`, on `descriptor` (nil: stdout).
+    /// Tells the runner the app is ready: on its ready descriptor (`readyDescriptor`), which is
+    /// then closed so that nothing the app starts holds it, or on stdout when nil. A runner that
+    /// stopped reading fails the write, not the app.
     public static func sayReady(on descriptor: Int32?) {
         _ = writeAll("ready\n".utf8, to: descriptor ?? STDOUT_FILENO)
         if let descriptor { close(descriptor) }

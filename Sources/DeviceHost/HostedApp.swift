@@ -182,8 +182,7 @@ final class HostedApp: DeviceListener, Sendable {
         let ended = TraceLog.now()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: cleanup).leaks
         // What a scan that did not read everything found is not all there is: no `holds`.
-        let held: [(TraceField, TraceValue)] =
-            found.isComplete ? [(.holds, .string(Holdings(found.findings).description))] : []
+        let held: [(TraceField, TraceValue)] = found.holdings.map { [(.holds, .string($0.description))] } ?? []
         if left.isEmpty, found.isComplete {
             let closes = state.withLock { state in
                 guard state.watching == job else { return false }
@@ -194,7 +193,7 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
-        let failure = [left.isEmpty ? nil : "left \(left.described)", Self.unproven(found)].compactMap { $0 }
+        let failure = [left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }
             .joined(separator: "; ")
         let tell =
             afterCheck
@@ -208,16 +207,6 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
         }
         schedulePoll()
-    }
-
-    /// Why a scan proves nothing, naming what it could not read (three places at most); nil
-    /// when it read everything.
-    static func unproven(_ scan: LeakScanner.Scan) -> String? {
-        guard !scan.isComplete else { return nil }
-        let places = scan.unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
-        let more = scan.unreadable.count > 3 ? "; … \(scan.unreadable.count - 3) more" : ""
-        return "the scan could not read the whole container, so it proves nothing: "
-            + places.joined(separator: "; ") + more
     }
 
     private func schedulePoll() {

@@ -291,8 +291,7 @@ public final class AppHost: Sendable {
         let found = LeakScanner(container: container.root, app: configuration.name, outOfScope: configuration.scanSkips)
             .scan()
         let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks
-        let held: [(TraceField, TraceValue)] =
-            found.isComplete ? [(.holds, .string(Holdings(found.findings).description))] : []
+        let held: [(TraceField, TraceValue)] = found.holdings.map { [(.holds, .string($0.description))] } ?? []
         let clean = error == nil && left.isEmpty && found.isComplete
         state.withLock { $0.model.cleanupEnded(job, clean: clean) }
         journalUnfinishedCleanups()
@@ -300,20 +299,10 @@ public final class AppHost: Sendable {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
-        let failure = [error, left.isEmpty ? nil : "left \(left.described)", Self.unproven(found)].compactMap { $0 }
+        let failure = [error, left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }
             .joined(separator: "; ")
         state.withLock { $0.cleanupFailures.append(failure) }
         trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
-    }
-
-    /// Why a scan proves nothing, naming what it could not read (three places at most); nil
-    /// when it read everything.
-    static func unproven(_ scan: LeakScanner.Scan) -> String? {
-        guard !scan.isComplete else { return nil }
-        let places = scan.unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
-        let more = scan.unreadable.count > 3 ? "; … \(scan.unreadable.count - 3) more" : ""
-        return "the scan could not read the whole container, so it proves nothing: "
-            + places.joined(separator: "; ") + more
     }
 
     /// Writes the journal if the unfinished cleanups changed since it was last written. One that

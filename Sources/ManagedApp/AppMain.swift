@@ -41,7 +41,7 @@ public enum AppMain {
             await connection.close()
             throw cannotStart(configuration.name, "\(error)")
         }
-        options.sayReady()
+        AppOptions.sayReady(on: options.readyDescriptor)
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()

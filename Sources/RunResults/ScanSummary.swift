@@ -36,10 +36,8 @@ public struct ScanSummary: Sendable, Equatable {
     /// most); nil when it read everything.
     public var unproven: String? {
         guard !unreadable.isEmpty else { return nil }
-        let places = unreadable.prefix(3).map { "\($0.app)/\($0.place) \($0.reason)" }
-        let more = unreadable.count > 3 ? "; … \(unreadable.count - 3) more" : ""
         return "the leak scan could not read everything, so it proves nothing there: "
-            + places.joined(separator: "; ") + more + "; the run cannot be judged"
+            + unreadable.described(withApp: true) + "; the run cannot be judged"
     }
 
     /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name
@@ -48,9 +46,7 @@ public struct ScanSummary: Sendable, Equatable {
         let unread = Dictionary(grouping: unreadable, by: \.app)
         return Set(apps.keys).union(unanswered.keys).union(unread.keys).sorted().flatMap { app -> [String] in
             let unknown =
-                (unread[app] ?? []).map {
-                    "\(app): not read: \($0.place == "." ? "the container" : $0.place) \($0.reason)"
-                }
+                (unread[app] ?? []).map { "\(app): not read: \($0.described())" }
                 + (unanswered[app].map { ["\(app): exposed unknown: \($0)"] } ?? [])
             guard let found = apps[app] else { return unknown }
             var lines: [String] = unknown

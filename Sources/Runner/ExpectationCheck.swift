@@ -142,11 +142,7 @@ private struct AppContext {
     let callbacks: [String]
 
     /// A count the scan cannot vouch for: what it could not read, three places at most.
-    private var unknown: String {
-        let places = unreadable.prefix(3).map { "\($0.place == "." ? "the container" : $0.place) \($0.reason)" }
-        return "unknown: the scan could not read "
-            + places.joined(separator: "; ") + (unreadable.count > 3 ? "; … \(unreadable.count - 3) more" : "")
-    }
+    private var unknown: String { "unknown: the scan could not read " + unreadable.described() }
 
     static func milliseconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components

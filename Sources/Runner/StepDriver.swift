@@ -92,7 +92,7 @@ public final class StepDriver {
     public func noticeEndedApps(before kind: StepKind? = nil) -> [String] {
         var notes: [String] = []
         for (name, app) in running.sorted(by: { $0.key < $1.key })
-        where !app.process.isRunning || !app.answering.isRunning {
+        where !app.process.isRunning || (app.answering != app.process && !app.answering.isRunning) {
             // Its number is ours until it is reaped: what it left in its group goes first.
             app.process.signalGroup(SIGKILL)
             let how = app.process.exitStatus(timeout: .seconds(5))
