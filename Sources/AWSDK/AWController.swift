@@ -140,8 +140,10 @@ public class AWController: NSObject, @unchecked Sendable {
         }
     }
 
-    private static func error(_ code: AWSDKSetupError) -> NSError {
-        NSError(domain: AWSDKErrorDomains.setup, code: code.rawValue)
+    private static func error(_ code: AWSDKSetupError, description: String? = nil) -> NSError {
+        NSError(
+            domain: AWSDKErrorDomains.setup, code: code.rawValue,
+            userInfo: description.map { [NSLocalizedDescriptionKey: $0] })
     }
 
     /// Starts the SDK: the initial check, then a look at each return to the foreground.
@@ -198,16 +200,13 @@ public class AWController: NSObject, @unchecked Sendable {
                 link.listener.checkFinished(CheckReport(callbacks: [], user: nil, looked: false))
                 return
             }
-            if let session = detection.session {
-                self.adopt(blocked || session.state != .checkedOut ? nil : session.user)
-            } else if coldStart {
-                self.adopt(nil)
-            }
             let enrollment = coldStart ? Self.enrollment(detection.session) : nil
             if let session = detection.session {
+                self.adopt(blocked || session.state != .checkedOut ? nil : session.user)
                 link.listener.checkFinished(
                     CheckReport(callbacks: callbacks.map(\.description), user: session.user, blocked: blocked))
             } else {
+                if coldStart { self.adopt(nil) }
                 link.listener.checkFailed(SDKErrors.hubUnreachable)
             }
             DispatchQueue.main.async { [weak self] in
@@ -228,10 +227,7 @@ public class AWController: NSObject, @unchecked Sendable {
             let code =
                 error == WorkspaceOneSDK.notCheckedOutError
                 ? AWSDKSetupError.sharedDeviceNotCheckedOut : AWSDKSetupError.hubNotReachable
-            delegate.controllerDidFinishInitialCheck(
-                error: NSError(
-                    domain: AWSDKErrorDomains.setup, code: code.rawValue,
-                    userInfo: [NSLocalizedDescriptionKey: error]))
+            delegate.controllerDidFinishInitialCheck(error: Self.error(code, description: error))
         }
     }
 }

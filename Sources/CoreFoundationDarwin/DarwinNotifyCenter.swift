@@ -66,8 +66,8 @@ public final class CFNotificationCenter: Hashable, Sendable {
     /// carried), or to this process's local observers of that name and object, in the order
     /// they were added.
     func post(_ name: String, object: UnsafeRawPointer?, userInfo: CFDictionary?) {
-        guard client == nil else {
-            try? client?()?.post(name)
+        if let client {
+            try? client()?.post(name)
             return
         }
         let heard = localObservers.withLock { $0.filter { $0.hears(name, object: object) } }

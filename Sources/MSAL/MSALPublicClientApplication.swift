@@ -198,13 +198,22 @@ public class MSALPublicClientApplication: NSObject {
     /// The broker's account with this home identifier, ignoring case; throws when there is none.
     @discardableResult
     public func account(forIdentifier identifier: String) throws -> MSALAccount {
-        try only(try allAccounts().filter { $0.identifier?.lowercased() == identifier.lowercased() })
+        try only(try accounts(identifier: identifier, username: nil))
     }
 
     /// The broker's account with this username, ignoring case; throws when there is none.
     @discardableResult
     public func account(forUsername username: String) throws -> MSALAccount {
-        try only(try allAccounts().filter { $0.username?.lowercased() == username.lowercased() })
+        try only(try accounts(identifier: nil, username: username))
+    }
+
+    /// The broker's accounts with this home identifier and username, ignoring case (nil: any).
+    private func accounts(identifier: String?, username: String?) throws -> [MSALAccount] {
+        let (identifier, username) = (identifier?.lowercased(), username?.lowercased())
+        return try allAccounts().filter { account in
+            (identifier == nil || account.identifier?.lowercased() == identifier)
+                && (username == nil || account.username?.lowercased() == username)
+        }
     }
 
     /// Removes the account from this app's cache only; the broker keeps it.
@@ -217,16 +226,11 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping ([MSALAccount]?, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        let (identifier, username) = (parameters.identifier?.lowercased(), parameters.username?.lowercased())
-        let queue = parameters.completionBlockQueue ?? .global()
+        let (identifier, username) = (parameters.identifier, parameters.username)
         let application = AppValue(self)
-        queue.async {
+        Calls.complete(on: parameters.completionBlockQueue) {
             do {
-                let accounts = try application.value.allAccounts().filter { account in
-                    (identifier == nil || account.identifier?.lowercased() == identifier)
-                        && (username == nil || account.username?.lowercased() == username)
-                }
-                completion.value(accounts, nil)
+                completion.value(try application.value.accounts(identifier: identifier, username: username), nil)
             } catch {
                 completion.value(nil, error)
             }

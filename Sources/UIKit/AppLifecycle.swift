@@ -19,54 +19,52 @@ final class DelegateLifecycle: AppLifecycleReceiver {
         application.applicationState = .inactive
         _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
         postApplication(UIApplication.didFinishLaunchingNotification)
-        guard let scene = connectScene() else { return }
-        self.scene = scene
-        enterForeground(scene)
+        scene = connectScene()
+        if scene != nil { willEnterForeground() }
     }
 
     func willEnterForeground() {
-        application.applicationState = .inactive
-        guard let scene else {
-            delegate.applicationWillEnterForeground(application)
-            return postApplication(UIApplication.willEnterForegroundNotification)
-        }
-        enterForeground(scene)
+        step(
+            .inactive, UIApplication.willEnterForegroundNotification, { $0.applicationWillEnterForeground($1) },
+            scene: .foregroundInactive, UIScene.willEnterForegroundNotification, { $0.sceneWillEnterForeground($1) })
     }
 
     func didBecomeActive() {
-        application.applicationState = .active
-        guard let scene else {
-            delegate.applicationDidBecomeActive(application)
-            return postApplication(UIApplication.didBecomeActiveNotification)
-        }
-        scene.activationState = .foregroundActive
-        scene.delegate?.sceneDidBecomeActive(scene)
-        post(UIScene.didActivateNotification, scene)
-        postApplication(UIApplication.didBecomeActiveNotification)
+        step(
+            .active, UIApplication.didBecomeActiveNotification, { $0.applicationDidBecomeActive($1) },
+            scene: .foregroundActive, UIScene.didActivateNotification, { $0.sceneDidBecomeActive($1) })
     }
 
     func willResignActive() {
-        application.applicationState = .inactive
-        guard let scene else {
-            delegate.applicationWillResignActive(application)
-            return postApplication(UIApplication.willResignActiveNotification)
-        }
-        scene.activationState = .foregroundInactive
-        scene.delegate?.sceneWillResignActive(scene)
-        post(UIScene.willDeactivateNotification, scene)
-        postApplication(UIApplication.willResignActiveNotification)
+        step(
+            .inactive, UIApplication.willResignActiveNotification, { $0.applicationWillResignActive($1) },
+            scene: .foregroundInactive, UIScene.willDeactivateNotification, { $0.sceneWillResignActive($1) })
     }
 
     func didEnterBackground() {
-        application.applicationState = .background
-        guard let scene else {
-            delegate.applicationDidEnterBackground(application)
-            return postApplication(UIApplication.didEnterBackgroundNotification)
+        step(
+            .background, UIApplication.didEnterBackgroundNotification, { $0.applicationDidEnterBackground($1) },
+            scene: .background, UIScene.didEnterBackgroundNotification, { $0.sceneDidEnterBackground($1) })
+    }
+
+    /// One foreground or background step: the application's state, then the app delegate's call,
+    /// or for a scene-based app the scene's state, its delegate's call and its notification; then
+    /// the application's notification, which iOS posts either way.
+    private func step(
+        _ state: UIApplication.State, _ applicationNotification: Notification.Name,
+        _ appDelegateCall: (UIApplicationDelegate, UIApplication) -> Void,
+        scene sceneState: UIScene.ActivationState, _ sceneNotification: Notification.Name,
+        _ sceneDelegateCall: (UISceneDelegate, UIScene) -> Void
+    ) {
+        application.applicationState = state
+        if let scene {
+            scene.activationState = sceneState
+            if let sceneDelegate = scene.delegate { sceneDelegateCall(sceneDelegate, scene) }
+            post(sceneNotification, scene)
+        } else {
+            appDelegateCall(delegate, application)
         }
-        scene.activationState = .background
-        scene.delegate?.sceneDidEnterBackground(scene)
-        post(UIScene.didEnterBackgroundNotification, scene)
-        postApplication(UIApplication.didEnterBackgroundNotification)
+        postApplication(applicationNotification)
     }
 
     /// A running app ended: its scene disconnects first (as when the user closes it), then
@@ -114,13 +112,6 @@ final class DelegateLifecycle: AppLifecycleReceiver {
         scene.delegate?.scene(scene, willConnectTo: session, options: options)
         post(UIScene.willConnectNotification, scene)
         return scene
-    }
-
-    private func enterForeground(_ scene: UIScene) {
-        scene.activationState = .foregroundInactive
-        scene.delegate?.sceneWillEnterForeground(scene)
-        post(UIScene.willEnterForegroundNotification, scene)
-        postApplication(UIApplication.willEnterForegroundNotification)
     }
 
     /// An instance of the configuration's delegate class, made with `init()`: a `UIResponder`

@@ -74,6 +74,13 @@ struct LocalNotificationTests {
         if let center = CFNotificationCenterGetDarwinNotifyCenter() {
             #expect(center == CFNotificationCenterGetDarwinNotifyCenter())
         }
+        // A Darwin post of the name a local observer listens for does not reach it.
+        let relay = CFNotificationRelay()
+        relay.listen(to: "com.contoso.darwin-only")
+        CFNotificationCenterPostNotification(
+            CFNotificationCenterGetDarwinNotifyCenter(), CFNotificationName("com.contoso.darwin-only" as CFString),
+            nil, nil, true)
+        #expect(relay.heard.isEmpty)
     }
 
     @Test func cfStringsReadAsSwiftStrings() {
