@@ -215,11 +215,15 @@ int openat64(int dirfd, const char *path, int flags, ...) __attribute__((alias("
 int creat(const char *path, mode_t mode) { return open(path, O_CREAT | O_WRONLY | O_TRUNC, mode); }
 int creat64(const char *path, mode_t mode) __attribute__((alias("creat")));
 
+/// The C library's own definition of `name`, found once, in `library_NAME`.
+#define LIBRARY(name) \
+    static __typeof__(&name) library_##name; \
+    if (!library_##name) library_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
+
 FILE *fopen(const char *path, const char *mode) {
-    static FILE *(*library)(const char *, const char *);
-    if (!library) library = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+    LIBRARY(fopen);
     if (mode && strpbrk(mode, "wa+") && !permitted(AT_FDCWD, path, "fopen")) return NULL;
-    return library(path, mode);
+    return library_fopen(path, mode);
 }
 
 FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
@@ -273,10 +277,6 @@ int truncate64(const char *path, off_t length) __attribute__((alias("truncate"))
 
 // The calls below create files through the C library's own open, which the definitions above
 // do not see from inside it: each is checked here, then handed to the library's.
-
-#define LIBRARY(name) \
-    static __typeof__(&name) library_##name; \
-    if (!library_##name) library_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
 FILE *freopen(const char *path, const char *mode, FILE *stream) {
     LIBRARY(freopen);

@@ -13,23 +13,14 @@ enum WriteFence {
     /// Allows writes beneath `folders` and to `files` only, from now on.
     static func install(allowing folders: [String], files: [String], trace log: TraceLog?) {
         trace.withLock { $0 = log }
-        var folderCopies = folders.map { strdup($0) }
-        var fileCopies = files.map { strdup($0) }
-        defer { (folderCopies + fileCopies).forEach { free($0) } }
-        folderCopies.withUnsafeMutableBufferPointer { folderPointers in
-            fileCopies.withUnsafeMutableBufferPointer { filePointers in
-                folderPointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { allowed in
-                    filePointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { allowedFiles in
-                        sdlab_write_guard_install(
-                            allowed.baseAddress, Int32(allowed.count), allowedFiles.baseAddress,
-                            Int32(allowedFiles.count)
-                        ) { path, call in
-                            guard let path, let call else { return }
-                            WriteFence.refused(String(cString: path), String(cString: call))
-                        }
-                    }
-                }
-            }
+        // C strings that live through the call; the guard keeps copies of its own.
+        let folderCopies: [UnsafePointer<CChar>?] = folders.map { UnsafePointer(strdup($0)) }
+        let fileCopies: [UnsafePointer<CChar>?] = files.map { UnsafePointer(strdup($0)) }
+        defer { (folderCopies + fileCopies).forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        sdlab_write_guard_install(folderCopies, Int32(folderCopies.count), fileCopies, Int32(fileCopies.count)) {
+            path, call in
+            guard let path, let call else { return }
+            WriteFence.refused(String(cString: path), String(cString: call))
         }
     }
 

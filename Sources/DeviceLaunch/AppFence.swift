@@ -21,12 +21,7 @@ public enum AppFence {
     static func command(
         _ executable: String, _ arguments: [String], container: String, trace: String, beside sdlab: String
     ) throws(LaunchError) -> (executable: String, arguments: [String]) {
-        let folder = sdlab.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let fence = (folder.isEmpty ? "." : folder) + "/" + executableName
-        guard access(fence, X_OK) == 0 else {
-            throw LaunchError(
-                "no \(executableName) at \(fence): build the whole package (`swift build`), not sdlab alone")
-        }
+        let fence = try LaunchedApp.builtExecutable(executableName, beside: sdlab, what: executableName)
         try DevicePaths.prepareDirectory(container)
         let file = open(trace, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw LaunchError("cannot create the trace file \(trace): \(errorText())") }

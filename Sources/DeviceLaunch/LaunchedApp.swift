@@ -22,9 +22,9 @@ public struct LaunchedApp: Sendable {
     static let readyDescriptor: Int32 = 3
 
     /// Starts the app in its container's environment (`AppContainer`) and returns once it says
-    /// `ready` (its launch check done) and the process
-    /// that owns its bus name is the one launched or in its process group. On failure the
-    /// process is stopped and the error carries what it said.
+    /// `ready` (its launch check done) and the process that owns its bus name is the one launched
+    /// or in its process group. On failure the process is stopped and the error carries what it
+    /// said.
     public static func launch(
         _ spec: AppSpec, bus: String, in directory: String, connection: Connection,
         sdlab: String = DevicePaths.executablePath(),
@@ -34,9 +34,9 @@ public struct LaunchedApp: Sendable {
         let log = RunFolder.log(of: spec.name, in: directory)
         let executable: String
         if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
+        let container = RunFolder.container(of: spec.name, in: directory)
         let fenced = try AppFence.command(
-            executable, spec.arguments(bus: bus, directory: directory),
-            container: RunFolder.container(of: spec.name, in: directory),
+            executable, spec.arguments(bus: bus, directory: directory), container: container,
             trace: RunFolder.trace(of: spec.name, in: directory), beside: sdlab)
         guard let ready = closeOnExecPipe() else { throw LaunchError("launch \(spec.name): pipe: \(errorText())") }
         let process: ChildProcess
@@ -47,8 +47,7 @@ public struct LaunchedApp: Sendable {
             (process, _) = try ChildProcess.spawn(
                 fenced.executable, fenced.arguments, stdout: .sameAsStderr, stderr: .cappedFile(log),
                 environment: ProcessInfo.processInfo.environment.merging(
-                    AppContainer(root: RunFolder.container(of: spec.name, in: directory)).environment
-                ) { $1 },
+                    AppContainer(root: container).environment, uniquingKeysWith: { $1 }),
                 newSession: true, descriptor3: ready.write)
         } catch {
             close(ready.read)
@@ -72,8 +71,7 @@ public struct LaunchedApp: Sendable {
         do {
             let (busName, answering) = try await answeringProcess(of: spec.name, launched: process, on: connection)
             return LaunchedApp(
-                spec: spec, process: process, container: RunFolder.container(of: spec.name, in: directory),
-                busName: busName, answering: answering)
+                spec: spec, process: process, container: container, busName: busName, answering: answering)
         } catch {
             process.stop(grace: .seconds(2), group: true)
             throw error
@@ -147,10 +145,15 @@ public struct LaunchedApp: Sendable {
 extension LaunchedApp {
     /// `sdlab-app`, which the package builds beside sdlab: what `sdlab app` runs, in a smaller process.
     static func appExecutable(beside sdlab: String) throws(LaunchError) -> String {
+        try builtExecutable("sdlab-app", beside: sdlab, what: "app executable")
+    }
+
+    /// The program `name`, which the package builds beside sdlab; `what` names it when it is missing.
+    static func builtExecutable(_ name: String, beside sdlab: String, what: String) throws(LaunchError) -> String {
         let folder = sdlab.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let path = (folder.isEmpty ? "." : folder) + "/sdlab-app"
+        let path = (folder.isEmpty ? "." : folder) + "/" + name
         guard access(path, X_OK) == 0 else {
-            throw LaunchError("no app executable at \(path): build the whole package (`swift build`), not sdlab alone")
+            throw LaunchError("no \(what) at \(path): build the whole package (`swift build`), not sdlab alone")
         }
         return path
     }

@@ -148,10 +148,8 @@ static void usage(void) {
 }
 
 int main(int argc, char **argv) {
-    char **folders = calloc((size_t)argc, sizeof *folders);
-    char **files = calloc((size_t)argc, sizeof *files);
+    char *folders[argc], *files[argc]; /* no more of either than arguments */
     int folder_count = 0, file_count = 0, index = 1;
-    if (!folders || !files) return 2;
     for (; index < argc; index++) {
         if (strcmp(argv[index], "--") == 0) {
             index++;

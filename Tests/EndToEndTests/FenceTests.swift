@@ -65,10 +65,7 @@ struct FenceTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outside = try Outside(folder)
         defer { outside.removeShared() }
-        let file = try writeScenario(Self.scenario(executable: Self.escaping), named: "escape.yaml", in: folder)
-        let result = try await run(
-            sdlabPath, ["run", "--keep", file], environment: outside.environment(routes: Self.routes),
-            timeout: .seconds(90))
+        let result = try await Self.runEscaper(Self.escaping, routes: Self.routes, outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         for route in Self.named {
@@ -103,10 +100,7 @@ struct FenceTests {
         exec \(Self.escaping) "$@"
         """.write(toFile: launcher, atomically: true, encoding: .utf8)
         chmod(launcher, 0o755)
-        let file = try writeScenario(Self.scenario(executable: launcher), named: "launcher.yaml", in: folder)
-        let result = try await run(
-            sdlabPath, ["run", "--keep", file], environment: outside.environment(routes: ["child", "raw"]),
-            timeout: .seconds(90))
+        let result = try await Self.runEscaper(launcher, routes: ["child", "raw"], outside: outside)
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         #expect(result.status == 0 || result.status == 1, "\(result.stdout)\(result.stderr)")
         let log = try Self.log(in: folder)
@@ -123,11 +117,8 @@ struct FenceTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outside = try Outside(folder)
         defer { outside.removeShared() }
-        let file = try writeScenario(Self.scenario(executable: Self.escaping), named: "none.yaml", in: folder)
-        let result = try await run(
-            sdlabPath, ["run", "--keep", file],
-            environment: outside.environment(routes: ["mkstemp", "bind"], ["SDLAB_FENCE_ABI": "0"]),
-            timeout: .seconds(90))
+        let result = try await Self.runEscaper(
+            Self.escaping, routes: ["mkstemp", "bind"], ["SDLAB_FENCE_ABI": "0"], outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("the write fence: the kernel has no Landlock here"), "\(result.stdout)")
         #expect(result.stdout.contains("(mkstemp, refused)"), "\(result.stdout)")
@@ -136,6 +127,17 @@ struct FenceTests {
         let launched = try Self.launchedLine(in: folder)
         #expect(launched.contains(#""fence":"none: this kernel has no Landlock"#), "\(launched)")
         #expect(try Self.log(in: folder).contains("sdlab-fence: the kernel does not fence this app's writes"))
+    }
+
+    /// Runs the scenario with `executable` as its escaper, sent outside by `routes`, its run folder
+    /// kept in the outside's folder.
+    static func runEscaper(
+        _ executable: String, routes: [String], _ more: [String: String] = [:], outside: Outside
+    ) async throws -> CommandOutput {
+        let file = try writeScenario(scenario(executable: executable), named: "escape.yaml", in: outside.folder)
+        return try await run(
+            sdlabPath, ["run", "--keep", file], environment: outside.environment(routes: routes, more),
+            timeout: .seconds(90))
     }
 
     static func call(of route: String) -> String {

@@ -36,7 +36,10 @@ int fence_escape(const char *route, const char *outside, const char *home, const
         if (!first) return 0;
         snprintf(path, sizeof path, "%s/freopen", outside);
         FILE *file = freopen(path, "w", first);
-        if (!file) return 0;
+        if (!file) {
+            fclose(first); // still open: the fence refused before the C library's freopen closed it
+            return 0;
+        }
         int kept = fputs(text, file) >= 0;
         return fclose(file) == 0 && kept;
     }
@@ -79,7 +82,10 @@ int fence_escape(const char *route, const char *outside, const char *home, const
         snprintf(here, sizeof here, "%s/tmp/gone", home);
         mkdir(here, 0700);
         int back = open(".", O_RDONLY | O_DIRECTORY);
-        if (chdir(here) != 0) return 0;
+        if (chdir(here) != 0) {
+            if (back >= 0) close(back);
+            return 0;
+        }
         rmdir(here);
         size_t used = 0;
         for (const char *c = here; *c; c++) {
