@@ -21,8 +21,6 @@ struct CanaryReader {
         var via: String
     }
 
-    /// Bytes decoded from one file, at most, unless the scan is given another budget.
-    static let decodedBudget = 256 << 20
     /// Shorter bytes cannot hold a canary, nor anything that decodes to one.
     static let shortest = Canary.prefix.utf8.count
 
@@ -38,7 +36,7 @@ struct CanaryReader {
     private var pending: [(bytes: [UInt8], via: [String])] = []
     private lazy var inflater = Inflater()
 
-    init(budget: Int = Self.decodedBudget) {
+    init(budget: Int = LeakScanner.Budget.standard.decodedBytes) {
         self.budget = budget
         initialBudget = budget
     }
@@ -124,10 +122,6 @@ struct CanaryReader {
         var next = 0
         var listed: Set<[UInt8]>?
         for (start, format) in starts where start >= next {
-            if format == .zip {
-                next = readZipEntry(at: start, in: bytes, via: path, listed: &listed)
-                continue
-            }
             let input = UnsafeBufferPointer(rebasing: bytes[start...])
             let limit = max(budget, 0)
             let result: Decompressed
@@ -140,7 +134,9 @@ struct CanaryReader {
             case .bzip2: (result, label) = (Bzip2.decompress(input, limit: limit), "bzip2")
             case .xz: (result, label) = (LZMA.decompressXZ(input, limit: limit), "xz")
             case .zstd: (result, label) = (Zstd.decompress(input, limit: limit), "zstd")
-            case .zip: continue
+            case .zip:
+                next = readZipEntry(at: start, in: bytes, via: path, listed: &listed)
+                continue
             }
             decoded(
                 result.output, via: path + [label], stopped: result.stopped(at: limit),
@@ -159,10 +155,7 @@ struct CanaryReader {
         // Made only for an entry that is read or told: most headers are magic numbers by chance.
         var what: String { "zip entry \(entry.shownName) " + place(start, via: path) }
         guard !entry.encrypted, ZipEntry.read.contains(entry.method) else {
-            // A header by chance in other bytes is not an archive: only an entry its archive's
-            // central directory lists is one that could not be read.
-            listed = listed ?? ZipEntry.listedNames(in: bytes)
-            if listed?.contains(entry.name) == true {
+            if entry.isListed(in: bytes, names: &listed) {
                 problem(
                     entry.encrypted
                         ? "\(what) is encrypted"
@@ -189,8 +182,7 @@ struct CanaryReader {
         default: result = LZMA.decompressXZ(input, limit: limit)
         }
         decoded(result.output, via: label, stopped: result.stopped(at: limit), at: what)
-        listed = result.failed ? listed ?? ZipEntry.listedNames(in: bytes) : listed
-        if result.failed, listed?.contains(entry.name) == true {
+        if result.failed, entry.isListed(in: bytes, names: &listed) {
             problem("\(what) is corrupt after \(result.output.count) bytes of it")
         }
         return result.ended ? max(entry.dataStart + result.consumed, next) : next

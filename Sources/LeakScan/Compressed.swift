@@ -88,6 +88,14 @@ struct ZipEntry {
             })
     }
 
+    /// Whether a central directory header in `bytes` lists this entry: a header by chance in
+    /// other bytes is not an archive's entry, and what cannot be read of it says nothing.
+    /// `names`: the names listed, found once when first needed.
+    func isListed(in bytes: UnsafeBufferPointer<UInt8>, names: inout Set<[UInt8]>?) -> Bool {
+        if names == nil { names = Self.listedNames(in: bytes) }
+        return names?.contains(name) == true
+    }
+
     /// Where the compressed data ends, as far as the header tells: by its size, else at the end.
     func compressedEnd(in bytes: UnsafeBufferPointer<UInt8>) -> Int {
         compressedSize.map { min(dataStart + $0, bytes.count) } ?? bytes.count

@@ -80,30 +80,29 @@ struct ContainerWalk {
             if errno != ENOENT { visit(shown, .unreadable(reason: "cannot be looked at: \(Self.error(errno))")) }
             return
         }
-        let mode = " (mode \(String(status.st_mode & 0o7777, radix: 8)), owner \(status.st_uid))"
+        // The entry opened with `flags`; nil when it cannot be (said, unless it is gone).
+        func opened(_ flags: Int32) -> Int32? {
+            let descriptor = openat(folder, cName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | flags)
+            guard descriptor < 0 else { return descriptor }
+            let code = errno
+            if code != ENOENT {
+                let mode = " (mode \(String(status.st_mode & 0o7777, radix: 8)), owner \(status.st_uid))"
+                visit(shown, .unreadable(reason: "cannot be opened: \(Self.error(code))" + mode))
+            }
+            return nil
+        }
         switch status.st_mode & S_IFMT {
         case S_IFDIR:
-            let descriptor = openat(folder, cName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                if errno != ENOENT {
-                    visit(shown, .unreadable(reason: "cannot be opened: \(Self.error(errno))" + mode))
-                }
-                return
-            }
+            guard let descriptor = opened(O_DIRECTORY) else { return }
             defer { close(descriptor) }
             visit(shown, .folder(descriptor: descriptor))
             walk(folder: descriptor, place: path, visit)
         case S_IFREG:
-            let descriptor = openat(folder, cName, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                if errno != ENOENT {
-                    visit(shown, .unreadable(reason: "cannot be opened: \(Self.error(errno))" + mode))
-                }
-                return
-            }
+            guard let descriptor = opened(O_NONBLOCK) else { return }
             defer { close(descriptor) }
-            var opened = stat()
-            let size = fstat(descriptor, &opened) == 0 ? Int(opened.st_size) : Int(status.st_size)
+            // Its size now, not at the listing.
+            var current = stat()
+            let size = fstat(descriptor, &current) == 0 ? Int(current.st_size) : Int(status.st_size)
             visit(shown, .file(descriptor: descriptor, size: size))
         case S_IFLNK:
             var target = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
