@@ -83,22 +83,23 @@ enum Base64 {
         while index < bytes.count {
             let byte = bytes[index]
             var character: UInt8?
-            var space: (Bool, breaksLine: Bool)?
+            // Set for white space: whether it breaks a line.
+            var spaceBreaksLine: Bool?
             var width = 1
             if byte == UInt8(ascii: "\\"), index + 1 < bytes.count {
                 switch bytes[index + 1] {
                 case UInt8(ascii: "/"): character = UInt8(ascii: "/")
-                case UInt8(ascii: "n"), UInt8(ascii: "r"): space = (true, true)
-                case UInt8(ascii: "t"): space = (true, false)
+                case UInt8(ascii: "n"), UInt8(ascii: "r"): spaceBreaksLine = true
+                case UInt8(ascii: "t"): spaceBreaksLine = false
                 default: break
                 }
-                if character != nil || space != nil { width = 2 }
+                if character != nil || spaceBreaksLine != nil { width = 2 }
             } else if sextets[Int(byte)] != 0xFF {
                 character = byte
             } else {
                 switch byte {
-                case 0x0A, 0x0D, 0x0B, 0x0C: space = (true, true)
-                case 0x20, 0x09: space = (true, false)
+                case 0x0A, 0x0D, 0x0B, 0x0C: spaceBreaksLine = true
+                case 0x20, 0x09: spaceBreaksLine = false
                 default: break
                 }
             }
@@ -115,10 +116,10 @@ enum Base64 {
                 if current.characters.isEmpty { current.start = index }
                 current.characters.append(character)
                 piece += 1
-            } else if let space {
+            } else if let spaceBreaksLine {
                 if !current.characters.isEmpty {
                     gap = true
-                    lineBreak = lineBreak || space.breaksLine
+                    lineBreak = lineBreak || spaceBreaksLine
                 }
             } else {
                 end()

@@ -2,7 +2,6 @@ import CBzip2
 import CZlib
 import CZstd
 import Foundation
-import LeakScan
 import SharedDevice
 import Testing
 
