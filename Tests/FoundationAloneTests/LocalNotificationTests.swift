@@ -36,7 +36,9 @@ final class CFNotificationRelay {
     }
 }
 
-@Suite("CoreFoundation's local center and names, from Foundation alone")
+// One at a time: the local center is the process's, and an observer of every name hears what
+// the suite's other tests post.
+@Suite("CoreFoundation's local center and names, from Foundation alone", .serialized)
 struct LocalNotificationTests {
     @Test func aLocalPostReachesItsObserversBeforeItReturns() {
         let relay = CFNotificationRelay()
