@@ -9,7 +9,7 @@ import Synchronization
 @_exported import UIKit
 
 // The Workspace ONE SDK for iOS's public surface, with its real spellings (Docs/behaviour.md
-// §11), over the device's Hub.
+// §10), over the device's Hub.
 
 /// The error domains of the SDK's errors.
 public enum AWSDKErrorDomains {

@@ -145,7 +145,7 @@ private struct MSALAndroid: MSALFlavour {
     }
 }
 
-/// Workspace ONE (§2.6): looks only at a cold start and at a return to the foreground; never
+/// Workspace ONE (Docs/behaviour.md §6): looks only at a cold start and at a return to the foreground; never
 /// hears a post; its SDK holds the data key and deletes it before `wipe`.
 private struct WorkspaceOne: EmbeddedSDK {
     let controller: WorkspaceOneController

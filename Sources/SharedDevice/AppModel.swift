@@ -83,7 +83,7 @@ public struct AppModel: Codable, Equatable, Sendable {
         preferencesApplied = false
     }
 
-    /// An iOS MSAL result (§2.4): a changed user is a sign-out or a switch. The app also
+    /// An iOS MSAL result (Docs/behaviour.md §4): a changed user is a sign-out or a switch. The app also
     /// compares the result with its own user, so a change the SDK reported just before the app
     /// died (and will not report again) is still acted on at the next launch.
     public mutating func heard(
@@ -96,7 +96,7 @@ public struct AppModel: Codable, Equatable, Sendable {
             hasPreferences: hasPreferences)
     }
 
-    /// Android MSAL callbacks (§2.5): `account-changed` carries the change. As on iOS, the app
+    /// Android MSAL callbacks (Docs/behaviour.md §5): `account-changed` carries the change. As on iOS, the app
     /// also compares `account-loaded` with its own user: a change the SDK reported just before
     /// the app died is not reported again, and is still acted on at the next launch.
     public mutating func heard(
@@ -112,7 +112,7 @@ public struct AppModel: Codable, Equatable, Sendable {
             hasPreferences: hasPreferences)
     }
 
-    /// Workspace ONE effects (§2.6) at an opportunity where the hub answered `session` (nil:
+    /// Workspace ONE effects (Docs/behaviour.md §6) at an opportunity where the hub answered `session` (nil:
     /// it did not, and a blocked UI says nothing of the user): `wipe` ends the user,
     /// `user-changed` and a successful `initial-check` adopt the session's user.
     public mutating func heard(

@@ -1,4 +1,4 @@
-/// When a team's own app must have cleaned up (Docs/behaviour.md §12): its SDK told it the
+/// When a team's own app must have cleaned up (Docs/behaviour.md §10, "A user change"): its SDK told it the
 /// user changed. The host cannot see what the app decides, so it reads the SDK's answer as
 /// the real SDK's documentation tells apps to read it, and from then on watches the bytes.
 public enum UserChange {

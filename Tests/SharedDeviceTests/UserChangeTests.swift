@@ -1,7 +1,7 @@
 import SharedDevice
 import Testing
 
-/// Docs/behaviour.md §12: which SDK answers mean a team's app must have cleaned up, and for whom.
+/// Docs/behaviour.md §10, "A user change": which SDK answers mean a team's app must have cleaned up, and for whom.
 @Suite struct UserChangeTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var callbacks: [String]
