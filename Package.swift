@@ -105,7 +105,9 @@ let package = Package(
         // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
         .target(
             name: "DeviceLaunch",
-            dependencies: ["CSystem", "DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice"]),
+            dependencies: [
+                "CFenceWatch", "CSystem", "DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice",
+            ]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
         .target(
@@ -198,10 +200,15 @@ let package = Package(
         // The sandbox's fence: the C library's file-writing calls, refused outside the container
         // and named in the trace.
         .target(name: "CWriteGuard"),
+        // The fence's watch: the kernel holds every call that writes a file until the runner has
+        // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
+        // by the runner.
+        .target(name: "CFenceWatch"),
         // The fence the kernel holds (Landlock), which the runner starts every app through, built
         // next to sdlab: plain C without the Swift runtime, so nothing runs before the fence.
         .executableTarget(
-            name: "sdlab-fence", linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+            name: "sdlab-fence", dependencies: ["CFenceWatch"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         // Runs a team's app in a device as `sdlab-app` runs ours: the App1 object, the trace,
         // the sandbox, and the scan of its bytes.
         .target(

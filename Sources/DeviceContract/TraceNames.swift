@@ -71,7 +71,8 @@ public enum TraceName: String, Sendable, CaseIterable {
     case signedIn = "signed-in", signedOut = "signed-out"
     /// The app could not save whom it acts for: `error`.
     case saveFailed = "save-failed"
-    /// A team's app tried to write outside its container and was refused: `path`, `call`.
+    /// An app, or a process it started, tried to write outside its container and was refused:
+    /// `path`, `call`; from the fence's watch also `pid` and `command`.
     case writeRefused = "write-refused"
 
     // Any process.
@@ -87,6 +88,8 @@ public enum TraceField: String, Sendable, CaseIterable {
     case previous, current, reason, policy, hook, keeps, holds
     case kind, count
     case path, call
+    /// The command name of the process that made a call (`/proc/PID/comm`).
+    case command
     /// What holds the app's writes (`WriteFenceState`).
     case fence
 }

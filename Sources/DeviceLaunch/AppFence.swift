@@ -9,9 +9,10 @@ import Foundation
 /// its trace file and /dev/null. Reads stay free. Docs/hardening.md says what holds where the
 /// kernel lacks Landlock or has an older ABI.
 public enum AppFence {
-    /// The files an app writes outside its container: its trace (which it grows and cuts back)
-    /// and /dev/null (a hook's or a shell's `> /dev/null`).
-    static let deviceFiles = ["/dev/null"]
+    /// The files an app writes outside its container besides its trace (which it grows and cuts
+    /// back): /dev/null (a hook's or a shell's `> /dev/null`) and /dev/tty (a shell opens it; an
+    /// app has no terminal, so it fails with ENXIO, and nothing is kept there).
+    static let deviceFiles = ["/dev/null", "/dev/tty"]
 
     /// The program that holds the fence, beside sdlab.
     static let executableName = "sdlab-fence"
@@ -27,37 +28,43 @@ public enum AppFence {
         guard file >= 0 else { throw LaunchError("cannot create the trace file \(trace): \(errorText())") }
         close(file)
         let files = ([trace] + deviceFiles).flatMap { ["--file", $0] }
-        return (fence, ["--folder", container] + files + ["--", executable] + arguments)
+        let watch = ["--watch", String(LaunchedApp.readyDescriptor)]
+        return (fence, ["--folder", container] + files + watch + ["--", executable] + arguments)
     }
 
     /// What the fence holds on this machine, as `sdlab-fence` decides it: the kernel's Landlock
-    /// ABI, lowered by `SDLAB_FENCE_ABI` when set.
+    /// ABI, lowered by `SDLAB_FENCE_ABI` when set, and the watch unless `SDLAB_FENCE_WATCH=off`.
     public static func onThisKernel(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> KernelFence {
         var abi = max(0, Int(sdlab_landlock_abi()))
         if let cap = environment["SDLAB_FENCE_ABI"].flatMap(Int.init), cap >= 0, cap < abi { abi = cap }
-        return KernelFence(abi: abi)
+        return KernelFence(abi: abi, watched: !FenceWatch.isOff(in: environment))
     }
 
-    /// The Landlock ABI the fence is held with (0: none).
+    /// The Landlock ABI the fence is held with (0: none), and whether the watch names what it refuses.
     public struct KernelFence: Sendable, Equatable {
         public let abi: Int
+        public let watched: Bool
 
-        /// What the kernel does not fence, said for the run's output; nil when it fences every
-        /// write (ABI 5 or later).
+        /// What the fence does not hold, said for the run's output; nil when it holds every write.
         public var shortfall: String? {
-            switch abi {
-            case 0:
-                "the kernel has no Landlock here: only the writes an app's own executable makes through"
-                    + " the C library are refused outside its container; its children, raw system calls and"
-                    + " links are not fenced (Docs/hardening.md)"
-            case 1, 2:
-                "the kernel's Landlock is ABI \(abi): truncate(2) and ioctl(2) on devices outside an app's"
-                    + " container are not fenced (Docs/hardening.md)"
-            case 3, 4: "the kernel's Landlock is ABI \(abi): ioctl(2) on devices is not fenced (Docs/hardening.md)"
-            default: nil
-            }
+            let landlock: String? =
+                switch abi {
+                case 0: "the kernel has no Landlock here"
+                case 1, 2: "the kernel's Landlock is ABI \(abi): truncate(2) and ioctl(2) on devices are not fenced"
+                case 3, 4: "the kernel's Landlock is ABI \(abi): ioctl(2) on devices is not fenced"
+                default: nil
+                }
+            let watch: String? =
+                switch (watched, abi) {
+                case (true, _): nil
+                case (false, 0):
+                    "the watch is off (SDLAB_FENCE_WATCH=off): nothing refuses an app's writes outside its container"
+                case (false, _): "the watch is off (SDLAB_FENCE_WATCH=off): writes the kernel refuses are not named"
+                }
+            let said = [landlock, watch].compactMap { $0 }
+            return said.isEmpty ? nil : said.joined(separator: "; ") + " (Docs/hardening.md)"
         }
     }
 }

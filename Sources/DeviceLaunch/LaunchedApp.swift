@@ -35,10 +35,11 @@ public struct LaunchedApp: Sendable {
         let executable: String
         if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
         let container = RunFolder.container(of: spec.name, in: directory)
+        let trace = RunFolder.trace(of: spec.name, in: directory)
         let fenced = try AppFence.command(
             executable, spec.arguments(bus: bus, directory: directory), container: container,
-            trace: RunFolder.trace(of: spec.name, in: directory), beside: sdlab)
-        guard let ready = closeOnExecPipe() else { throw LaunchError("launch \(spec.name): pipe: \(errorText())") }
+            trace: trace, beside: sdlab)
+        let ready = try channel(for: spec.name)
         let process: ChildProcess
         do throws(LaunchError) {
             // What the app prints, on stdout or stderr, goes to its log under one cap; it says
@@ -55,6 +56,7 @@ public struct LaunchedApp: Sendable {
             throw error
         }
         close(ready.write)
+        try await watch(process, of: spec.name, channel: ready.read, container: container, trace: trace, in: directory)
         let reader = LineReader(fd: ready.read)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
@@ -75,6 +77,37 @@ public struct LaunchedApp: Sendable {
         } catch {
             process.stop(grace: .seconds(2), group: true)
             throw error
+        }
+    }
+
+    /// The app's channel to the runner, its descriptor 3: the fence sends the watch's listener on
+    /// it, then the app says ready. Messages keep their bounds, so neither is read into the other.
+    private static func channel(for name: String) throws(LaunchError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw LaunchError("launch \(name): socketpair: \(errorText())")
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Serves the fence's watch of the launched process. Without it (the fence could not install
+    /// it) the launch fails unless `SDLAB_FENCE_WATCH=off` asked for that, since writes the kernel
+    /// refused would then go unnamed.
+    private static func watch(
+        _ process: ChildProcess, of name: String, channel: Int32, container: String, trace: String,
+        in directory: String
+    ) async throws(LaunchError) {
+        switch await offPool({ FenceWatch.receive(on: channel, timeout: .seconds(15)) }) {
+        case .success(let listener):
+            FenceWatch.serve(
+                listener, app: name, launched: process.pid, container: container, files: [trace] + AppFence.deviceFiles,
+                trace: RunFolder.fenceTrace(of: name, pid: process.pid, in: directory))
+        case .failure where FenceWatch.isOff():
+            break  // said once for the run (`AppFence.KernelFence.shortfall`)
+        case .failure(let why):
+            close(channel)
+            process.stop(grace: .seconds(2), group: true)
+            throw LaunchError("launch \(name): the fence cannot watch its writes: \(why)")
         }
     }
 

@@ -19,6 +19,8 @@ public enum RunFolder {
     public static func hubPID(in directory: String) -> String { directory + "/hub.pid" }
     /// Held by whoever starts a device in the folder, so that only one does.
     public static func lock(in directory: String) -> String { directory + "/device.lock" }
+    /// The processes the device's guard has noted as the run's (`DeviceGuard`).
+    public static func guardNotes(in directory: String) -> String { directory + "/guard-noted" }
 
     // MARK: The apps
 
@@ -33,6 +35,10 @@ public enum RunFolder {
         traceFolder(in: directory) + "/app-\(app).jsonl"
     }
     public static func hubTrace(in directory: String) -> String { traceFolder(in: directory) + "/hub.jsonl" }
+    /// The writes the fence's watch refused to the app launched as `pid` and what it started.
+    public static func fenceTrace(of app: String, pid: Int32, in directory: String) -> String {
+        traceFolder(in: directory) + "/fence-\(app)-\(pid).jsonl"
+    }
     /// What the apps print.
     public static func logs(in directory: String) -> String { directory + "/logs" }
     public static func log(of app: String, in directory: String) -> String { logs(in: directory) + "/app-\(app).log" }

@@ -16,9 +16,15 @@ enum DeviceInvariants {
         events.filter { $0.is(.writeRefused) }.map { event in
             (
                 .writesStayInContainer, event.proc,
-                "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(event[.call] ?? "?"), refused)"
+                "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(call(of: event)), refused)"
             )
         }
+    }
+
+    /// The call, and who made it when that was not the app itself (a child it started).
+    private static func call(of event: TraceEvent) -> String {
+        let call = event[.call] ?? "?"
+        return event[.command].map { "\(call) by \($0)" } ?? call
     }
 
     private static func generationGoesBack(in events: [TraceEvent]) -> [Violation] {

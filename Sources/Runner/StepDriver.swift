@@ -191,9 +191,9 @@ public final class StepDriver {
 
     /// The descriptors the bus keeps for itself and for the hub, the runner and the guard.
     static let busDescriptorsBesideApps = 16
-    /// What the runner opens per app: its stdout pipe and its log's pipe, and a pidfd while
-    /// it waits for it.
-    static let runnerDescriptorsPerApp = 3
+    /// What the runner opens per app: its stdout pipe and its log's pipe, the fence's watch
+    /// (`FenceWatch`), and a pidfd while it waits for it.
+    static let runnerDescriptorsPerApp = 4
 
     /// The bus holds one descriptor per app and the runner a few; both have the runner's limit
     /// of open files (raised to the hard limit at start): past it, an app's launch would fail

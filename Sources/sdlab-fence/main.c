@@ -1,16 +1,21 @@
-/* sdlab-fence [--folder DIR]... [--file FILE]... -- PROGRAM [ARGUMENT]...
+/* sdlab-fence [--folder DIR]... [--file FILE]... [--watch FD] -- PROGRAM [ARGUMENT]...
  *
  * The sandbox's fence, held by the kernel: restricts this process with Landlock so that it,
  * and every process it becomes or starts can create, change or remove files only beneath each
  * DIR and write only to each FILE (which must exist), then becomes PROGRAM (execv, the same
  * process). The runner starts every app through it, so the fence holds from the app's first
  * instruction, for a launcher script and its children as for the app, and for raw system
- * calls, links and sockets alike. Reads are never restricted: only write-type rights are
- * handled (Docs/hardening.md).
+ * calls, links and sockets alike, and abstract unix sockets made outside it are out of reach.
+ * Reads are never restricted: only write-type rights are handled (Docs/hardening.md).
+ *
+ * With --watch FD, it also installs the watch (`CFenceWatch`): every call that creates, changes
+ * or removes a file waits for the runner, which refuses and names one that lands outside. The
+ * watch's listener goes to the runner on FD (a SOCK_SEQPACKET socket the runner holds the other
+ * end of), or why there is none; SDLAB_FENCE_WATCH=off leaves it out, to try that path.
  *
  * PROGRAM is told what holds in SDLAB_FENCE: `landlock N` (the kernel's Landlock ABI, every
  * write-type right it knows handled), `landlock N: WHAT IS NOT FENCED` on an older ABI, or
- * `none: WHY`. Where the kernel lacks Landlock, or the
+ * `none: WHY`, followed by `; watched` when the watch holds. Where the kernel lacks Landlock, or the
  * ruleset cannot be made, the app still starts and this says so on stderr (the app's log) and
  * in SDLAB_FENCE, which the app records in its trace; the runner says it on the console.
  * SDLAB_FENCE_ABI=N (a number) makes it use at most ABI N, 0 for none, to try that path; it
@@ -28,6 +33,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "fence_watch.h"
 
 /* The kernel's Landlock interface (include/uapi/linux/landlock.h), spelled here so that the
  * build needs no recent kernel headers. The numbers are the same on every architecture. */
@@ -50,6 +57,7 @@
 #define FS_REFER (1ULL << 13)    /* ABI 2 (before it, any rename or link into another folder is refused) */
 #define FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
 
 /* What a file itself can be granted (the rest are rights on a folder's entries). */
 #define FILE_RIGHTS (FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
@@ -115,7 +123,8 @@ static int add_rule(int ruleset, const char *path, uint64_t rights, char *why, s
 static int restrict_writes(int abi, char **folders, int folder_count, char **files, int file_count, char *why,
                            size_t size) {
     uint64_t handled = write_rights(abi);
-    struct ruleset_attr attributes = {.handled_access_fs = handled};
+    struct ruleset_attr attributes = {
+        .handled_access_fs = handled, .scoped = abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET : 0};
     int ruleset = (int)syscall(SYSCALL_CREATE_RULESET, &attributes, sizeof attributes, 0);
     if (ruleset < 0) {
         snprintf(why, size, "the kernel refused a Landlock ruleset: %s", strerror(errno));
@@ -142,14 +151,33 @@ failed:
     return -1;
 }
 
+/* Installs the watch and sends its listener to the runner on `channel`, or why there is none.
+ * Returns whether it watches. */
+static int watch(int channel) {
+    const char *off = getenv("SDLAB_FENCE_WATCH");
+    int listener = -1;
+    char why[300];
+    if (off && strcmp(off, "off") == 0) {
+        snprintf(why, sizeof why, "SDLAB_FENCE_WATCH=off left it out");
+    } else if ((listener = sdlab_watch_install()) < 0) {
+        snprintf(why, sizeof why, "the kernel refused it: %s", strerror(errno));
+    }
+    if (sdlab_watch_send(channel, listener, why) != 0) {
+        fprintf(stderr, "%s: cannot tell the runner about the watch: %s\n", who, strerror(errno));
+    }
+    if (listener < 0) return 0;
+    close(listener);
+    return 1;
+}
+
 static void usage(void) {
-    fprintf(stderr, "usage: %s [--folder DIR]... [--file FILE]... -- PROGRAM [ARGUMENT]...\n", who);
+    fprintf(stderr, "usage: %s [--folder DIR]... [--file FILE]... [--watch FD] -- PROGRAM [ARGUMENT]...\n", who);
     exit(2);
 }
 
 int main(int argc, char **argv) {
     char *folders[argc], *files[argc]; /* no more of either than arguments */
-    int folder_count = 0, file_count = 0, index = 1;
+    int folder_count = 0, file_count = 0, index = 1, channel = -1;
     for (; index < argc; index++) {
         if (strcmp(argv[index], "--") == 0) {
             index++;
@@ -160,6 +188,8 @@ int main(int argc, char **argv) {
             folders[folder_count++] = argv[++index];
         } else if (strcmp(argv[index], "--file") == 0) {
             files[file_count++] = argv[++index];
+        } else if (strcmp(argv[index], "--watch") == 0) {
+            channel = atoi(argv[++index]);
         } else {
             usage();
         }
@@ -187,14 +217,16 @@ int main(int argc, char **argv) {
             snprintf(said, sizeof said, "landlock %d%s", abi, as_told);
         }
     }
+    int watched = channel >= 0 && watch(channel);
     if (strncmp(said, "none", 4) == 0) {
-        fprintf(stderr,
-                "%s: the kernel does not fence this app's writes (%s); only the calls its own executable makes"
-                " through the C library are refused outside its container (Docs/hardening.md)\n",
-                who, said + 6);
+        fprintf(stderr, "%s: the kernel's Landlock does not fence this app's writes (%s); %s (Docs/hardening.md)\n",
+                who, said + 6,
+                watched ? "the watch alone refuses them outside its container"
+                        : "nothing refuses them outside its container");
     } else if (strchr(said, ':')) {
         fprintf(stderr, "%s: the kernel fences this app's writes in part (%s; Docs/hardening.md)\n", who, said);
     }
+    if (watched) strncat(said, "; watched", sizeof said - strlen(said) - 1);
     setenv("SDLAB_FENCE", said, 1);
     execvp(argv[index], argv + index);
     fprintf(stderr, "%s: cannot start %s: %s\n", who, argv[index], strerror(errno));

@@ -3,17 +3,16 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The sandbox's fence, as a hostile app meets it: the kernel refuses every route out of the
-/// container (Landlock, through `sdlab-fence`), for the app, a launcher script and their
-/// children; what goes through the C library is named, and fails the run.
+/// The sandbox's fence, as a hostile app meets it: every route out of the container is refused
+/// and named, for the app, a launcher script and their children, whether it goes through the C
+/// library or not (the fence's watch), and the run fails; the kernel (Landlock) holds it too.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct FenceTests {
     static let escaping = TeamAppTests.example("FenceEscapes")
-    /// Every route `FenceEscapes` takes, and those the C library carries, which the run names.
+    /// Every route `FenceEscapes` takes; the run names each.
     static let routes = [
         "freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "child", "raw", "link",
     ]
-    static let named = ["freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "link"]
 
     /// A place outside the app's container, and the environment that sends the app there.
     struct Outside {
@@ -58,7 +57,7 @@ struct FenceTests {
         """
     }
 
-    /// Each route out is refused by the kernel, and each one the C library carries is named;
+    /// Each route out is refused and named, a child's and a raw system call's as the C library's;
     /// nothing lands outside, and the run fails.
     @Test func everyRouteOutIsRefusedAndTheRunFails() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence")
@@ -68,7 +67,7 @@ struct FenceTests {
         let result = try await Self.runEscaper(Self.escaping, routes: Self.routes, outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
-        for route in Self.named {
+        for route in Self.routes {
             #expect(
                 result.stdout.contains("escaper tried to write outside its container:")
                     && result.stdout.contains("(\(Self.call(of: route)), refused)"),
@@ -78,6 +77,8 @@ struct FenceTests {
         #expect(result.stdout.contains("/dev/shm/\(outside.token)-shm (open, refused)"), "\(result.stdout)")
         #expect(result.stdout.contains("(in a folder that is gone) (open, refused)"), "\(result.stdout)")
         #expect(result.stdout.contains("Documents/away/linked -> \(outside.path)/linked (open"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/child (open by sh, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
         #expect(!result.stdout.contains("the write fence:"), "\(result.stdout)")
         let log = try Self.log(in: folder)
         #expect(!log.contains("the fence let"), "\(log)")
@@ -85,8 +86,8 @@ struct FenceTests {
     }
 
     /// A launcher script is fenced from its first instruction, and so is what it starts: its own
-    /// write outside, and the app's child and raw system call, are refused by the kernel
-    /// without a name (Docs/hardening.md), and nothing lands outside.
+    /// writes outside, and the app's child and raw system call, are refused and named, and
+    /// nothing lands outside.
     @Test func aLauncherScriptAndItsChildrenAreFencedToo() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-launcher")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -102,31 +103,57 @@ struct FenceTests {
         chmod(launcher, 0o755)
         let result = try await Self.runEscaper(launcher, routes: ["child", "raw"], outside: outside)
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
-        #expect(result.status == 0 || result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        for place in ["\(outside.path)/launcher", "/dev/shm/\(outside.token)-launcher"] {
+            #expect(result.stdout.contains("\(place) (open, refused)"), "\(result.stdout)")
+        }
+        #expect(result.stdout.contains("\(outside.path)/child (open by sh, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
         let log = try Self.log(in: folder)
         #expect(!log.contains("the fence let"), "\(log)")
         #expect(log.contains("Permission denied"), "\(log)")
         let launched = try Self.launchedLine(in: folder)
-        #expect(launched.contains(#""fence":"landlock "#), "\(launched)")
+        #expect(launched.contains(#""fence":"landlock "#) && launched.contains(#"; watched""#), "\(launched)")
     }
 
     /// Where the kernel has no Landlock (`SDLAB_FENCE_ABI=0` acts as if), the run says so on
-    /// the console and in the app's trace, and the calls the C library carries are still named.
+    /// the console and in the app's trace, and the watch still refuses and names every route.
     @Test func withoutLandlockTheRunSaysSo() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-none")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let outside = try Outside(folder)
         defer { outside.removeShared() }
         let result = try await Self.runEscaper(
-            Self.escaping, routes: ["mkstemp", "bind"], ["SDLAB_FENCE_ABI": "0"], outside: outside)
+            Self.escaping, routes: ["mkstemp", "bind", "child", "raw"], ["SDLAB_FENCE_ABI": "0"], outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("the write fence: the kernel has no Landlock here"), "\(result.stdout)")
         #expect(result.stdout.contains("(mkstemp, refused)"), "\(result.stdout)")
         #expect(result.stdout.contains("\(outside.path)/sock (bind, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/child (open by sh, refused)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         let launched = try Self.launchedLine(in: folder)
         #expect(launched.contains(#""fence":"none: this kernel has no Landlock"#), "\(launched)")
-        #expect(try Self.log(in: folder).contains("sdlab-fence: the kernel does not fence this app's writes"))
+        #expect(try Self.log(in: folder).contains("the watch alone refuses them outside its container"))
+    }
+
+    /// With the watch off, the run says that what the kernel refuses goes unnamed; Landlock still
+    /// refuses it, and nothing lands outside.
+    @Test func withoutTheWatchTheRunSaysSo() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-unwatched")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outside = try Outside(folder)
+        defer { outside.removeShared() }
+        let result = try await Self.runEscaper(
+            Self.escaping, routes: ["child", "raw"], ["SDLAB_FENCE_WATCH": "off"], outside: outside)
+        #expect(
+            result.stdout.contains(
+                "the write fence: the watch is off (SDLAB_FENCE_WATCH=off): writes the kernel refuses are not named"),
+            "\(result.stdout)")
+        #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
+        #expect(!result.stdout.contains("(open by sh, refused)"), "\(result.stdout)")
+        let launched = try Self.launchedLine(in: folder)
+        #expect(launched.contains(#""fence":"landlock "#) && !launched.contains("watched"), "\(launched)")
     }
 
     /// Runs the scenario with `executable` as its escaper, sent outside by `routes`, its run folder
@@ -142,7 +169,8 @@ struct FenceTests {
 
     static func call(of route: String) -> String {
         switch route {
-        case "shm", "devfd", "cwd-gone", "link": "open"
+        case "shm", "devfd", "cwd-gone", "link", "raw": "open"
+        case "child": "open by sh"
         default: route
         }
     }
