@@ -197,9 +197,6 @@ let package = Package(
                 "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
                 "UIKit",
             ]),
-        // The sandbox's fence: the C library's file-writing calls, refused outside the container
-        // and named in the trace.
-        .target(name: "CWriteGuard"),
         // The fence's watch: the kernel holds every call that writes a file until the runner has
         // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
         // by the runner.
@@ -214,7 +211,7 @@ let package = Package(
         .target(
             name: "DeviceHost",
             dependencies: [
-                "AppCommandLine", "CWriteGuard", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
+                "AppCommandLine", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
                 "LeakScan", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.

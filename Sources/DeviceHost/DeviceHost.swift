@@ -79,8 +79,6 @@ public final class DeviceHost: Sendable {
         } catch {
             cannotStart(options.name, "\(error)")
         }
-        WriteFence.install(
-            allowing: [sandbox.root], files: ["/dev/null"] + (options.trace.map { [$0] } ?? []), trace: trace)
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
         let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
