@@ -1,6 +1,7 @@
 // The watch's filter: which system calls wait for the runner's answer. Only those that create,
 // change or remove a file (an open for writing, mkdir, rename, link, unlink, bind of a unix
-// socket, …) wait; a read-only open and every other call go straight on.
+// socket, …) or keep bytes past the process elsewhere wait; a read-only open and every other
+// call go straight on.
 #define _GNU_SOURCE
 #include "fence_watch.h"
 
@@ -76,6 +77,14 @@ int sdlab_watch_install(void) {
         WATCH(SYS_setxattr),
         WATCH(SYS_lsetxattr),
         WATCH(SYS_fsetxattr),
+        // Stores that outlive the process outside any file: System V IPC, POSIX message queues,
+        // the kernel's keys. No app on a phone has them; each is refused and named.
+        WATCH(SYS_shmget),
+        WATCH(SYS_msgget),
+        WATCH(SYS_semget),
+        WATCH(SYS_mq_open),
+        WATCH(SYS_add_key),
+        WATCH(SYS_keyctl),
         // A filter of the app's own could answer its calls in the runner's place; io_uring's
         // requests open files without a system call the filter sees.
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 0, 1),

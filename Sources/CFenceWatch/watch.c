@@ -324,6 +324,21 @@ static int judge(const struct seccomp_notif *request, const struct caller *calle
         snprintf(descriptor, sizeof descriptor, "%s/fd/%d", caller->proc, (int)a[0]);
         return permitted(caller, allowed, AT_FDCWD, descriptor, 1, said, size);
     }
+    case SYS_shmget:
+    case SYS_msgget:
+    case SYS_semget:
+        *call = nr == SYS_shmget ? "shmget" : nr == SYS_msgget ? "msgget" : "semget";
+        snprintf(said, size, "(System V IPC, which outlives the process)");
+        return 0;
+    case SYS_mq_open:
+        *call = "mq_open";
+        snprintf(said, size, "(a POSIX message queue, which outlives the process)");
+        return 0;
+    case SYS_add_key:
+    case SYS_keyctl:
+        *call = nr == SYS_add_key ? "add_key" : "keyctl";
+        snprintf(said, size, "(the kernel's key store, which outlives the process)");
+        return 0;
     default:
         return 1;
     }

@@ -11,7 +11,7 @@ struct FenceTests {
     static let escaping = TeamAppTests.example("FenceEscapes")
     /// Every route `FenceEscapes` takes; the run names each.
     static let routes = [
-        "freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "child", "raw", "link",
+        "freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "child", "raw", "link", "sysv",
     ]
 
     /// A place outside the app's container, and the environment that sends the app there.
@@ -34,14 +34,19 @@ struct FenceTests {
                 ].merging(more) { $1 })
         }
 
-        /// What landed outside the container: in the outside folder, in /dev/shm.
+        /// What landed outside the container: in the outside folder, in /dev/shm, in a System V segment.
         var landed: [String] {
             let here = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["(unreadable)"]
             let shared = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
-            return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 }
+            let segment = shmget(ftok(path, 83), 0, 0) >= 0 ? ["System V segment \(ftok(path, 83))"] : []
+            return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 } + segment
         }
 
-        func removeShared() { for name in landed where name.hasPrefix("/dev/shm/") { unlink(name) } }
+        func removeShared() {
+            for name in landed where name.hasPrefix("/dev/shm/") { unlink(name) }
+            let segment = shmget(ftok(path, 83), 0, 0)
+            if segment >= 0 { shmctl(segment, IPC_RMID, nil) }
+        }
     }
 
     static func scenario(executable: String) -> String {
@@ -173,6 +178,7 @@ struct FenceTests {
         case "mkdtemp": "mkdir"
         case "mkfifo": "mknod"
         case "bind": "bind"
+        case "sysv": "shmget"
         default: "open"
         }
     }

@@ -1,7 +1,8 @@
 // The routes a hostile app takes to keep a worker's record outside its container, each through
 // a different door: the C library's calls that create a file without `open`, a socket, shared
 // memory, a descriptor's folder, a working folder that is gone, a child process, the system
-// call itself, and a link planted in the container.
+// call itself, a link planted in the container, and a System V shared memory segment (keyed by
+// the outside folder, `ftok(OUTSIDE, 'S')`), which outlives the process without a file.
 #define _GNU_SOURCE
 #include "fence_escapes.h"
 
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -19,7 +22,7 @@
 
 extern char **environ;
 
-const char *const fence_escape_routes = "freopen,mkstemp,mkdtemp,mkfifo,bind,shm,devfd,cwd-gone,child,raw,link";
+const char *const fence_escape_routes = "freopen,mkstemp,mkdtemp,mkfifo,bind,shm,devfd,cwd-gone,child,raw,link,sysv";
 
 static int keep(int fd, const char *text) {
     if (fd < 0) return 0;
@@ -114,6 +117,15 @@ int fence_escape(const char *route, const char *outside, const char *home, const
     if (strcmp(route, "raw") == 0) {
         snprintf(path, sizeof path, "%s/raw", outside);
         return keep((int)syscall(SYS_openat, AT_FDCWD, path, O_CREAT | O_WRONLY, 0600), text);
+    }
+    if (strcmp(route, "sysv") == 0) {
+        int segment = shmget(ftok(outside, 'S'), 4096, IPC_CREAT | 0600);
+        if (segment < 0) return 0;
+        char *memory = shmat(segment, NULL, 0);
+        if (memory == (void *)-1) return 0;
+        snprintf(memory, 4096, "%s", text);
+        shmdt(memory);
+        return 1;
     }
     if (strcmp(route, "link") == 0) {
         char link[4096];
