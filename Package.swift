@@ -350,7 +350,9 @@ let package = Package(
         .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),
         .testTarget(
             name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
-        .testTarget(name: "BenchTests", dependencies: ["Bench", "DeviceContract", "DeviceProcesses", "RunResults"]),
+        .testTarget(
+            name: "BenchTests",
+            dependencies: ["Bench", "DeviceContract", "DeviceProcesses", "RunResults", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [

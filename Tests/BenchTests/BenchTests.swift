@@ -2,6 +2,7 @@ import DeviceContract
 import DeviceProcesses
 import Foundation
 import RunResults
+import TestSupport
 import Testing
 
 @testable import Bench
@@ -205,7 +206,8 @@ import Testing
 
     /// The floor built beside this test bundle, two receivers, ten posts: every (receiver, post)
     /// delivered, and with recheck every delivered post checked by the C broker.
-    @Test(.timeLimit(.minutes(1))) func theBuiltFloorDeliversEveryPostAndChecksItWithRecheck() async throws {
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    func theBuiltFloorDeliversEveryPostAndChecksItWithRecheck() async throws {
         let floor = try PackageFloor.locate()
         for recheck in [false, true] {
             let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor-test")
@@ -229,7 +231,8 @@ import Testing
     }
 
     /// A receiver that cannot start ends the floor at once, with what it said.
-    @Test(.timeLimit(.minutes(1))) func aFailingFloorSaysWhatFailed() async throws {
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    func aFailingFloorSaysWhatFailed() async throws {
         let built = try PackageFloor.locate()
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }

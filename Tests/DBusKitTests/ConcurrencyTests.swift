@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Many calls in flight on one connection: every reply reaches the call it answers.
-@Suite struct ConcurrencyTests {
+@Suite(.tags(.device), .devicesWanted) struct ConcurrencyTests {
     static let callCount = 1_000
 
     static let interface = DBusInterface(
@@ -75,7 +75,7 @@ import Testing
 }
 
 /// A task that prefers a connection as its executor runs on that connection's thread.
-@Suite struct ExecutorTests {
+@Suite(.tags(.device), .devicesWanted) struct ExecutorTests {
     @Test(.timeLimit(.minutes(1)))
     func callsAndSignalsResumeOnTheConnectionThread() async throws {
         try await withConnections(2) { _, connections in

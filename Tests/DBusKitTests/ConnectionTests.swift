@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Opening and closing connections.
-@Suite struct ConnectionTests {
+@Suite(.tags(.device), .devicesWanted) struct ConnectionTests {
     @Test(.timeLimit(.minutes(1)))
     func connectTalkAndClose() async throws {
         try await withConnections(2) { _, connections in

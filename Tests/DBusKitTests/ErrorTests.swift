@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Error replies, timeouts and cancellation as the caller sees them.
-@Suite struct ErrorTests {
+@Suite(.tags(.device), .devicesWanted) struct ErrorTests {
     struct Oops: Error {}
 
     /// What the test learns from the server's handlers.

@@ -5,7 +5,7 @@ import Testing
 
 /// Foreign implementations of D-Bus (libdbus's tools, GLib's gdbus) talk to our objects and
 /// signals: what we write is what the specification says, not just what we read back.
-@Suite struct InteropTests {
+@Suite(.tags(.device), .devicesWanted) struct InteropTests {
     static let interface = DBusInterface(
         testInterface,
         methods: [

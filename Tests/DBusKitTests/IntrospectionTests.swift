@@ -7,7 +7,7 @@ import Testing
 
 /// `Introspect` describes exactly what was declared: the same `DBusInterface` values drive
 /// dispatch and introspection.
-@Suite struct IntrospectionTests {
+@Suite(.tags(.device), .devicesWanted) struct IntrospectionTests {
     static let objectPath: ObjectPath = "/a/b"
 
     static let declared = [

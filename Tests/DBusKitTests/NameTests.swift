@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Well-known names: requests, owners and the bus's NameOwnerChanged signals.
-@Suite struct NameTests {
+@Suite(.tags(.device), .devicesWanted) struct NameTests {
     @Test(.timeLimit(.minutes(1)))
     func requestAndQueryOwners() async throws {
         try await withConnections(2) { _, connections in

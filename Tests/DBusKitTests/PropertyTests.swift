@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Read-only properties through org.freedesktop.DBus.Properties.
-@Suite struct PropertyTests {
+@Suite(.tags(.device), .devicesWanted) struct PropertyTests {
     static let properties = "org.freedesktop.DBus.Properties"
 
     static let expected: [String: DBusValue] = [

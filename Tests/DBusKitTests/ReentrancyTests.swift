@@ -5,7 +5,7 @@ import Testing
 
 /// The connection lock is not recursive: what the connection runs (handlers, tasks that prefer
 /// it) and what it lets go of (a handler's captures) may use the connection again.
-@Suite struct ReentrancyTests {
+@Suite(.tags(.device), .devicesWanted) struct ReentrancyTests {
     /// Uses its connection when it goes, as a handler's captures may.
     final class Canary: Sendable {
         let connection: Connection

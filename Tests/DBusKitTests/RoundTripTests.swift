@@ -90,7 +90,7 @@ extension EchoCase {
         .array(element: "y", [.byte(1)]))
 }
 
-@Suite struct RoundTripTests {
+@Suite(.tags(.device), .devicesWanted) struct RoundTripTests {
     @Test(.timeLimit(.minutes(1)), arguments: EchoCase.basics + EchoCase.containers + [EchoCase.table])
     func echoThroughTheBus(_ sample: EchoCase) async throws {
         try await withConnections(2) { _, connections in

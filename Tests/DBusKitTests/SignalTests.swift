@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Subscriptions: what they receive, and that the bus forgets their match rules when they end.
-@Suite struct SignalTests {
+@Suite(.tags(.device), .devicesWanted) struct SignalTests {
     static let interface = DBusInterface(
         testInterface,
         signals: [

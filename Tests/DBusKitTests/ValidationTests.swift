@@ -128,7 +128,7 @@ import Testing
 
     /// An invalid value fails the call locally: the server's handler only ever sees the valid
     /// call made afterwards (the bus keeps one sender's messages in order).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func invalidArgumentsAreNeverSent() async throws {
         let received = Locked<[[DBusValue]]>([])
         try await withConnections(2) { _, connections in
@@ -169,7 +169,7 @@ import Testing
     }
 
     /// Bad names are refused before libdbus sees them (it would abort the process).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func invalidNamesInCalls() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]

@@ -8,7 +8,7 @@ import Testing
 
 /// The app that answers is the app that was launched: calls go to the bus name of the process
 /// launched for it, and lifecycle signals reach every process of a launcher script.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct AnsweringAppTests {
     static let appExecutable = (sdlabPath as NSString).deletingLastPathComponent + "/sdlab-app"
 

@@ -5,7 +5,7 @@ import Testing
 
 /// An app's stderr log is capped: an app that floods it cannot fill the disk, and the log says
 /// how much it dropped.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct AppLogTests {
     @Test func aFloodedLogStopsAtItsCapAndSaysHowMuchWasDropped() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-flood")

@@ -16,7 +16,7 @@ extension RunCommandTests {
     /// The library's scenarios of background time pass; their traces show what the device did:
     /// the task held until its expiration handler ran, and a suspended app ended without
     /// running any code (no `terminated` line of its own).
-    @Test func backgroundTimeAndASuspendedAppsEndGoAsOnIOS() async throws {
+    @Test(.tags(.device), .devicesWanted) func backgroundTimeAndASuspendedAppsEndGoAsOnIOS() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-background")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await run(
@@ -65,7 +65,7 @@ extension TeamAppTests {
     /// suspended while it holds it: with no grace at all, the notes app that checks the account
     /// on its way to the background finds the account removed (no post came), cleans up, ends
     /// its task, and only then is suspended.
-    @Test func aTeamsBackgroundTaskKeepsItRunningUntilItEndsIt() async throws {
+    @Test(.tags(.device), .devicesWanted) func aTeamsBackgroundTaskKeepsItRunningUntilItEndsIt() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-team-task")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """

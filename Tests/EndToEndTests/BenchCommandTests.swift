@@ -6,7 +6,8 @@ import Testing
 /// `sdlab bench` end to end: real fleets and the built C floors on a real bus, a sweep that
 /// finishes with nothing lost and nothing left running, and clear refusals and failures.
 @Suite(.serialized) struct BenchCommandTests {
-    @Test(.timeLimit(.minutes(3))) func aSmallSweepIsHeldAgainstBothFloorsAndLeavesNothingRunning() async throws {
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
+    func aSmallSweepIsHeldAgainstBothFloorsAndLeavesNothingRunning() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (json, plot) = (folder + "/bench.json", folder + "/bench.svg")
@@ -86,7 +87,8 @@ import Testing
 
     /// `--baseline DIR` runs `DIR/run.sh fanout N M GAP_US` twice per fleet, RECHECK unset then
     /// RECHECK=1; a run.sh that fails stops the bench with what it said.
-    @Test(.timeLimit(.minutes(1))) func anExternalFloorRunsPlainThenWithRecheckAndItsFailureIsReported() async throws {
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    func anExternalFloorRunsPlainThenWithRecheckAndItsFailureIsReported() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let floor = folder + "/floor"

@@ -20,7 +20,7 @@ import Testing
         NotifyMethod.interface,
     ]
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func theHubObjectIntrospectsAsBusFolderDocuments() async throws {
         try await DetachedDevice.with { device in
             let xml = try await withBus(device.address) { bus in
@@ -39,7 +39,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func anAppObjectIntrospectsAsBusFolderDocuments() async throws {
         try await AppDevice.with { lab in
             try await lab.launch(AppSpec(name: "mail", sdk: .msal))

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `sdlab device` and `sdlab notify` as a person (or a foreign tool) uses them.
-@Suite(.serialized) struct DeviceCommandTests {
+@Suite(.tags(.device), .devicesWanted, .serialized) struct DeviceCommandTests {
     @Test(.timeLimit(.minutes(1)))
     func freshDeviceAnswersGetSessionAndIntrospects() async throws {
         try await DetachedDevice.with { device in
@@ -140,7 +140,7 @@ import Testing
 @Suite struct DeviceFailureTests {
     /// A scenario's apps are not started by `device up`, and it says so rather than leave
     /// them out silently.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func aScenariosAppsAreNotStartedAndItSaysSo() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
         defer {
@@ -168,7 +168,7 @@ import Testing
         #expect(up.stderr.contains("not found"), "\(up.stderr)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
     func badConfigExits3WithTheDaemonsWords() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
         defer { try? FileManager.default.removeItem(atPath: directory) }

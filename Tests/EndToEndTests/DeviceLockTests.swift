@@ -5,7 +5,7 @@ import Testing
 
 /// One `sdlab device up` at a time starts a device in a folder: the other refuses at once and
 /// leaves nothing running, and removes nothing of the winner's.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct DeviceLockTests {
     /// Before: often both failed, or one was up and `device down` then said "nothing was
     /// running" while its bus and hub lived on: the loser had removed the winner's PID records.

@@ -10,7 +10,7 @@ import Testing
 /// `Tests/ForeignClients/hub_contract.py`, run with the system Python and python-dbus against
 /// a device set up for each of its profiles. The script prints one line per check and exits
 /// 0 only if all held, so a failure here quotes every check.
-@Suite(.serialized) struct ForeignClientTests {
+@Suite(.tags(.device), .devicesWanted, .serialized) struct ForeignClientTests {
     /// …/Tests/EndToEndTests/ForeignClientTests.swift → …/Tests/ForeignClients/hub_contract.py
     static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ForeignClients/hub_contract.py").path

@@ -10,7 +10,7 @@ struct FuzzCommandTests {
     /// `SDLAB_FAULT_SEED=N swift test --filter FuzzCommandTests` tries other sequences.
     static let seed = ProcessInfo.processInfo.environment["SDLAB_FAULT_SEED"] ?? "0x5d1ab"
 
-    @Test func sequencesOnRealDevicesHoldAndLeaveNothingRunning() async throws {
+    @Test(.tags(.device), .devicesWanted) func sequencesOnRealDevicesHoldAndLeaveNothingRunning() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await run(
@@ -36,7 +36,7 @@ struct FuzzCommandTests {
 
     /// A team's hook that cleans nothing: the domain cannot know what a hook does, the real
     /// device shows the leak; the sequence is shrunk to a file `sdlab run` fails on.
-    @Test func aLeakingHookIsFoundShrunkAndReproduced() async throws {
+    @Test(.tags(.device), .devicesWanted) func aLeakingHookIsFoundShrunkAndReproduced() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-hook")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let device = folder + "/device.yaml"
@@ -74,7 +74,7 @@ struct FuzzCommandTests {
     /// A fleet of nine and one app whose hook forgets the preferences and common data: with
     /// the focus on that app a few sequences find it; the reproduction is shrunk step by step,
     /// its failure printed at its place in the written file, and `sdlab run` fails on it.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
     func aFocusFindsTheOneAppWhoseHookForgetsPartOfTheData() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-focus")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -15,7 +15,7 @@ import Testing
 /// bound; afterwards each process still serves, under the same PID, holding no descriptor it
 /// was sent. Each fuzz test prints its seed; SDLAB_FUZZ_SEED=N runs both with seed N,
 /// SDLAB_FUZZ_SEED=random with a new one.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct HostileCallTests {
     static let hub1 = HubMethod.interface
 

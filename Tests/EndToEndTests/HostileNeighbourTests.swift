@@ -11,7 +11,7 @@ import Testing
 
 /// Another process on the device's bus that takes the hub's name: nothing it answers becomes a
 /// path (Docs/behaviour.md §4, §6).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct SquatterTests {
     /// A client on the device's bus serving the hub's object, answering every account and
     /// session with `user` and counting the calls it gets.
@@ -116,7 +116,7 @@ struct SquatterTests {
 }
 
 /// Spoofed posts that carry descriptors (Docs/behaviour.md §3).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct SpoofedPostTests {
     /// Before: each `Posted` that carried a descriptor left it open in every app that heard it.
     @Test func descriptorsInAPostAreNotKeptByTheApps() async throws {
@@ -148,7 +148,7 @@ struct SpoofedPostTests {
 }
 
 /// A large value set on a read-only property (Docs/behaviour.md §1).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
 struct LargePropertySetTests {
     /// Sent from another process (python-dbus, as in ForeignClientTests), which marshals 4 MiB
     /// of bytes as one block: built here, each byte would be a value of its own.
@@ -192,7 +192,7 @@ struct LargePropertySetTests {
 }
 
 /// The bus's limits (Bus/device.conf) against one client that asks without end.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct BusLimitTests {
     /// Before: 4,096 rules per connection and 10,000 connections; every rule is tried on every
     /// post, so 409,600 rules slowed each delivery from 0.27 to 92 ms.
@@ -221,7 +221,7 @@ struct BusLimitTests {
 }
 
 /// A flood of posts from a process on the bus (Docs/behaviour.md §3).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct PostFloodTests {
     /// Before: each post was one trace line in every app (165 MB in 25 s for 5 apps). Now the
     /// lines are budgeted, and every post is still accounted for: traced, or counted.
@@ -259,7 +259,7 @@ struct PostFloodTests {
 }
 
 /// An app that shows very many records (Docs/behaviour.md §8).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
 struct LargeSnapshotTests {
     /// Before: past about 800,000 records the snapshot's reply was over the bus's 32 MiB, and
     /// the app answered an error; and each write answered its 100,000 canaries one by one.

@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// The hub process across crashes, restarts and SIGTERM, and the speed of its first post.
-@Suite(.serialized) struct HubLifecycleTests {
+@Suite(.tags(.device), .devicesWanted, .serialized) struct HubLifecycleTests {
     static let hub1 = HubMethod.interface
     static let changed = NotifyCenter.accountChanged
 
@@ -159,7 +159,7 @@ import Testing
 }
 
 /// Docs/behaviour.md §1: no password in clear in anything the device writes.
-@Suite(.serialized) struct CredentialHygieneTests {
+@Suite(.tags(.device), .devicesWanted, .serialized) struct CredentialHygieneTests {
     @Test(.timeLimit(.minutes(1)))
     func noPasswordReachesAnyFileOfTheRunFolder() async throws {
         let secrets = ["Stage-Secret-51d3", "Worker-Secret-9a7e", "Wrong-Guess-0c44"]

@@ -5,7 +5,7 @@ import Testing
 
 /// A scan that could not read everything proves nothing: the run ends as an error naming the
 /// file and the reason (exit 3), unless the scenario declares the file out of scope.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct IncompleteScanTests {
     @Test func aFileTheScannerCannotReadEndsTheRunWithExitThree() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-incomplete")

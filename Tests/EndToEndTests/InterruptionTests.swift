@@ -6,7 +6,7 @@ import Testing
 /// Ctrl-C (SIGINT) or SIGTERM while `run`, `fuzz` or `bench` works: the work under way neither
 /// passes nor fails, the command says how far it got and exits 128 + the signal, and nothing it
 /// started is left running.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(5)))
 struct InterruptionTests {
     static let longWait = RunCommandTests.scenarios + "/long-wait.yaml"
 

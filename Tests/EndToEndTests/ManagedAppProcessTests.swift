@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Real app processes on a real bus with the real hub (Docs/behaviour.md §3–§8).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct ManagedAppProcessTests {
     static let hub1 = HubMethod.interface
 

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// What `sdlab run` reports is what a team acts on: true on broken apps and failing hooks.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct MeasuresTests {
     static let scenarios = RunCommandTests.scenarios
     static let library = RunCommandTests.library

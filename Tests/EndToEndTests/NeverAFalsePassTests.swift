@@ -8,7 +8,7 @@ import Testing
 /// fault is injected, wherever. Each seed picks a fault and its moment; a seed that passes is
 /// printed with the command that replays it. `SDLAB_PROPERTY_SEEDS=N` runs more seeds,
 /// `SDLAB_PROPERTY_SEED=S` one.
-@Suite(.serialized, .timeLimit(.minutes(10)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(10)))
 struct NeverAFalsePassTests {
     static let scenario = RunCommandTests.scenarios + "/must-fail-slow-cleanup.yaml"
 

@@ -6,7 +6,7 @@ import Testing
 /// A name's lifetime, `self.` names and the name rule, with real processes on a device started
 /// by `sdlab device up`: `sdlab notify` is notifyutil, and `notify wait` holds a registration
 /// for as long as it waits (Docs/behaviour.md §3).
-@Suite(.serialized) struct NotifyCommandTests {
+@Suite(.tags(.device), .devicesWanted, .serialized) struct NotifyCommandTests {
     /// `notifyutil -s foo.bar 123 -g foo.bar` prints 0; a state lives while another process
     /// holds the name, and goes with that process when it is killed.
     @Test(.timeLimit(.minutes(1)))

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// A flood of wrong passwords from a process on the device's bus (Docs/behaviour.md §1).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct PasswordFloodTests {
     /// Before: every guess cost a scrypt hash (about 170 a second) and there was no limit, so a
     /// real check-out waited behind thousands of them.

@@ -12,7 +12,7 @@ struct ProvenVerdictTests {
     /// An app that has used up its file descriptors can neither finish its cleanup nor let its
     /// container be read: the scan after its cleanup proves nothing, so `within` fails with why,
     /// the timing table counts the pair as open, and the runner's own scan names what is left.
-    @Test func aScanThatCouldNotReadTheContainerProvesNothing() async throws {
+    @Test(.tags(.device), .devicesWanted) func aScanThatCouldNotReadTheContainerProvesNothing() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-no-descriptors")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """
@@ -83,7 +83,7 @@ struct ProvenVerdictTests {
     /// A team app that exits 0 after it was ready, and an app killed from outside: the run
     /// cannot be judged (exit 3, naming both); the launch after the kill starts the app again
     /// and says it had died, rather than that it brought a running app to the front.
-    @Test func anAppWhoseProcessEndedOnItsOwnLeavesTheRunUnjudged() async throws {
+    @Test(.tags(.device), .devicesWanted) func anAppWhoseProcessEndedOnItsOwnLeavesTheRunUnjudged() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-gone")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """
@@ -131,7 +131,7 @@ struct ProvenVerdictTests {
 
     /// A scenario name holding an escape sequence and a carriage return is printed as its
     /// escapes, by `check` and `run`: it can neither recolour the terminal nor rewrite a line.
-    @Test func controlCharactersInAScenarioNameAreEscapedOnTheConsole() async throws {
+    @Test(.tags(.device), .devicesWanted) func controlCharactersInAScenarioNameAreEscapedOnTheConsole() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-control")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """

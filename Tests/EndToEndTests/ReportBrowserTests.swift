@@ -29,6 +29,7 @@ enum Browser {
 }
 
 @Suite(
+    .tags(.device), .devicesWanted,
     .serialized, .timeLimit(.minutes(3)),
     .enabled(if: Browser.runs, "Chromium is not installed (apt-get install chromium)"))
 struct ReportBrowserTests {

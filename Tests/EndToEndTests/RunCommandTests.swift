@@ -12,7 +12,7 @@ struct RunCommandTests {
         "Scenarios"
     ).path
 
-    @Test func theSideBySideScenarioPasses() async throws {
+    @Test(.tags(.device), .devicesWanted) func theSideBySideScenarioPasses() async throws {
         let result = try await run(sdlabPath, ["run", Self.library + "/side-by-side-check-in.yaml"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("✓ checkin") && !result.stdout.contains("✗"))
@@ -20,7 +20,7 @@ struct RunCommandTests {
 
     /// The bus address escapes the run folder's path as the D-Bus specification says: a
     /// TMPDIR with spaces, commas, `=`, `;` and `%` works.
-    @Test func aTemporaryFolderWithSpecialCharactersWorks() async throws {
+    @Test(.tags(.device), .devicesWanted) func aTemporaryFolderWithSpecialCharactersWorks() async throws {
         let parent = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-special")
         defer { try? FileManager.default.removeItem(atPath: parent) }
         let folder = parent + "/a b,c=d;e%f"
@@ -31,7 +31,7 @@ struct RunCommandTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
-    @Test func aBrokenAppIsCaughtWithExpectedAgainstActual() async throws {
+    @Test(.tags(.device), .devicesWanted) func aBrokenAppIsCaughtWithExpectedAgainstActual() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-broken")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await run(
@@ -60,7 +60,7 @@ struct RunCommandTests {
     }
 
     /// Ctrl-C in the middle of a run: every process the run started is gone when it exits.
-    @Test func anInterruptedRunLeavesNoProcessBehind() async throws {
+    @Test(.tags(.device), .devicesWanted) func anInterruptedRunLeavesNoProcessBehind() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-interrupt")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runner = try await Self.startLongRun(in: folder)
@@ -98,7 +98,7 @@ struct RunCommandTests {
 }
 
 extension RunCommandTests {
-    @Test func aRunWritesItsReportsAndJSON() async throws {
+    @Test(.tags(.device), .devicesWanted) func aRunWritesItsReportsAndJSON() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-report")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = Self.library + "/side-by-side-check-in.yaml"
@@ -139,7 +139,7 @@ extension RunCommandTests {
 }
 
 /// The whole library, as CI would run it, faults and storms included (minutes in a debug build).
-@Suite(.timeLimit(.minutes(10))) struct ScenarioLibraryTests {
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(10))) struct ScenarioLibraryTests {
     @Test func everyScenarioOfTheLibraryPasses() async throws {
         let result = try await run(sdlabPath, ["run", RunCommandTests.library], timeout: .seconds(540))
         #expect(
@@ -156,7 +156,7 @@ extension RunCommandTests {
 extension RunCommandTests {
     /// A runner killed outright (SIGKILL: nothing of it runs any more) still leaves nothing:
     /// its guard ends every process of the run (`KilledRunTests` for a hook's children).
-    @Test func aKilledRunnerLeavesNoProcessBehind() async throws {
+    @Test(.tags(.device), .devicesWanted) func aKilledRunnerLeavesNoProcessBehind() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-killed")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runner = try await Self.startLongRun(in: folder)
@@ -173,7 +173,7 @@ extension RunCommandTests {
         }
     }
 
-    @Test func aDyingBusEndsTheRunWithExitThreeAndNothingLeft() async throws {
+    @Test(.tags(.device), .devicesWanted) func aDyingBusEndsTheRunWithExitThreeAndNothingLeft() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bus-dies")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let runner = try await Self.startLongRun(in: folder)
@@ -192,7 +192,7 @@ extension RunCommandTests {
 extension RunCommandTests {
     /// Hygiene: whatever a run writes is private to the user, and no password typed on the
     /// device (right or wrong) is in any log, trace, report, state file or container.
-    @Test func aRunKeepsItsFilesPrivateAndNoPasswordInAny() async throws {
+    @Test(.tags(.device), .devicesWanted) func aRunKeepsItsFilesPrivateAndNoPasswordInAny() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await run(

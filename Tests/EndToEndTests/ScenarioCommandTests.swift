@@ -47,7 +47,7 @@ struct ScenarioCommandTests {
         #expect(try await run(sdlabPath, ["check", empty]).status == 2)
     }
 
-    @Test func deviceUpTakesTheScenariosUsers() async throws {
+    @Test(.tags(.device), .devicesWanted) func deviceUpTakesTheScenariosUsers() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-up-scenario")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = try Self.write(Self.valid, as: "worker.yaml", in: folder)

@@ -10,7 +10,7 @@ extension TeamAppTests {
     /// The library's scene scenario, its executables those of this build: the app that checks
     /// in its scene delegate cleans up on its return to the foreground; the one whose check
     /// stayed in the app delegate keeps the worker's notes, and the run says so.
-    @Test func aSceneBasedAppIsJudgedByWhatItsSceneDelegateDoes() async throws {
+    @Test(.tags(.device), .devicesWanted) func aSceneBasedAppIsJudgedByWhatItsSceneDelegateDoes() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-scenes")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let library = try String(
@@ -39,7 +39,8 @@ extension TeamAppTests {
     /// delegate's foreground method, and the background time the device gives (20 s here, not
     /// iOS's usual 30 s) counted down in `sceneDidEnterBackground`; the task it holds there is
     /// traced, and the app is suspended once it ends it (no grace).
-    @Test func theHostDrivesTheSceneDelegateWithTheDevicesBackgroundTime() async throws {
+    @Test(.tags(.device), .devicesWanted)
+    func theHostDrivesTheSceneDelegateWithTheDevicesBackgroundTime() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-scene-time")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """

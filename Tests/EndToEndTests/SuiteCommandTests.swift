@@ -15,7 +15,8 @@ struct SuiteCommandTests {
 
     static func folder() throws -> String { try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-suite") }
 
-    @Test func scenariosRunAtOnceEachWithItsLinesTogetherAndReportedInOrder() async throws {
+    @Test(.tags(.device), .devicesWanted)
+    func scenariosRunAtOnceEachWithItsLinesTogetherAndReportedInOrder() async throws {
         let result = try await run(sdlabPath, ["run", "--jobs", "3", "--json"] + Self.small, timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         // Each scenario's block runs from its title line to its leak scan, with no other title in it.
@@ -61,7 +62,7 @@ struct SuiteCommandTests {
     }
 
     /// Two shards with their reports, merged: one report of both, as one run would give.
-    @Test func shardsReportsMergeIntoOne() async throws {
+    @Test(.tags(.device), .devicesWanted) func shardsReportsMergeIntoOne() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let two = Array(Self.small.prefix(2))
@@ -120,7 +121,7 @@ struct SuiteCommandTests {
 
     /// A report path that is a device is written to, never replaced by a rename; a link is
     /// refused, never written through.
-    @Test func aReportPathThatIsNoFileIsWrittenToOrRefused() async throws {
+    @Test(.tags(.device), .devicesWanted) func aReportPathThatIsNoFileIsWrittenToOrRefused() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-junit")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = RunCommandTests.library + "/side-by-side-check-in.yaml"
@@ -137,7 +138,7 @@ struct SuiteCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/elsewhere.xml"))
     }
 
-    @Test func compareGatesOnARegression() async throws {
+    @Test(.tags(.device), .devicesWanted) func compareGatesOnARegression() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = Self.small[0]
@@ -196,7 +197,7 @@ func writeScenario(_ scenario: String, named name: String, in folder: String) th
 /// A launch that fails says why: an executable that exits at once is reported as ended, with
 /// its status, rather than as "not ready" when the 15 s bound runs out (which is what the
 /// message would say had the runner waited for it).
-@Suite struct LaunchFailureTests {
+@Suite(.tags(.device), .devicesWanted) struct LaunchFailureTests {
     @Test func anAppThatExitsAtOnceIsToldAsEndedWithItsStatus() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-false")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -270,7 +271,7 @@ extension LaunchFailureTests {
 }
 
 /// A `settle` that runs out names the apps still busy, and why.
-@Suite struct SettleFailureTests {
+@Suite(.tags(.device), .devicesWanted) struct SettleFailureTests {
     @Test func theAppsStillBusyAreNamed() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-unsettled")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -296,7 +297,7 @@ extension LaunchFailureTests {
 
 /// What an app started dies with it: an app run through a launcher script that leaves a
 /// child behind in its process group leaves nothing once the run is over.
-@Suite struct AppGroupTests {
+@Suite(.tags(.device), .devicesWanted) struct AppGroupTests {
     /// Written through a close-on-exec descriptor: a process another test forks meanwhile
     /// must not inherit it open for writing, or executing the file fails (`Text file busy`).
     static func writeExecutable(_ path: String, _ text: String) throws {
@@ -402,7 +403,7 @@ extension LaunchFailureTests {
 }
 
 /// The end of a run with apps that do not answer (Docs/outputs.md).
-@Suite struct HungAppsAtTheEndTests {
+@Suite(.tags(.device), .devicesWanted) struct HungAppsAtTheEndTests {
     /// Before: the end-of-run snapshots were asked one app after another, 30 s each, so three
     /// hung apps took 90 s after the 10 s `settle` (past this test's 60 s bound). Now they are
     /// asked at once, 30 s in all, and each hung app's exposure is told as unknown, not as none.
@@ -430,7 +431,7 @@ extension LaunchFailureTests {
 }
 
 /// A failed step is told with what the hub did, not only with what its reply said.
-@Suite struct FailedStepReconciliationTests {
+@Suite(.tags(.device), .devicesWanted) struct FailedStepReconciliationTests {
     /// Before: the run reported the step's failure only, although the hub had committed it.
     @Test func aFailedStepThatTheHubCarriedOutIsToldAsCommitted() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-committed")

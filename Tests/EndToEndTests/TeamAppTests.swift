@@ -11,7 +11,7 @@ struct TeamAppTests {
     static let built = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent()
     static func example(_ name: String) -> String { built.appendingPathComponent(name).path }
 
-    @Test func theExamplesPassTheirScenarios() async throws {
+    @Test(.tags(.device), .devicesWanted) func theExamplesPassTheirScenarios() async throws {
         let scenarios = [
             "team-msal-notes-app-cleans-up-on-check-in.yaml", "team-ws1-inventory-app-wipes-at-next-foreground.yaml",
             "team-sqlite-shifts-app-deletes-rows-for-good.yaml", "team-msal-previous-account-across-launches.yaml",
@@ -24,7 +24,7 @@ struct TeamAppTests {
     /// Expecting no leak of the broken variants fails the run, naming the file, the user, the
     /// kind and how the scan read it: a cache the app forgot, the keychain (in base64), and rows
     /// a DELETE left in SQLite's write-ahead log.
-    @Test func aBrokenCleanupFailsNamingWhatItLeft() async throws {
+    @Test(.tags(.device), .devicesWanted) func aBrokenCleanupFailsNamingWhatItLeft() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-team")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """
@@ -69,7 +69,7 @@ struct TeamAppTests {
 
     /// A cleanup that compresses the previous worker's data has not removed it: the scan reads
     /// inside the archive.
-    @Test func aHookThatCompressesInsteadOfDeletingLeaks() async throws {
+    @Test(.tags(.device), .devicesWanted) func aHookThatCompressesInsteadOfDeletingLeaks() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-gzip")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """
@@ -95,7 +95,7 @@ struct TeamAppTests {
     }
 
     /// The sandbox: a write outside the container fails as on a phone, and the run names it.
-    @Test func aWriteOutsideTheContainerIsRefusedAndReported() async throws {
+    @Test(.tags(.device), .devicesWanted) func aWriteOutsideTheContainerIsRefusedAndReported() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-outside")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let scenario = """
@@ -159,7 +159,7 @@ struct TeamAppTests {
 
 /// What Foundation and the app print land where iOS would keep them: `UserDefaults.standard`
 /// in the container's `Library/Preferences`, read by the scan; stdout in the app's log.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct TeamAppFoundationTests {
     /// A worker's preferences, kept through `UserDefaults.standard` held in a stored property,
     /// outlive a relaunch in the container; the app that forgets them fails naming its plist,

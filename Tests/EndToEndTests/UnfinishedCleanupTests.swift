@@ -8,7 +8,7 @@ import Testing
 /// A cleanup that cannot finish is never given up on (Docs/behaviour.md §8): a full disk does
 /// not keep it from deleting, and one that fails is run again at every check and at the next
 /// launch until it ends clean.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
 struct UnfinishedCleanupTests {
     /// Before: the journal could not be written, so nothing was deleted, and the app moved on
     /// to user none with the records still on disk and readable.

@@ -6,7 +6,7 @@ import Testing
 /// A Workspace ONE delegate in the vendor's sample's style, in a device: its `AWLog*` lines reach
 /// the app's log, the SDK's account is the checked-out user from the initial check on, and a
 /// user change is followed by credentials updated to the new user.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct VendorStyleDelegateTests {
     @Test func theLogSaysWhatTheSDKToldTheApp() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-vendor")

@@ -5,7 +5,7 @@ import Testing
 
 /// A run whose files cannot be written (a file-size limit, a full disk) ends as an error that
 /// names the file and the system's error, never as a verdict read from a trace cut short.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct WriteFailureTests {
     static let scenarios = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Scenarios").path

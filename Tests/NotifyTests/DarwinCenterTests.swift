@@ -15,7 +15,7 @@ struct DarwinCenterTests {
         #expect(CFNotificationCenterGetDarwinNotifyCenter() === CFNotificationCenterGetDarwinNotifyCenter())
     }
 
-    @Test func anObserverIsCalledOnTheMainQueueForAnotherProcessPost() async throws {
+    @Test(.tags(.device), .devicesWanted) func anObserverIsCalledOnTheMainQueueForAnotherProcessPost() async throws {
         DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
         try await NotifyDevice.with { device in
             let (app, other) = (try await device.process(), try await device.process())
@@ -36,7 +36,7 @@ struct DarwinCenterTests {
         }
     }
 
-    @Test func removedObserversAreNotCalled() async throws {
+    @Test(.tags(.device), .devicesWanted) func removedObserversAreNotCalled() async throws {
         try await NotifyDevice.with { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (center, otherCenter) = (CFNotificationCenter { app.client }, CFNotificationCenter { other.client })
@@ -62,7 +62,7 @@ struct DarwinCenterTests {
         }
     }
 
-    @Test func anObserverAddedTwiceForANameIsCalledOnce() async throws {
+    @Test(.tags(.device), .devicesWanted) func anObserverAddedTwiceForANameIsCalledOnce() async throws {
         try await NotifyDevice.with { device in
             let app = try await device.process()
             let center = CFNotificationCenter { app.client }
@@ -78,7 +78,7 @@ struct DarwinCenterTests {
         }
     }
 
-    @Test func aNilNameIsIgnored() async throws {
+    @Test(.tags(.device), .devicesWanted) func aNilNameIsIgnored() async throws {
         try await NotifyDevice.with { device in
             let app = try await device.process()
             let center = CFNotificationCenter { app.client }

@@ -15,7 +15,8 @@ import Testing
 /// every refusal.
 @Suite("notify(3) C calls")
 struct NotifyCallTests {
-    @Test func fileDescriptorRegistrationWritesTheTokenInNetworkByteOrder() async throws {
+    @Test(.tags(.device), .devicesWanted)
+    func fileDescriptorRegistrationWritesTheTokenInNetworkByteOrder() async throws {
         try await NotifyDevice.with { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let calls = NotifyCalls(client: app.client)
@@ -45,7 +46,7 @@ struct NotifyCallTests {
         }
     }
 
-    @Test func reusingADescriptorThisAPIDidNotReturnIsRefused() async throws {
+    @Test(.tags(.device), .devicesWanted) func reusingADescriptorThisAPIDidNotReturnIsRefused() async throws {
         try await NotifyDevice.with { device in
             let app = try await device.process()
             let calls = NotifyCalls(client: app.client)
@@ -60,7 +61,7 @@ struct NotifyCallTests {
         }
     }
 
-    @Test func signalRegistrationRaisesTheSignalInTheProcess() async throws {
+    @Test(.tags(.device), .devicesWanted) func signalRegistrationRaisesTheSignalInTheProcess() async throws {
         try await NotifyDevice.with { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let calls = NotifyCalls(client: app.client)
@@ -80,7 +81,7 @@ struct NotifyCallTests {
         }
     }
 
-    @Test func refusalsAnswerWithNotifyHStatuses() async throws {
+    @Test(.tags(.device), .devicesWanted) func refusalsAnswerWithNotifyHStatuses() async throws {
         try await NotifyDevice.with { device in
             let app = try await device.process()
             let calls = NotifyCalls(client: app.client)

@@ -9,7 +9,7 @@ import Testing
 
 /// notify(3)'s deliveries between processes, after Libnotify's documented behaviours: each
 /// test plays two processes with two clients on two connections of one device.
-@Suite("notify(3) deliveries")
+@Suite("notify(3) deliveries", .tags(.device), .devicesWanted)
 struct NotifyDeliveryTests {
     @Test func firstCheckIsTrueThenTrueOnlyAfterAPost() async throws {
         try await NotifyDevice.with { device in

@@ -10,7 +10,7 @@ import Testing
 /// The names' lifetime, after Libnotify's server: a name and its state live only while some
 /// process holds a registration for it; `self.` names stay in their process; every name of 1 to
 /// 511 bytes works. Each test plays processes with clients on connections of one device.
-@Suite("notify(3) names and registrations")
+@Suite("notify(3) names and registrations", .tags(.device), .devicesWanted)
 struct NotifyRegistrationTests {
     /// `notifyutil -s foo.bar 123 -g foo.bar` prints 0: nobody holds foo.bar.
     @Test func aStateSetOnANameNobodyHoldsIsNotKept() async throws {

@@ -10,7 +10,7 @@ import Testing
 /// Two `getCurrentAccount` calls in flight at once (a post and a return to the foreground):
 /// MSAL reads the last-seen account when a call begins, so both report a change they overlap
 /// (Docs/behaviour.md §4).
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
 struct OverlappingCallsTests {
     /// Answers `GetAccounts` with cou2 only once `expected` calls have arrived, so that they
     /// are all in flight at once.
