@@ -48,7 +48,9 @@ public struct DeviceGuard: Sendable {
             case .quiet:
                 guard let ownerIdentity else { continue }
                 let started = ContinuousClock.now
+                let before = noted
                 noted = Self.note(descendantsOf: ownerIdentity, adding: noted)
+                if noted != before { record(noted) }
                 interval = Self.interval(after: ContinuousClock.now - started)
             case .byte: stoppedOnPurpose = true
             case .end:
@@ -56,6 +58,25 @@ public struct DeviceGuard: Sendable {
                 return
             }
         }
+    }
+
+    /// Writes what it has noted to the run folder (`guard-noted`: `PID START` a line), each time
+    /// that changes, so that whoever must know a process is within reach can see it is. A write
+    /// that fails changes nothing of the guard's work.
+    private func record(_ noted: Set<ProcessIdentity>) {
+        let lines = noted.sorted { $0.pid < $1.pid }.map { "\($0.pid) \($0.startTime)\n" }.joined()
+        try? AtomicFile.write(Data(lines.utf8), to: RunFolder.guardNotes(in: folder))
+    }
+
+    /// The processes a guard has noted, as it last wrote them in `folder` (none before its first look).
+    public static func noted(in folder: String) -> Set<ProcessIdentity> {
+        guard let data = FileManager.default.contents(atPath: RunFolder.guardNotes(in: folder)) else { return [] }
+        return Set(
+            String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: " ")
+                guard fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]) else { return nil }
+                return ProcessIdentity(pid: pid, startTime: start)
+            })
     }
 
     private enum PipeNews { case quiet, byte, end }

@@ -6,7 +6,7 @@ import Testing
 /// A run killed outright (SIGKILL: it has no last word) leaves nothing alive, not even what a
 /// running cleanup hook started in a session of its own with its environment cleared, and the
 /// next run removes the folder it left, which holds the test users' records.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct KilledRunTests {
     /// Before: the bus, hub and apps ended, but a running hook and its children lived on.
     @Test func aKilledRunLeavesNothingAliveAndTheNextRunRemovesItsFolder() async throws {
@@ -20,13 +20,17 @@ struct KilledRunTests {
             environment: environment(with: ["TMPDIR": runs]))
         var started: [ProcessIdentity] = []
         defer { Self.stopLeftovers(started, runner) }
-        started = try await Self.notedPIDs(["hook", "setsid", "cleared"], inRunsOf: runs)
+        let hookProcesses = try await Self.notedPIDs(["hook", "setsid", "cleared"], inRunsOf: runs)
+        started = hookProcesses
         let runFolder = try #require(Self.runFolders(in: runs).first)
         #expect(Self.mode(of: runFolder) == 0o700, "the run folder holds test users' records")
         started += Self.processes(of: runFolder)
         // The guard notes the run's processes every 100 ms or so: a process that cleared its
-        // environment and was orphaned within the last look is out of its reach.
-        try await Task.sleep(for: .milliseconds(600))
+        // environment and was orphaned before a look noted it is out of its reach. The run is
+        // killed once the guard has written that it noted the hook's three.
+        try await eventually(within: .seconds(10), "the guard noted the hook and its children \(hookProcesses)") {
+            Set(hookProcesses).isSubset(of: DeviceGuard.noted(in: runFolder))
+        }
         #expect(started.allSatisfy(Self.isAlive), "the hook and its children run when the run is killed")
 
         runner.signal(SIGKILL)
