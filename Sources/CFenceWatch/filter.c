@@ -1,7 +1,8 @@
-// The watch's filter: which system calls wait for the runner's answer. Only those that create,
-// change or remove a file (an open for writing, mkdir, rename, link, unlink, bind of a unix
-// socket, …) or keep bytes past the process elsewhere wait; a read-only open and every other
-// call go straight on.
+// The watch's filter: which system calls wait for the runner's answer. Only those that put
+// bytes or names somewhere (an open for writing, mkdir, rename, link, bind of a unix socket, …,
+// and stores that outlive the process) wait; a read-only open and every other call go straight
+// on. A removal (unlink, rmdir) keeps nothing: Landlock alone refuses one outside, and a
+// cleanup, which is mostly removals, does not wait for the runner at each file.
 #define _GNU_SOURCE
 #include "fence_watch.h"
 
@@ -56,8 +57,6 @@ int sdlab_watch_install(void) {
         WATCH(SYS_creat),
         WATCH(SYS_mkdir),
         WATCH(SYS_mknod),
-        WATCH(SYS_unlink),
-        WATCH(SYS_rmdir),
         WATCH(SYS_rename),
         WATCH(SYS_link),
         WATCH(SYS_symlink),
@@ -68,7 +67,6 @@ int sdlab_watch_install(void) {
         WATCH(SYS_openat2),
         WATCH(SYS_mkdirat),
         WATCH(SYS_mknodat),
-        WATCH(SYS_unlinkat),
         WATCH(SYS_renameat2),
         WATCH(SYS_linkat),
         WATCH(SYS_symlinkat),

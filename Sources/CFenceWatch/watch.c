@@ -257,12 +257,6 @@ static int judge(const struct seccomp_notif *request, const struct caller *calle
     case SYS_mknod:
         *call = "mknod";
         return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
-    case SYS_unlink:
-        *call = "unlink";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
-    case SYS_rmdir:
-        *call = "rmdir";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
     case SYS_rename:
         *call = "rename";
         return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size) &&
@@ -296,9 +290,6 @@ static int judge(const struct seccomp_notif *request, const struct caller *calle
         return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size);
     case SYS_mknodat:
         *call = "mknod";
-        return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size);
-    case SYS_unlinkat:
-        *call = (a[2] & AT_REMOVEDIR) ? "rmdir" : "unlink";
         return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size);
     case SYS_linkat:
         *call = "link";

@@ -6,7 +6,7 @@ import Testing
 /// The sandbox's fence, as a hostile app meets it: every route out of the container is refused
 /// and named, for the app, a launcher script and their children, whether it goes through the C
 /// library or not (the fence's watch), and the run fails; the kernel (Landlock) holds it too.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct FenceTests {
     static let escaping = TeamAppTests.example("FenceEscapes")
     /// Every route `FenceEscapes` takes; the run names each.
