@@ -1,0 +1,67 @@
+import DeviceContract
+import Scenario
+import SharedDevice
+
+// Lifecycle steps: the fleet's effects carried out on the apps' processes, and stopping them all.
+
+extension StepDriver {
+    /// A `terminate` of a suspended app ends it as iOS does, without waking it: said, since no
+    /// `terminated` line follows and a post queued for it is lost.
+    func terminationsOfSuspendedApps(_ kind: StepKind) -> [String] {
+        guard case .lifecycle(.terminate, let apps) = kind else { return [] }
+        return apps.filter { fleet.apps[$0]?.state == .suspended }.map {
+            "\($0) was suspended: it was ended without running any code, as iOS ends a suspended app (no"
+                + " applicationWillTerminate; a post queued for it is lost)"
+        }
+    }
+
+    /// Carries out the fleet's effects of one lifecycle action, app by app.
+    func lifecycle(_ action: AppLifecycle.Action, _ name: String) async throws {
+        let effects: [(app: String, effect: AppLifecycle.Effect)]
+        do {
+            effects = try fleet.apply(action, to: name, at: now)
+        } catch {
+            throw StepFailure(description: "\(action.rawValue) \(name): the app is not running")
+        }
+        for (app, effect) in effects { try await carryOut(effect, on: app) }
+        // What the apps said as they went (a background task begun in
+        // applicationDidEnterBackground), and a suspension due at once (a grace of 0s).
+        try await keepTime()
+    }
+
+    func carryOut(_ effect: AppLifecycle.Effect, on name: String) async throws {
+        switch effect {
+        case .spawn:
+            try await spawn(name)
+        case .stop:
+            frozen[name] = try await client(name).snapshot()
+            try running[name]?.suspend()
+        case .continue:
+            continuedAt[name] = TraceLog.now()
+            running[name]?.resume()
+            frozen[name] = nil
+        case .terminate:
+            let app = running.removeValue(forKey: name)
+            app?.terminate()
+            ended[name] = app?.busName
+            frozen[name] = nil
+        case .kill:
+            let app = running.removeValue(forKey: name)
+            app?.crash()
+            ended[name] = app?.busName
+            frozen[name] = nil
+        case .toldForeground: try await client(name).foreground()
+        case .toldBackground: try await client(name).background()
+        case .toldResumed: try await client(name).resumed(continuedAt: continuedAt[name] ?? 0)
+        case .toldTasksExpire:
+            // An app whose expiration handlers do not return in time is suspended all the same.
+            try? await client(name, timeout: Self.expirationBound).expireBackgroundTasks()
+        }
+    }
+
+    /// Stops every app it started (a stopped one is continued first, so it can exit).
+    public func stopApps() {
+        for app in running.values { app.terminate(grace: .seconds(3)) }
+        running = [:]
+    }
+}
