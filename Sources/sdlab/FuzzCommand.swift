@@ -3,6 +3,7 @@ import DeviceContract
 import DeviceProcesses
 import Faults
 import Foundation
+import RunResults
 import Runner
 import Scenario
 
@@ -232,20 +233,20 @@ struct FuzzCommand: AsyncParsableCommand {
         } catch {
             return .environment("the sequence did not make a valid scenario: \(error.description)")
         }
-        let runFolder: LockedRunFolder
+        let ran: (result: ScenarioResult, found: [(pid: Int32, commandLine: String)], keptIn: String?)
         do {
-            runFolder = try LockedRunFolder.make(prefix: "sdlab-fuzz")
+            // What the run left running is looked for before its folder goes.
+            ran = try await RunFolderLifecycle(prefix: "sdlab-fuzz", keeping: .never).run(scenario) { result, folder in
+                result.interrupted || result.environmentFailure != nil ? [] : LiveProcesses.mentioning(folder)
+            }
         } catch {
             return .environment("\(error)")
         }
-        let folder = runFolder.path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = await ScenarioRun.run(scenario, in: folder)
-        runFolder.release()  // the run ended: its folder is to remove, not a killed run's
+        let result = ran.result
         if result.interrupted { return .interrupted }
         if let why = result.environmentFailure { return .environment(why) }
         var failures = SequenceFailure.all(in: result)
-        let left = LiveProcesses.mentioning(folder)
+        let left = ran.found
         if !left.isEmpty {
             failures.append(
                 SequenceFailure(

@@ -209,26 +209,24 @@ struct RunCommand: AsyncParsableCommand {
         let say: @Sendable (String) -> Void = { console.line(index, $0) }
         console.started(index, name: scenario.name + (repeats > 1 ? " #\(run)" : ""))
         say("\(scenario.name)\(repeats > 1 ? " (run \(run) of \(repeats))" : "")  (\(scenario.file))")
-        let runFolder: LockedRunFolder
+        let ran: (result: ScenarioResult, keptIn: String?)
         do {
-            runFolder = try LockedRunFolder.make(prefix: "sdlab-run")
+            ran = try await RunFolderLifecycle(prefix: "sdlab-run", keeping: keep ? .all : .failed).run(
+                scenario,
+                progress: { step in
+                    say("  \(step.passed ? "✓" : "✗") \(step.title)")
+                    for failure in step.failures { say("      \(failure)") }
+                    for note in step.notes { say("      ! \(note)") }
+                },
+                fleetProgress: { done, total in console.fleet(index, done: done, of: total) })
         } catch {
             let result = ScenarioResult(scenario: scenario, steps: [], timings: [], environmentFailure: "\(error)")
             console.warn("sdlab: the device could not run: \(error)")
             console.finished(index, passed: false)
             return result
         }
-        let folder = runFolder.path
-        let result = await ScenarioRun.run(
-            scenario, in: folder,
-            progress: { step in
-                say("  \(step.passed ? "✓" : "✗") \(step.title)")
-                for failure in step.failures { say("      \(failure)") }
-                for note in step.notes { say("      ! \(note)") }
-            },
-            fleetProgress: { done, total in console.fleet(index, done: done, of: total) })
-        runFolder.release()  // the run ended: its folder is to keep or remove, not a killed run's
-        if result.interrupted { return cutShort(result, folder: folder, index: index, console: console) }
+        let result = ran.result
+        if result.interrupted { return cutShort(result, keptIn: ran.keptIn, index: index, console: console) }
         if let why = result.environmentFailure { console.warn("sdlab: the device could not run: \(why)") }
         for line in timingLines(result) { say(line) }
         let scan = result.scan.lines
@@ -236,23 +234,16 @@ struct RunCommand: AsyncParsableCommand {
             "  leak scan (hub user \(result.scan.currentUser ?? "none")):"
                 + (scan.isEmpty ? " nothing of another user readable" : ""))
         for line in scan { say("    \(line)") }
-        if result.passed && !keep {
-            try? FileManager.default.removeItem(atPath: folder)
-        } else {
-            say("  run folder kept: \(folder)")
-        }
+        if let folder = ran.keptIn { say("  run folder kept: \(folder)") }
         console.finished(index, passed: result.passed)
         return result
     }
 
-    /// A run a termination signal cut short: no verdict, no scan; its folder goes unless --keep.
-    private func cutShort(_ result: ScenarioResult, folder: String, index: Int, console: RunConsole) -> ScenarioResult {
+    /// A run a termination signal cut short: no verdict, no scan; its folder went unless --keep.
+    private func cutShort(_ result: ScenarioResult, keptIn: String?, index: Int, console: RunConsole) -> ScenarioResult
+    {
         console.line(index, "  interrupted: not run to its end")
-        if keep {
-            console.line(index, "  run folder kept: \(folder)")
-        } else {
-            try? FileManager.default.removeItem(atPath: folder)
-        }
+        if let folder = keptIn { console.line(index, "  run folder kept: \(folder)") }
         console.cutShort(index)
         return result
     }
