@@ -294,7 +294,7 @@ struct DeliveryTiming {
         for trace in traces {
             var seen = Set<UInt32>()
             for event in trace where event.is(.postReceived) && event[.sender] == sender {
-                guard let serial = event[.serial].flatMap(UInt32.init), let sentAt = sent[serial],
+                guard let serial = event.integer(.serial, as: UInt32.self), let sentAt = sent[serial],
                     seen.insert(serial).inserted
                 else { continue }
                 let delivery = event.t - min(event.t, sentAt)

@@ -1,20 +1,21 @@
 import FoundationEssentials
 import Glibc
 
-/// One line of a process's trace (`{"t", "proc", "event", …}`), its other fields as text.
+/// One line of a process's trace (`{"t", "proc", "event", …}`), its other fields as the JSON
+/// values they were written as: read numbers with `integer(_:as:)` and flags with `bool(_:)`.
 public struct TraceEvent: Equatable, Sendable {
     public var t: UInt64
     public var proc: String
     public var event: String
-    public var fields: [String: String]
+    public var fields: [String: TraceValue]
 
-    public init(t: UInt64, proc: String, event: TraceName, fields: [TraceField: String] = [:]) {
+    public init(t: UInt64, proc: String, event: TraceName, fields: [TraceField: TraceValue] = [:]) {
         self.init(
             t: t, proc: proc, event: event.rawValue,
             fields: Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) }))
     }
 
-    public init(t: UInt64, proc: String, event: String, fields: [String: String] = [:]) {
+    public init(t: UInt64, proc: String, event: String, fields: [String: TraceValue] = [:]) {
         self.t = t
         self.proc = proc
         self.event = event
@@ -28,12 +29,8 @@ public struct TraceEvent: Equatable, Sendable {
         self.init(object: object)
     }
 
-    private init?(object: LineObject) {
-        var fields = object.fields
-        guard let t = fields.removeValue(forKey: "t").flatMap({ UInt64($0) }),
-            let proc = fields.removeValue(forKey: "proc"), let event = fields.removeValue(forKey: "event")
-        else { return nil }
-        self.init(t: t, proc: proc, event: event, fields: fields)
+    private init(object: LineObject) {
+        self.init(t: object.t, proc: object.proc, event: object.event, fields: object.fields)
     }
 
     /// Every event of one trace file, in its order (none if it cannot be read).
@@ -52,7 +49,7 @@ public struct TraceEvent: Equatable, Sendable {
         guard let objects = try? JSONDecoder().decode([LineObject].self, from: array),
             objects.count == lines.count
         else { return lines.compactMap(TraceEvent.init(line:)) }
-        return objects.compactMap(TraceEvent.init(object:))
+        return objects.map(TraceEvent.init(object:))
     }
 
     /// The lines of one trace file: what comes before the zeros a killed writer leaves (see
@@ -81,7 +78,26 @@ extension TraceEvent {
 
     public func `is`(_ name: TraceName) -> Bool { event == name.rawValue }
 
-    public subscript(_ field: TraceField) -> String? { fields[field.rawValue] }
+    /// The field as text, whatever its type: for showing it, and for the fields written as
+    /// strings. Numbers and flags are read with `integer(_:as:)` and `bool(_:)`.
+    public subscript(_ field: TraceField) -> String? { fields[field.rawValue]?.description }
+
+    /// A field written as a number, if it fits `Integer`; nil for no field, another type, or a
+    /// number out of range.
+    public func integer<Integer: FixedWidthInteger>(_ field: TraceField, as _: Integer.Type = Integer.self)
+        -> Integer?
+    {
+        switch fields[field.rawValue] {
+        case .int(let number): Integer(exactly: number)
+        case .uint(let number): Integer(exactly: number)
+        default: nil
+        }
+    }
+
+    /// A field written as a boolean; nil for no field or another type.
+    public func bool(_ field: TraceField) -> Bool? {
+        if case .bool(let flag) = fields[field.rawValue] { flag } else { nil }
+    }
 
     /// A user field: nil for `none` (or no field).
     public func user(_ field: TraceField = .user) -> String? {
@@ -89,13 +105,27 @@ extension TraceEvent {
     }
 }
 
-/// A trace line's object, every value as text, whatever JSON scalar it was written as: `true`
-/// and `false` for booleans, numbers as written, `null`, a list of strings joined with commas.
-private struct LineObject: Decodable {
-    let fields: [String: String]
+extension TraceValue: CustomStringConvertible {
+    /// The value as text: numbers in decimal, `true` or `false`, a list joined with commas.
+    public var description: String {
+        switch self {
+        case .string(let text): text
+        case .int(let number): String(number)
+        case .uint(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .strings(let texts): texts.joined(separator: ",")
+        }
+    }
+}
 
-    /// The keys our processes write numbers under (and the time): tried as numbers first.
-    private static let numeric: Set = ["t", "generation", "state", "serial", "count", "pid"]
+/// A trace line's object: `t`, `proc` and `event`, and every other field as the value the
+/// format writes (string, integer, boolean, list of strings). A null is no field; a value of
+/// another kind (a fraction, an object), which our processes never write, is left out.
+private struct LineObject: Decodable {
+    let t: UInt64
+    let proc: String
+    let event: String
+    let fields: [String: TraceValue]
 
     private struct Key: CodingKey {
         let stringValue: String
@@ -104,28 +134,32 @@ private struct LineObject: Decodable {
         init?(intValue: Int) { nil }
     }
 
+    private static let t = Key(stringValue: "t")
+    private static let proc = Key(stringValue: "proc")
+    private static let event = Key(stringValue: "event")
+    private static let named: Set = [t.stringValue, proc.stringValue, event.stringValue]
+
     init(from decoder: any Decoder) throws {
         let object = try decoder.container(keyedBy: Key.self)
-        var fields: [String: String] = [:]
-        for key in object.allKeys {
-            if Self.numeric.contains(key.stringValue), let number = try? object.decode(UInt64.self, forKey: key) {
-                fields[key.stringValue] = String(number)
-            } else {
-                fields[key.stringValue] = try Self.text(object, key)
-            }
+        t = try object.decode(UInt64.self, forKey: Self.t)
+        proc = try object.decode(String.self, forKey: Self.proc)
+        event = try object.decode(String.self, forKey: Self.event)
+        var fields: [String: TraceValue] = [:]
+        for key in object.allKeys where !Self.named.contains(key.stringValue) {
+            fields[key.stringValue] = Self.value(object, key)
         }
         self.fields = fields
     }
 
-    /// Strings first (most values are), since each failed attempt throws.
-    private static func text(_ object: KeyedDecodingContainer<Key>, _ key: Key) throws -> String {
-        if let string = try? object.decode(String.self, forKey: key) { return string }
-        if try object.decodeNil(forKey: key) { return "null" }
-        if let flag = try? object.decode(Bool.self, forKey: key) { return flag ? "true" : "false" }
-        if let number = try? object.decode(UInt64.self, forKey: key) { return String(number) }
-        if let number = try? object.decode(Int64.self, forKey: key) { return String(number) }
-        if let number = try? object.decode(Double.self, forKey: key) { return String(number) }
-        return try object.decode([String].self, forKey: key).joined(separator: ",")
+    /// Strings first (most values are), then integers, since each failed attempt throws. An
+    /// integer is `.int` when it fits, so a line reads back as the value a literal makes.
+    private static func value(_ object: KeyedDecodingContainer<Key>, _ key: Key) -> TraceValue? {
+        if let string = try? object.decode(String.self, forKey: key) { return .string(string) }
+        if let number = try? object.decode(Int64.self, forKey: key) { return .int(number) }
+        if let flag = try? object.decode(Bool.self, forKey: key) { return .bool(flag) }
+        if let number = try? object.decode(UInt64.self, forKey: key) { return .uint(number) }
+        if let texts = try? object.decode([String].self, forKey: key) { return .strings(texts) }
+        return nil
     }
 }
 

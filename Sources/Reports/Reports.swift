@@ -69,12 +69,12 @@ public enum Reports {
     }
 
     /// Every event of every scenario's shown run as JSON lines, in time order, each with its
-    /// scenario's name and file.
+    /// scenario's name and file, its fields of the types its process wrote.
     public static func traceLines(_ reports: [ScenarioReport]) throws -> String {
         var out = ""
         for report in reports {
             for event in report.events {
-                var object: [String: Any] = event.fields
+                var object = event.fields.mapValues(\.json)
                 object["t"] = event.t
                 object["proc"] = event.proc
                 object["event"] = event.event
@@ -94,7 +94,9 @@ public enum Reports {
     public static func events(inTraceLines text: String) -> [String: [TraceEvent]] {
         var events: [String: [TraceEvent]] = [:]
         for line in text.split(separator: "\n") {
-            guard var event = TraceEvent(line: line), let file = event.fields["scenario_file"] else { continue }
+            guard var event = TraceEvent(line: line), case .string(let file) = event.fields["scenario_file"] else {
+                continue
+            }
             event.fields["scenario_file"] = nil
             event.fields["scenario"] = nil
             events[file, default: []].append(event)
@@ -122,5 +124,18 @@ public enum Reports {
             }
         }
         return out
+    }
+}
+
+extension TraceValue {
+    /// The value as `JSONSerialization` writes it.
+    fileprivate var json: Any {
+        switch self {
+        case .string(let text): text
+        case .int(let number): number
+        case .uint(let number): number
+        case .bool(let flag): flag
+        case .strings(let texts): texts
+        }
     }
 }

@@ -56,7 +56,7 @@ struct TimelineData: Encodable {
         var cleanupStart: [String: UInt64] = [:]
         for event in events {
             guard let index = lane[event.proc] else { continue }
-            if event.is(.sessionChanged) { generation = UInt64(event[.generation] ?? "") ?? generation }
+            if event.is(.sessionChanged) { generation = event.integer(.generation) ?? generation }
             if event.is(.cleanupStarted) { cleanupStart[event.proc] = event.t }
             guard let kind = Self.kind(of: event) else { continue }
             let text = "\(event.proc): \(Self.describe(event))"

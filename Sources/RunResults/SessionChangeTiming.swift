@@ -77,14 +77,14 @@ public struct SessionChangeTiming: Equatable, Sendable {
     {
         let user = change.user()
         var timing = SessionChangeTiming(
-            generation: UInt64(change[.generation] ?? "") ?? 0, app: app,
+            generation: change.integer(.generation) ?? 0, app: app,
             t0: change.t, newUser: user, notified: nil, mechanism: .none)
         var from = later.startIndex
         while let start = later[from...].firstIndex(where: { $0.is(.checkStarted) }) {
             guard let end = later[start...].firstIndex(where: { $0.is(.checkFinished) || $0.is(.checkFailed) })
             else { return timing }  // still checking
             from = end + 1
-            guard later[end].is(.checkFinished), later[end][.opportunity] != "false" else { continue }
+            guard later[end].is(.checkFinished), later[end].bool(.opportunity) != false else { continue }
             let check = later[start]
             timing.mechanism = mechanism(of: check[.trigger] ?? "")
             let post = later[..<start].first { $0.is(.postReceived) }

@@ -31,7 +31,7 @@ enum DeviceInvariants {
         var highest: UInt64 = 0
         var found: [Violation] = []
         for event in events where event.proc == "hub" && event.is(.sessionChanged) {
-            guard let generation = event[.generation].flatMap(UInt64.init) else { continue }
+            guard let generation = event.integer(.generation, as: UInt64.self) else { continue }
             if generation < highest {
                 found.append(
                     (

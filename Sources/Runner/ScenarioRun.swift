@@ -171,7 +171,7 @@ public enum ScenarioRun {
     ) -> String? {
         var allowed = failedLaunches
         for event in events where event.is(.launched) {
-            if let pid = event[.pid].flatMap({ Int32($0) }), launched.contains(pid) { continue }
+            if let pid = event.integer(.pid, as: Int32.self), launched.contains(pid) { continue }
             guard allowed[event.proc, default: 0] > 0 else {
                 return "\(event.proc)'s trace was written by PID \(event[.pid] ?? "?"), a process the runner did not"
                     + " launch; the run cannot be judged"

@@ -65,7 +65,9 @@ import Testing
     }
 
     static func received(_ t: UInt64, serial: Int, from sender: String = ":1.9") -> TraceEvent {
-        TraceEvent(t: t, proc: "app", event: "post-received", fields: ["sender": sender, "serial": "\(serial)"])
+        TraceEvent(
+            t: t, proc: "app", event: "post-received",
+            fields: ["sender": .string(sender), "serial": .uint(UInt64(serial))])
     }
 
     @Test func deliveriesArePairedWithTheirPostsBySenderAndSerial() {

@@ -91,12 +91,12 @@ import Testing
         #expect(events.map(\.name) == TraceName.allCases.map { $0 })
         #expect(
             events.allSatisfy {
-                $0.proc == "mail" && $0.user() == nil && $0[.opportunity] == "false" && $0[.count] == "3"
+                $0.proc == "mail" && $0.user() == nil && $0.bool(.opportunity) == false && $0.integer(.count) == 3
             })
         #expect(events.first?[.holds] == "cou1/plain,cou2/common")
     }
 
-    @Test func everyKindOfValueReadsBackAsTheTextItWasWrittenAs() throws {
+    @Test func everyKindOfValueReadsBackAsTheValueItWasWrittenAs() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("contract-\(UUID()).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let trace = try TraceLog(path: file, process: "quote\"d\nname")
@@ -105,14 +105,21 @@ import Testing
         let events = TraceEvent.events(in: file)
         #expect(events.map(\.t) == [0, 1_234_567_890])
         #expect(events.allSatisfy { $0.proc == "quote\"d\nname" })
-        #expect(events.first?[.serial] == "18446744073709551615")
-        #expect(events.first?[.count] == "-9223372036854775808")
-        #expect(events.first?[.pid] == "-42")
+        #expect(events.first?.integer(.serial, as: UInt64.self) == .max)
+        #expect(events.first?.integer(.count, as: Int64.self) == .min)
+        #expect(events.first?.integer(.pid, as: Int32.self) == -42)
+        #expect(events.first?[.serial] == "18446744073709551615", "as text, to show it")
         #expect(events.last?[.name] == "tab\tand \\ and \u{1}")
         #expect(events.last?[.error] == "")
-        // A line another writer made: null and a list are read as text too.
-        let foreign = TraceEvent(line: #"{"t":5,"proc":"x","event":"e","user":null,"keeps":["a","b"],"ok":true}"#)
-        #expect(foreign?.fields == ["user": "null", "keeps": "a,b", "ok": "true"])
+        // A number that does not fit, or a field of another type, is no number; text is no flag.
+        #expect(events.first?.integer(.pid, as: UInt32.self) == nil)
+        #expect(events.first?.integer(.serial, as: Int64.self) == nil)
+        #expect(events.last?.integer(.name) as Int? == nil && events.last?.bool(.name) == nil)
+        // A line another writer made: a null is no field, a list stays a list, a fraction is left out.
+        let foreign = TraceEvent(
+            line: #"{"t":5,"proc":"x","event":"e","user":null,"keeps":["a","b"],"ok":true,"ratio":0.5}"#)
+        #expect(foreign?.fields == ["keeps": .strings(["a", "b"]), "ok": true])
+        #expect(foreign?[.keeps] == "a,b" && foreign?.user() == nil)
     }
 }
 

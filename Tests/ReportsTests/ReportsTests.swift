@@ -423,7 +423,7 @@ import Testing
         let posts = (0..<3000).map { index in
             TraceEvent(
                 t: Sample.first + 1_000 + UInt64(index) * 100_000, proc: "hub", event: .posted,
-                fields: [.name: NotifyCenter.accountChanged])
+                fields: [.name: .string(NotifyCenter.accountChanged)])
         }
         result.events = (result.events + posts).sorted { $0.t < $1.t }
         let data = TimelineData(ScenarioReport(runs: [(result, 1)]))

@@ -81,20 +81,22 @@ enum Sample {
     static let hook = #"/abs/clean.sh & "x""#
 
     static let events: [TraceEvent] = [
-        TraceEvent(t: first, proc: "hub", event: .ready, fields: [.generation: "0"]),
+        TraceEvent(t: first, proc: "hub", event: .ready, fields: [.generation: 0]),
         TraceEvent(t: 1_100_000_000, proc: "mail", event: .launched, fields: [.sdk: "msal", .policy: "wipe-all"]),
         TraceEvent(t: 1_200_000_000, proc: "notes", event: .launched, fields: [.sdk: "msal", .policy: "wipe-all"]),
         TraceEvent(
             t: 1_300_000_000, proc: "crm", event: .launched,
-            fields: [.sdk: "ws1", .policy: "hook", .hook: hook, .keeps: "preferences"]),
+            fields: [.sdk: "ws1", .policy: "hook", .hook: .string(hook), .keeps: "preferences"]),
         TraceEvent(
             t: 1_500_000_000, proc: "hub", event: .sessionChanged,
-            fields: [.state: "checked-out", .user: "cou1", .generation: "1"]),
+            fields: [.state: "checked-out", .user: "cou1", .generation: 1]),
         TraceEvent(
-            t: t0, proc: "hub", event: .sessionChanged, fields: [.state: "checked-in", .user: "none", .generation: "2"]),
+            t: t0, proc: "hub", event: .sessionChanged, fields: [.state: "checked-in", .user: "none", .generation: 2]),
         TraceEvent(
-            t: t0 + 100_000, proc: "hub", event: .posted, fields: [.name: NotifyCenter.accountChanged, .state: "2"]),
-        TraceEvent(t: t0 + 500_000, proc: "mail", event: .postReceived, fields: [.name: NotifyCenter.accountChanged]),
+            t: t0 + 100_000, proc: "hub", event: .posted,
+            fields: [.name: .string(NotifyCenter.accountChanged), .state: 2]),
+        TraceEvent(
+            t: t0 + 500_000, proc: "mail", event: .postReceived, fields: [.name: .string(NotifyCenter.accountChanged)]),
         TraceEvent(t: t0 + 600_000, proc: "mail", event: .checkStarted, fields: [.trigger: "signal"]),
         TraceEvent(
             t: t0 + 700_000, proc: "mail", event: .callback,

@@ -8,17 +8,18 @@ import Testing
 /// Docs/behaviour.md §9 over merged traces: notified, mechanism, and — where the app held another user's
 /// data at the commit — clean and the exposure window, true when the cleanup fails too.
 @Suite struct TimingTests {
-    static func event(_ t: UInt64, _ proc: String, _ event: String, _ fields: [String: String] = [:]) -> TraceEvent {
+    static func event(_ t: UInt64, _ proc: String, _ event: String, _ fields: [String: TraceValue] = [:]) -> TraceEvent
+    {
         TraceEvent(t: t, proc: proc, event: event, fields: fields)
     }
 
     static let launched = [event(1, "mail", "launched"), event(2, "inv", "launched")]
     /// Both apps hold three plain records of cou1, written while cou1 was the device's user.
     static let cou1Data = [
-        event(5, "mail", "wrote", ["user": "cou1", "kind": "plain", "count": "3"]),
-        event(6, "inv", "wrote", ["user": "cou1", "kind": "plain", "count": "3"]),
+        event(5, "mail", "wrote", ["user": "cou1", "kind": "plain", "count": 3]),
+        event(6, "inv", "wrote", ["user": "cou1", "kind": "plain", "count": 3]),
     ]
-    static let checkIn = event(100, "hub", "session-changed", ["generation": "2", "user": ""])
+    static let checkIn = event(100, "hub", "session-changed", ["generation": 2, "user": ""])
     static let cou1Plain = Holdings([.init(user: "cou1", kind: .plain)])
 
     static func timing(
@@ -73,7 +74,7 @@ import Testing
             Self.launched + Self.cou1Data + [
                 Self.checkIn,
                 Self.event(104, "mail", "check-started", ["trigger": "signal"]),
-                Self.event(150, "mail", event, ["holds": holds, "error": error]),
+                Self.event(150, "mail", event, ["holds": .string(holds), "error": .string(error)]),
                 Self.event(151, "mail", "check-finished"),
             ]
         let mail = Self.timing(of: "mail", events, cleanup: .hook(command: "x"))
@@ -90,12 +91,12 @@ import Testing
         let unproven =
             "the scan could not read the whole container, so it proves nothing: the container cannot be opened:"
             + " Too many open files"
-        let checkOut = Self.event(200, "hub", "session-changed", ["generation": "3", "user": "cou2"])
+        let checkOut = Self.event(200, "hub", "session-changed", ["generation": 3, "user": "cou2"])
         let events =
             Self.launched + Self.cou1Data + [
                 Self.checkIn,
                 Self.event(104, "mail", "check-started", ["trigger": "signal"]),
-                Self.event(150, "mail", "cleanup-failed", ["error": unproven]),
+                Self.event(150, "mail", "cleanup-failed", ["error": .string(unproven)]),
                 Self.event(151, "mail", "check-finished"),
                 checkOut,
             ]
@@ -119,8 +120,8 @@ import Testing
         // Enrollment and a check-out before the app held anything: no exposure pair.
         let events =
             Self.launched + [
-                Self.event(50, "hub", "session-changed", ["generation": "0", "user": ""]),
-                Self.event(60, "hub", "session-changed", ["generation": "1", "user": "cou1"]),
+                Self.event(50, "hub", "session-changed", ["generation": 0, "user": ""]),
+                Self.event(60, "hub", "session-changed", ["generation": 1, "user": "cou1"]),
                 Self.event(500, "mail", "check-started", ["trigger": "launch"]),
                 Self.event(510, "mail", "check-finished"),
             ]
@@ -135,7 +136,7 @@ import Testing
     @Test func whatTheCleanupDeclaresItKeepsIsNotExposure() {
         let events =
             Self.launched + [
-                Self.event(5, "mail", "wrote", ["user": "cou1", "kind": "common", "count": "2"]),
+                Self.event(5, "mail", "wrote", ["user": "cou1", "kind": "common", "count": 2]),
                 Self.checkIn,
             ]
         #expect(Self.timing(of: "mail", events, cleanup: .cacheCommon)?.exposed == false)
@@ -151,7 +152,7 @@ import Testing
         let events =
             Self.launched + Self.cou1Data + [
                 Self.checkIn,
-                Self.event(300, "hub", "session-changed", ["generation": "3", "user": "cou1"]),
+                Self.event(300, "hub", "session-changed", ["generation": 3, "user": "cou1"]),
             ]
         let mail = Self.timing(of: "mail", events)
         #expect(mail?.clean == 300 && mail?.exposure == 200)
@@ -166,7 +167,7 @@ import Testing
                 Self.event(121, "inv", "check-failed"),
                 // A blocked Workspace ONE app's return to the foreground: the SDK does not look.
                 Self.event(200, "inv", "check-started", ["trigger": "foreground"]),
-                Self.event(201, "inv", "check-finished", ["opportunity": "false"]),
+                Self.event(201, "inv", "check-finished", ["opportunity": false]),
                 Self.event(300, "inv", "check-started", ["trigger": "launch"]),
                 Self.event(310, "inv", "cleanup-finished", ["holds": ""]),
                 Self.event(320, "inv", "check-finished"),
@@ -179,7 +180,7 @@ import Testing
         let events =
             Self.launched + [
                 Self.event(90, "mail", "check-started", ["trigger": "launch"]),
-                Self.event(100, "hub", "session-changed", ["generation": "1"]),
+                Self.event(100, "hub", "session-changed", ["generation": 1]),
                 Self.event(110, "mail", "check-finished"),
             ]
         #expect(Self.timing(of: "mail", events, generation: 1)?.notified == nil)
@@ -188,11 +189,11 @@ import Testing
     @Test func linesMergeInTimeOrderAndBrokenLinesAreSkipped() {
         #expect(
             TraceEvent(line: #"{"t":5,"proc":"hub","event":"posted","name":"X","state":2}"#)
-                == TraceEvent(t: 5, proc: "hub", event: "posted", fields: ["name": "X", "state": "2"]))
+                == TraceEvent(t: 5, proc: "hub", event: "posted", fields: ["name": "X", "state": 2]))
         #expect(TraceEvent(line: #"{"t":5,"proc":"hub""#) == nil)
         #expect(
             TraceEvent(line: #"{"t":5,"proc":"a","event":"e","x":false,"y":true,"z":0}"#)?.fields == [
-                "x": "false", "y": "true", "z": "0",
+                "x": false, "y": true, "z": 0,
             ])
     }
 

@@ -6,18 +6,19 @@ import Testing
 
 /// What every run checks in its merged trace, whatever its steps.
 @Suite struct DeviceInvariantsTests {
-    static func event(_ t: UInt64, _ proc: String, _ event: String, _ fields: [String: String] = [:]) -> TraceEvent {
+    static func event(_ t: UInt64, _ proc: String, _ event: String, _ fields: [String: TraceValue] = [:]) -> TraceEvent
+    {
         TraceEvent(t: t, proc: proc, event: event, fields: fields)
     }
 
     @Test func aRunThatKeepsThemHasNoViolation() {
         let events = [
-            Self.event(1, "hub", "session-changed", ["generation": "1"]),
+            Self.event(1, "hub", "session-changed", ["generation": 1]),
             Self.event(2, "inventory", "launched"),
             Self.event(3, "inventory", "check-started"),
             Self.event(4, "inventory", "callback", ["name": "initial-check"]),
-            Self.event(5, "hub", "session-changed", ["generation": "2"]),
-            Self.event(6, "hub", "session-changed", ["generation": "2"]),  // an enterprise wipe keeps it
+            Self.event(5, "hub", "session-changed", ["generation": 2]),
+            Self.event(6, "hub", "session-changed", ["generation": 2]),  // an enterprise wipe keeps it
             Self.event(7, "inventory", "check-started"),
             Self.event(8, "inventory", "callback", ["name": "wipe"]),
             Self.event(9, "inventory", "callback", ["name": "initial-check(sharedDeviceNotCheckedOut)"]),
@@ -30,8 +31,8 @@ import Testing
 
     @Test func aGenerationThatGoesBackAndACallbackKindTwiceInOneCheckAreViolations() {
         let events = [
-            Self.event(1, "hub", "session-changed", ["generation": "3"]),
-            Self.event(2, "hub", "session-changed", ["generation": "2"]),
+            Self.event(1, "hub", "session-changed", ["generation": 3]),
+            Self.event(2, "hub", "session-changed", ["generation": 2]),
             Self.event(3, "inventory", "check-started"),
             Self.event(4, "inventory", "callback", ["name": "wipe"]),
             Self.event(5, "mail", "check-started"),
