@@ -76,7 +76,7 @@ public enum ReportPage {
     private static func section(_ result: ScenarioReport, index: Int) -> String {
         let steps = result.steps.map { step in
             let mark = step.passed ? "<span class=\"ok\">✓</span>" : "<span class=\"bad\">✗</span>"
-            let failures = (step.failures + step.notes.map { "! " + $0 }).map {
+            let failures = (step.failures.map(\.description) + step.notes.map { "! " + $0 }).map {
                 "<div class=\"fail\">\(Reports.xml($0))</div>"
             }.joined()
             return

@@ -34,7 +34,7 @@ public enum Reports {
                 } else {
                     lines.append(
                         open
-                            + "><failure message=\"\(xml(step.failures.first ?? ""))\">\(xml(step.failures.joined(separator: "\n")))</failure>\(notes)</testcase>"
+                            + "><failure message=\"\(xml(step.failures.first?.description ?? ""))\">\(xml(step.failures.map(\.description).joined(separator: "\n")))</failure>\(notes)</testcase>"
                     )
                 }
             }

@@ -10,13 +10,28 @@ import SharedDevice
 /// `results.json`. Every other output is drawn from it, with each scenario's trace, so that
 /// `sdlab report merge` draws them again from report folders, and `sdlab compare` compares two.
 public struct RunDocument: Codable, Sendable {
+    /// The document's shape: 2 since a step's failures are objects (a mismatch kept as its
+    /// parts); 1, the lines as printed, has no `version` key.
+    public private(set) var version = RunDocument.currentVersion
     public var passed: Bool
     /// In the order the scenarios were given (`report merge`: by file).
     public var scenarios: [ScenarioReport]
 
+    public static let currentVersion = 2
+
     public init(_ scenarios: [ScenarioReport]) {
         self.scenarios = scenarios
         passed = scenarios.allSatisfy(\.passed)
+    }
+
+    /// Reads this version and version 1 (whose failures are lines); held in memory as this
+    /// version, so that a document written again has this version's shape.
+    public init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: CodingKeys.self)
+        let version = try object.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        guard (1...Self.currentVersion).contains(version) else { throw UnreadableVersion(version: version) }
+        passed = try object.decode(Bool.self, forKey: .passed)
+        scenarios = try object.decode([ScenarioReport].self, forKey: .scenarios)
     }
 
     public func encoded() throws -> Data {
@@ -42,6 +57,11 @@ public struct RunDocument: Codable, Sendable {
         let document: RunDocument
         do {
             document = try decoded(from: data)
+        } catch let unreadable as UnreadableVersion {
+            throw ReportFileFailure(
+                description:
+                    "\(path) is a run document of version \(unreadable.version); this sdlab reads versions 1 to "
+                    + "\(currentVersion)")
         } catch {
             throw ReportFileFailure(description: "\(path) is not the JSON of `sdlab run --json`: \(error)")
         }
@@ -97,6 +117,11 @@ private func whyUnreadable(_ path: String) -> String? {
     return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : nil
 }
 
+/// A document of a version this sdlab does not know (a later one's).
+struct UnreadableVersion: Error {
+    let version: Int
+}
+
 /// A run's file that cannot be read or written, and why.
 public struct ReportFileFailure: Error, CustomStringConvertible {
     public let description: String
@@ -149,8 +174,43 @@ public struct ScenarioReport: Codable, Sendable {
         public var location: String
         public var step: String
         public var passed: Bool
-        public var failures: [String]
+        public var failures: [Failure]
         public var notes: [String]
+    }
+
+    /// What did not hold in a step (`StepFailure`): where, the message as printed, and for a
+    /// mismatch or an invariant its parts.
+    public struct Failure: Codable, Sendable, CustomStringConvertible {
+        public enum Kind: String, Codable, Sendable {
+            case mismatch, invariant
+            case stepError = "step-error"
+        }
+
+        /// `FILE:LINE:COL`; empty for a failure read from a version 1 document, its location
+        /// then in `message`.
+        public var location: String
+        /// Nil for a failure read from a version 1 document.
+        public var kind: Kind?
+        public var message: String
+        @Nullable public var mismatch: Mismatch?
+        @Nullable public var invariant: Invariant?
+
+        /// The line as the console prints it.
+        public var description: String { location.isEmpty ? message : "\(location): \(message)" }
+    }
+
+    /// `Mismatch`: the field's apps (none for the hub), name, and the values expected and got.
+    public struct Mismatch: Codable, Sendable {
+        public var apps: [String]
+        public var name: String
+        public var expected: String
+        public var got: String
+        @Nullable public var found: String?
+    }
+
+    public struct Invariant: Codable, Sendable {
+        public var rule: String
+        public var process: String
     }
 
     public struct Row: Codable, Sendable {
@@ -246,7 +306,7 @@ extension ScenarioReport {
         steps = shown.steps.map {
             Step(
                 location: $0.location.description, step: $0.title, passed: $0.passed,
-                failures: $0.failures.map(\.description),
+                failures: $0.failures.map(Failure.init),
                 notes: $0.notes)
         }
         pairs = runs.enumerated().flatMap { index, run in
@@ -362,5 +422,42 @@ public struct Nullable<Value: Codable & Sendable>: Codable, Sendable {
 extension KeyedDecodingContainer {
     public func decode<Value>(_ type: Nullable<Value>.Type, forKey key: Key) throws -> Nullable<Value> {
         try decodeIfPresent(type, forKey: key) ?? Nullable(wrappedValue: nil)
+    }
+}
+
+extension ScenarioReport.Step {
+    /// A version 1 document's failures are the lines as printed.
+    public init(from decoder: any Decoder) throws {
+        let object = try decoder.container(keyedBy: CodingKeys.self)
+        location = try object.decode(String.self, forKey: .location)
+        step = try object.decode(String.self, forKey: .step)
+        passed = try object.decode(Bool.self, forKey: .passed)
+        notes = try object.decode([String].self, forKey: .notes)
+        if let lines = try? object.decode([String].self, forKey: .failures) {
+            failures = lines.map { ScenarioReport.Failure(location: "", message: $0) }
+        } else {
+            failures = try object.decode([ScenarioReport.Failure].self, forKey: .failures)
+        }
+    }
+}
+
+extension ScenarioReport.Failure {
+    init(_ failure: StepFailure) {
+        self.init(location: failure.location.description, message: failure.message)
+        switch failure.reason {
+        case .mismatch(let mismatch):
+            kind = .mismatch
+            self.mismatch = ScenarioReport.Mismatch(
+                apps: mismatch.apps, name: mismatch.name, expected: mismatch.expected, got: mismatch.got,
+                found: mismatch.found)
+        case .stepError: kind = .stepError
+        case .invariant(let rule, let process, _):
+            kind = .invariant
+            invariant = ScenarioReport.Invariant(rule: rule.rawValue, process: process)
+        }
+    }
+
+    init(location: String, message: String) {
+        self.init(location: location, kind: nil, message: message, mismatch: nil, invariant: nil)
     }
 }

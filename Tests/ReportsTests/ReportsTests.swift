@@ -175,6 +175,7 @@ import Testing
     @Test func theKeysAndWhetherEachPassed() throws {
         let document = try Self.document()
         #expect(document["passed"] as? Bool == false)
+        #expect(document["version"] as? Int == RunDocument.currentVersion && RunDocument.currentVersion == 2)
         let scenarios = try Self.scenarios()
         #expect(scenarios.count == 2)
         #expect(
@@ -195,9 +196,64 @@ import Testing
         #expect(
             steps.map { $0["location"] as? String } == ["reports.yaml:8:5", "reports.yaml:10:5", "reports.yaml:12:5"])
         #expect(steps.map { $0["passed"] as? Bool } == [true, true, false])
-        #expect(steps[2]["failures"] as? [String] == [Sample.failure, Sample.secondFailure])
+        let failures = try #require(steps[2]["failures"] as? [[String: Any]])
+        #expect(
+            failures.map { "\($0["location"] as? String ?? ""): \($0["message"] as? String ?? "")" } == [
+                Sample.failure, Sample.secondFailure,
+            ])
+        #expect(failures.map { $0["kind"] as? String } == ["mismatch", "mismatch"])
         #expect(steps[2]["notes"] as? [String] == [Sample.note])
-        #expect(steps[0]["failures"] as? [String] == [] && steps[0]["notes"] as? [String] == [])
+        #expect((steps[0]["failures"] as? [Any])?.isEmpty == true && steps[0]["notes"] as? [String] == [])
+    }
+
+    /// A mismatch keeps its parts: which apps, which field, what was expected and what was got.
+    @Test func aMismatchIsKeptAsItsParts() throws {
+        let steps = try #require(Self.scenarios()[0]["steps"] as? [[String: Any]])
+        let failures = try #require(steps[2]["failures"] as? [[String: Any]])
+        let leaks = try #require(failures[0]["mismatch"] as? [String: Any])
+        #expect(leaks["apps"] as? [String] == ["crm"] && leaks["name"] as? String == "leaks")
+        #expect(leaks["expected"] as? String == "0" && leaks["got"] as? String == "1")
+        #expect(leaks["found"] as? String == #"<cou1 & "plain">"#)
+        #expect((failures[1]["mismatch"] as? [String: Any])?["found"] is NSNull)
+        #expect(failures[0]["invariant"] is NSNull)
+    }
+
+    @Test func aStepErrorAndAnInvariantSayWhichTheyAre() throws {
+        let location = Location(file: "x.yaml", line: 3, column: 5)
+        let error = ScenarioReport.Failure(StepFailure(location: location, reason: .stepError("mail is not running")))
+        #expect(
+            error.kind == .stepError && error.mismatch == nil && error.description == "x.yaml:3:5: mail is not running")
+        let broken = ScenarioReport.Failure(
+            StepFailure(
+                location: location, reason: .invariant(.generationNeverGoesBack, process: "hub", detail: "2 after 3")))
+        #expect(broken.kind == .invariant && broken.message == "2 after 3")
+        #expect(broken.invariant?.rule == "generation never goes back" && broken.invariant?.process == "hub")
+    }
+
+    /// A document of version 1, whose failures are lines, reads as before and is written again
+    /// in this version's shape; a later version is refused, naming it.
+    @Test func theLastVersionIsReadAndALaterOneRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var object = try Self.document()
+        object.removeValue(forKey: "version")
+        var scenarios = try Self.scenarios()
+        var steps = try #require(scenarios[0]["steps"] as? [[String: Any]])
+        steps[2]["failures"] = [Sample.failure, Sample.secondFailure]
+        scenarios[0]["steps"] = steps
+        object["scenarios"] = scenarios
+        let old = try RunDocument.decoded(from: JSONSerialization.data(withJSONObject: object))
+        #expect(old.version == RunDocument.currentVersion)
+        #expect(old.scenarios[0].steps[2].failures.map(\.description) == [Sample.failure, Sample.secondFailure])
+        #expect(Reports.junit(old.scenarios) == Reports.junit(try Sample.results()))
+        object["version"] = 3
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: folder + "/results.json"))
+        #expect {
+            try RunDocument.read(folder + "/results.json")
+        } throws: { error in
+            "\(error)" == "\(folder)/results.json is a run document of version 3; this sdlab reads versions 1 to 2"
+        }
     }
 
     @Test func theTimingTableCountsOnlyExposedPairs() throws {
