@@ -1,5 +1,6 @@
 import AppCommandLine
 import ArgumentParser
+import CoreFoundation
 import DBusKit
 import DeviceContract
 import DeviceLink
@@ -109,8 +110,10 @@ public final class DeviceHost: Sendable {
         parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
         Task { await serve() }
         // A timer that never fires keeps the main run loop running when the app adds no source.
+        // CoreFoundation's own loop serves source after source; `RunLoop.run(mode:before:)`
+        // returns after each, and a fleet paid for every return.
         RunLoop.main.add(Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }, forMode: .default)
-        while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+        while true { CFRunLoopRun() }
     }
 
     private func serve() async {
@@ -229,14 +232,15 @@ public final class DeviceHost: Sendable {
     }
 
     /// Waits until the app's work in hand is done: no check in flight, every completion it led
-    /// to returned, and the main queue drained; at most `settleBound`.
+    /// to returned, and the main queue drained; at most `settleBound`. Woken by the app's state,
+    /// never by polling: a fleet that settles after every post would spend its time polling.
     func settled() async {
         let deadline = ContinuousClock.now + Self.settleBound
-        while ContinuousClock.now < deadline {
+        repeat {
             await onMain {}
             if app.isSettled { return }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+            await app.untilSettled(within: deadline - .now)
+        } while ContinuousClock.now < deadline
     }
 
     static let settleBound = Duration.seconds(15)

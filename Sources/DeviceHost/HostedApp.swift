@@ -50,6 +50,19 @@ final class HostedApp: DeviceListener, Sendable {
         var saved = Saved()
         /// Credentials typed into the sign-in page, for one interactive sign-in.
         var credentials: (user: String, password: String)?
+        /// Who waits for the app to settle, by number: resumed when it does, or at their bound.
+        var settleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextSettleWaiter = 0
+
+        /// No check in flight, every piece of app code it led to returned, and scanned after.
+        var isSettled: Bool { owed == 0 && checking.isEmpty && scansDue == 0 }
+
+        /// The waiters to resume now that the app may have settled (none if it has not).
+        mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard isSettled, !settleWaiters.isEmpty else { return [] }
+            defer { settleWaiters = [:] }
+            return Array(settleWaiters.values)
+        }
     }
 
     /// What outlives the process: the user it acts for and the numbers of records written.
@@ -78,6 +91,13 @@ final class HostedApp: DeviceListener, Sendable {
 
     func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
+    /// Changes the state, then wakes whoever waits for the app to settle if it now has.
+    private func settling<T>(_ body: (inout State) -> T) -> T {
+        let (result, waiters) = state.withLock { state in (body(&state), state.takeSettleWaiters()) }
+        for waiter in waiters { waiter.resume() }
+        return result
+    }
+
     // MARK: - What the facades say
 
     func heardPost(_ name: String, sender: String, serial: UInt32) {
@@ -96,7 +116,7 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     func checkFinished(_ report: CheckReport) {
-        let (trigger, change) = state.withLock { state -> (CheckTrigger, CleanupJob?) in
+        let (trigger, change) = settling { state -> (CheckTrigger, CleanupJob?) in
             let trigger = state.checking.isEmpty ? state.opportunity : state.checking.removeFirst()
             guard report.looked else {
                 state.owed -= 1
@@ -128,7 +148,7 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     func checkFailed(_ error: String) {
-        let trigger = state.withLock { state in
+        let trigger = settling { state in
             state.lastError = error
             return state.checking.isEmpty ? state.opportunity : state.checking.removeFirst()
         }
@@ -136,7 +156,7 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     func appCodeReturned(afterCheck: Bool) {
-        let watching = state.withLock { state in
+        let watching = settling { state in
             if afterCheck { state.owed = max(0, state.owed - 1) }
             if state.watching != nil { state.scansDue += 1 }
             return state.watching != nil
@@ -144,7 +164,7 @@ final class HostedApp: DeviceListener, Sendable {
         guard watching else { return }
         scans.async {
             self.scan(afterCheck: afterCheck)
-            self.state.withLock { $0.scansDue -= 1 }
+            self.settling { $0.scansDue -= 1 }
         }
     }
 
@@ -274,5 +294,21 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// No check in flight, every piece of app code it led to returned, and scanned after.
-    var isSettled: Bool { state.withLock { $0.owed == 0 && $0.checking.isEmpty && $0.scansDue == 0 } }
+    var isSettled: Bool { state.withLock { $0.isSettled } }
+
+    /// Returns once the app has settled, or after `bound`.
+    func untilSettled(within bound: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let number = state.withLock { state -> Int? in
+                guard !state.isSettled else { return nil }
+                state.nextSettleWaiter += 1
+                state.settleWaiters[state.nextSettleWaiter] = continuation
+                return state.nextSettleWaiter
+            }
+            guard let number else { return continuation.resume() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(bound.nanoseconds))) {
+                self.state.withLock { $0.settleWaiters.removeValue(forKey: number) }?.resume()
+            }
+        }
+    }
 }
