@@ -5,9 +5,10 @@ import Foundation
 import Synchronization
 
 /// The runner's side of the fence's watch (`sdlab-fence --watch`): each call an app, or a
-/// process it started, makes to create, change or remove a file waits here while its path is
-/// resolved; one that lands outside the app's container fails with EACCES and is traced as the
-/// app's `write-refused`, so the run names it whatever route it took (Docs/hardening.md).
+/// process it started, makes to create or change a file (or to keep bytes past the process)
+/// waits here while its path is resolved; one that lands outside the app's container fails with
+/// EACCES and is traced as the app's `write-refused`, so the run names it whatever route it took
+/// (Docs/hardening.md).
 enum FenceWatch {
     /// `SDLAB_FENCE_WATCH=off` runs apps without the watch (their writes outside are then refused by
     /// Landlock alone, without a name), to try that path.
@@ -70,9 +71,19 @@ enum FenceWatch {
                 (.path, .string(path)), (.call, .string(call)), (.pid, .int(Int64(pid))),
             ]
             if pid != launched { fields.append((.command, .string(command))) }
-            log.withLock { log in
-                if log == nil { log = try? TraceLog(path: trace, process: app) }
+            let untraced = log.withLock { log -> String? in
+                if log == nil {
+                    do { log = try TraceLog(path: trace, process: app) } catch { return "\(error)" }
+                }
                 log?.record(.writeRefused, fields: fields)
+                return nil
+            }
+            // The app's write failed all the same; the run must not pass over it in silence.
+            if let untraced {
+                FileHandle.standardError.write(
+                    Data(
+                        "sdlab: \(app) tried to write outside its container: \(path) (\(call), refused), and that cannot be traced: \(untraced)\n"
+                            .utf8))
             }
         }
 

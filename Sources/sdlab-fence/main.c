@@ -8,8 +8,8 @@
  * calls, links and sockets alike, and abstract unix sockets made outside it are out of reach.
  * Reads are never restricted: only write-type rights are handled (Docs/hardening.md).
  *
- * With --watch FD, it also installs the watch (`CFenceWatch`): every call that creates, changes
- * or removes a file waits for the runner, which refuses and names one that lands outside. The
+ * With --watch FD, it also installs the watch (`CFenceWatch`): every call that creates or
+ * changes a file waits for the runner, which refuses and names one that lands outside. The
  * watch's listener goes to the runner on FD (a SOCK_SEQPACKET socket the runner holds the other
  * end of), or why there is none; SDLAB_FENCE_WATCH=off leaves it out, to try that path.
  *

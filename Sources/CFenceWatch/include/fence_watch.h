@@ -4,8 +4,8 @@
 #include <sys/types.h>
 
 /// The fence's watch, held by the kernel (seccomp user notification): every system call an app,
-/// or any process it starts, makes to create, change or remove a file waits while the runner
-/// looks where it lands. Outside the app's container it fails with EACCES, as the sandbox makes
+/// or any process it starts, makes to create or change a file, or to keep bytes past the process
+/// elsewhere, waits while the runner looks where it lands. Outside the app's container it fails with EACCES, as the sandbox makes
 /// it fail on a phone, and the runner names it; inside, the kernel carries it on (Landlock still
 /// checks it). No route around it: the C library or a raw system call, a child, a launcher
 /// script, a link.
@@ -20,8 +20,8 @@ int sdlab_watch_install(void);
 /// (its process ID and its command name).
 typedef void (*sdlab_watch_refused)(void *context, const char *path, const char *call, pid_t pid, const char *command);
 
-/// Answers `listener`'s calls until every process it watches has ended: a call that creates,
-/// changes or removes a file is let through when it lands beneath one of `folders` or on one of
+/// Answers `listener`'s calls until every process it watches has ended: a call that creates or
+/// changes a file is let through when it lands beneath one of `folders` or on one of
 /// `files`, refused (and told to `refused`) otherwise. Returns 0 once nothing is watched, -1
 /// with errno if the listener fails.
 int sdlab_watch_serve(int listener, const char *const *folders, int folder_count, const char *const *files,
