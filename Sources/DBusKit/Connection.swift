@@ -26,6 +26,10 @@ public final class Connection: Sendable {
     /// The connection lock. libdbus's connection is part of the state, so it can only be
     /// reached with the lock held.
     let state: Mutex<State>
+    /// The owner thread's wake-up eventfd, also in `state`; open until the connection goes away,
+    /// so that it can be written after the lock is let go (the owner, woken, takes that lock
+    /// first thing) without ever naming another file.
+    private let wakeFD: Int32
 
     struct State {
         /// Unreferenced by `shutDown`: every use checks `isOpen` or `closeRequested` first.
@@ -90,7 +94,16 @@ public final class Connection: Sendable {
         self.uniqueName = String(cString: name)
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         let watches = SocketWatches(on: raw)
+        self.wakeFD = wakeFD
         self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, watches: watches, wakeFD: wakeFD))
+    }
+
+    deinit { Glibc.close(wakeFD) }
+
+    /// Wakes the owner thread; called after the state's lock is let go.
+    private func wakeOwner() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     // MARK: - Sending
@@ -187,11 +200,12 @@ public final class Connection: Sendable {
     @discardableResult
     func send(_ message: OpaquePointer) throws(DBusError) -> UInt32 {
         defer { dbus_message_unref(message) }
-        return try state.withLock { (state: inout State) throws(DBusError) -> UInt32 in
+        let (serial, wake) = try state.withLock { (state: inout State) throws(DBusError) -> (UInt32, Bool) in
             let (serial, unwritten) = try state.send(message)
-            if unwritten { state.wake() }
-            return serial
+            return (serial, unwritten && state.isOpen)
         }
+        if wake { wakeOwner() }
+        return serial
     }
 
     private func register(
@@ -199,7 +213,7 @@ public final class Connection: Sendable {
         deadline: UInt64, ticket: CallTicket
     ) throws {
         defer { dbus_message_unref(message) }
-        try state.withLock { state throws in
+        let wake = try state.withLock { state throws -> Bool in
             // Cancelled before it was sent: the same error as when cancelled while waiting.
             if ticket.cancelled { throw CancellationError() }
             let (serial, unwritten) = try state.send(message)
@@ -207,8 +221,9 @@ public final class Connection: Sendable {
             ticket.serial = serial
             let earlier = deadline < state.earliestDeadline
             if earlier { state.earliestDeadline = deadline }
-            if unwritten || earlier { state.wake() }
+            return (unwritten || earlier) && state.isOpen
         }
+        if wake { wakeOwner() }
     }
 
     // MARK: - The owner thread
@@ -311,7 +326,6 @@ public final class Connection: Sendable {
             dbus_connection_flush(state.raw.pointer)
             dbus_connection_close(state.raw.pointer)
             dbus_connection_unref(state.raw.pointer)
-            Glibc.close(state.wakeFD)
             defer {
                 state.pendingCalls = [:]
                 state.closeWaiters = [:]
@@ -371,13 +385,13 @@ public final class Connection: Sendable {
 extension Connection: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = state.withLock { state in
-            guard state.isOpen else { return false }
+        let (accepted, wake) = state.withLock { state in
+            guard state.isOpen else { return (false, false) }
             state.jobs.append(job)
             let onOwnerThread = state.ownerThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-            if !onOwnerThread { state.wake() }
-            return true
+            return (true, !onOwnerThread)
         }
+        if wake { wakeOwner() }
         if !accepted { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
     }
 }
