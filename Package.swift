@@ -190,16 +190,10 @@ let package = Package(
         // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
         .target(
             name: "MSAL",
-            dependencies: [
-                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
-                "UIKit",
-            ]),
+            dependencies: ["CoreFoundationDarwin", "DeviceLink", "SharedDevice", "SharedDeviceSDK", "UIKit"]),
         .target(
             name: "AWSDK",
-            dependencies: [
-                "CoreFoundationDarwin", "DBusKit", "DeviceContract", "DeviceLink", "SharedDevice", "SharedDeviceSDK",
-                "UIKit",
-            ]),
+            dependencies: ["CoreFoundationDarwin", "DeviceLink", "SharedDevice", "SharedDeviceSDK", "UIKit"]),
         // The fence's watch: the kernel holds every call that writes a file until the runner has
         // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
         // by the runner.
@@ -317,7 +311,7 @@ let package = Package(
         // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
         // also sees our UIKit would look for; there is none off Apple platforms.
         .testTarget(
-            name: "FacadeTests", dependencies: ["AWSDK", "DeviceLink", "MSAL"],
+            name: "FacadeTests", dependencies: ["AWSDK", "DBusKit", "DeviceLink", "MSAL", "SharedDevice"],
             swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "DeviceLink", "SharedDevice", "UIKit"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),

@@ -1,5 +1,4 @@
 @_exported import CoreFoundationDarwin
-import DeviceContract
 import DeviceLink
 // AWSDK brings Foundation and UIKit, as on iOS.
 @_exported import Foundation
@@ -15,6 +14,13 @@ import Synchronization
 public enum AWSDKErrorDomains {
     /// Errors of the SDK's setup and initial check (`AWSDKSetupError`).
     public static let setup = "com.airwatch.sdk.setup"
+}
+
+/// The facade's calls, with the SDK's one table from the device's failures to its errors.
+enum AWSDKErrors {
+    /// The SDK hands on what the bus answered as it came, as it does every error it does not
+    /// know; its own setup errors (`AWSDKSetupError`) are its decisions, not the device's failures.
+    static let facade = Facade(errors: { failure in failure.cause as NSError })
 }
 
 /// The codes of `AWSDKErrorDomains.setup`.
@@ -106,24 +112,19 @@ public class AWController: NSObject, @unchecked Sendable {
     /// Completes on the main queue.
     public func updateUserCredentials(completion: @escaping (Bool, NSError?) -> Void) {
         let completion = AppValue(completion)
-        guard let link = DeviceLink.current else {
-            return DispatchQueue.main.async { completion.value(false, Self.error(.hubNotReachable)) }
-        }
-        Task(executorPreference: link.connection) {
-            let reply = try? await link.connection.callHub(HubMethod.getSession, at: link.hub, timeout: link.hubTimeout)
-            let session = reply.flatMap { Session(wire: $0.first) }
-            let user = session?.state == .checkedOut ? session?.user : nil
-            if session != nil { self.adopt(user) }
+        let call = AWSDKErrors.facade.call(completingOn: .main)
+        guard let link = call.device(orElse: { completion.value(false, Self.error(.hubNotReachable)) }) else { return }
+        let hub = WorkspaceOneHub(connection: link.connection, hub: link.hub, timeout: link.hubTimeout)
+        call.run {
+            let checkout = await hub.checkout()
+            if let checkout { self.adopt(checkout.user) }
             let error: NSError? =
-                switch (session, user) {
-                case (nil, _): Self.error(.hubNotReachable)
-                case (_, nil): Self.error(.sharedDeviceNotCheckedOut)
-                default: nil
+                switch checkout {
+                case nil: Self.error(.hubNotReachable)
+                case .nobody?: Self.error(.sharedDeviceNotCheckedOut)
+                case .user?: nil
                 }
-            DispatchQueue.main.async {
-                completion.value(error == nil, error)
-                link.listener.appCodeReturned()
-            }
+            call.complete { completion.value(error == nil, error) }
         }
     }
 
@@ -154,8 +155,9 @@ public class AWController: NSObject, @unchecked Sendable {
             return !started
         }
         guard first else { return }
-        guard let link = DeviceLink.current, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk")
-        else {
+        let call = AWSDKErrors.facade.call(completingOn: .main)
+        guard let link = call.link, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk") else {
+            // Without a device, or without its keychain, the host hears nothing: no check began.
             return DispatchQueue.main.async {
                 self.delegate?.controllerDidFinishInitialCheck(error: Self.error(.hubNotReachable))
                 self.delegate?.controllerDidReceive(enrollmentStatus: .unknown)
@@ -176,8 +178,8 @@ public class AWController: NSObject, @unchecked Sendable {
     /// Whether the SDK found the device checked in: the app's UI stays blocked until it is
     /// launched again.
     var isBlocked: Bool {
-        guard let sdk = lock.withLock({ self.sdk }), let link = DeviceLink.current else { return false }
-        return waitFor(timeout: link.hubTimeout) { await sdk.isBlocked } ?? false
+        guard let sdk = lock.withLock({ self.sdk }) else { return false }
+        return AWSDKErrors.facade.call(completingOn: .main).wait { await sdk.isBlocked } ?? false
     }
 
     var controller: WorkspaceOneController? { lock.withLock { sdk } }
@@ -190,7 +192,8 @@ public class AWController: NSObject, @unchecked Sendable {
     ) {
         link.listener.checkStarted()
         let sdk = controller
-        Task(executorPreference: link.connection) {
+        let call = AWSDKErrors.facade.call(completingOn: .main)
+        call.run {
             let detection = await detect()
             let blocked = await sdk?.isBlocked ?? false
             let callbacks = detection.effects.compactMap { effect -> WorkspaceOneSDK.Callback? in
@@ -209,10 +212,9 @@ public class AWController: NSObject, @unchecked Sendable {
                 if coldStart { self.adopt(nil) }
                 link.listener.checkFailed(SDKErrors.hubUnreachable)
             }
-            DispatchQueue.main.async { [weak self] in
+            call.complete(afterCheck: true) { [weak self] in
                 for callback in callbacks { self?.tell(callback) }
                 if let enrollment { self?.delegate?.controllerDidReceive(enrollmentStatus: enrollment) }
-                link.listener.appCodeReturned(afterCheck: true)
             }
         }
     }

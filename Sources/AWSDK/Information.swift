@@ -1,8 +1,7 @@
-import DBusKit
-import DeviceContract
 import DeviceLink
 import Foundation
 import SharedDevice
+import SharedDeviceSDK
 
 /// The app's assignment status (only what shared-device code reads).
 public class ApplicationStatusInformation: NSObject {}
@@ -35,20 +34,18 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
         completion: @escaping (ApplicationStatusInformation?, SharedDeviceInformation?, Error?) -> Void
     ) {
         let completion = AppValue(completion)
-        guard let link = DeviceLink.current else {
-            let error = NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue)
-            return DispatchQueue.main.async { completion.value(nil, nil, error) }
-        }
-        Task(executorPreference: link.connection) {
+        let call = AWSDKErrors.facade.call(completingOn: .main)
+        guard
+            let link = call.device(orElse: {
+                completion.value(
+                    nil, nil,
+                    NSError(domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue))
+            })
+        else { return }
+        let hub = WorkspaceOneHub(connection: link.connection, hub: link.hub, timeout: link.hubTimeout)
+        call.run {
             do {
-                let shared =
-                    try await link.connection.hubProperty(.shared, at: link.hub, timeout: link.hubTimeout)?.bool
-                    ?? false
-                let session = Session(
-                    wire: try await link.connection.callHub(
-                        HubMethod.getSession, at: link.hub, timeout: link.hubTimeout
-                    )
-                    .first)
+                let (shared, session) = try await hub.assignment()
                 let status: SharedDeviceStatus =
                     switch session?.state {
                     case .checkedOut?: .checkedOutAssigned
@@ -57,15 +54,9 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
                     }
                 let information = SharedDeviceInformation(
                     isDeviceStagingEnabled: shared, sharedDeviceStatus: status, userContextID: session?.user)
-                DispatchQueue.main.async {
-                    completion.value(ApplicationStatusInformation(), information, nil)
-                    link.listener.appCodeReturned()
-                }
+                call.complete { completion.value(ApplicationStatusInformation(), information, nil) }
             } catch {
-                DispatchQueue.main.async {
-                    completion.value(nil, nil, error as NSError)
-                    link.listener.appCodeReturned()
-                }
+                call.complete { completion.value(nil, nil, call.error(error)) }
             }
         }
     }
@@ -100,21 +91,21 @@ public class UserInformationController: NSObject, @unchecked Sendable {
     /// The checked-out user; fails until the initial check succeeded. Completes on the main queue.
     public func retrieveUserInfo(completionHandler: @escaping (UserInformation?, NSError?) -> Void) {
         let completion = AppValue(completionHandler)
-        guard let link = DeviceLink.current, let sdk = AWController.clientInstance().controller else {
+        let call = AWSDKErrors.facade.call(completingOn: .main)
+        guard call.link != nil, let sdk = AWController.clientInstance().controller else {
             let error = NSError(
                 domain: AWSDKErrorDomains.setup, code: AWSDKSetupError.hubNotReachable.rawValue,
                 userInfo: [NSLocalizedDescriptionKey: "the SDK has not finished its initial check"])
             return DispatchQueue.main.async { completion.value(nil, error) }
         }
-        Task(executorPreference: link.connection) {
-            let answer: Result<[String: String], any Error>
-            do { answer = .success(try await sdk.userInformation()) } catch { answer = .failure(error) }
-            DispatchQueue.main.async {
+        call.run {
+            let answer: Result<[String: String], NSError>
+            do { answer = .success(try await sdk.userInformation()) } catch { answer = .failure(call.error(error)) }
+            call.complete {
                 switch answer {
                 case .success(let fields): completion.value(UserInformation(fields), nil)
-                case .failure(let error): completion.value(nil, error as NSError)
+                case .failure(let error): completion.value(nil, error)
                 }
-                link.listener.appCodeReturned()
             }
         }
     }

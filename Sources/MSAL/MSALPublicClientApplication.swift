@@ -1,5 +1,3 @@
-import DBusKit
-import DeviceContract
 import DeviceLink
 import Foundation
 import SharedDevice
@@ -34,18 +32,18 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping (MSALAccount?, MSALAccount?, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        let queue = parameters?.completionBlockQueue
-        guard let link = DeviceLink.current else {
-            return Calls.complete(on: queue) { completion.value(nil, nil, MSALErrors.brokerNotAvailable()) }
+        let call = MSALErrors.facade.call(completingOn: parameters?.completionBlockQueue ?? .global())
+        guard let link = call.device(orElse: { completion.value(nil, nil, MSALErrors.brokerNotAvailable()) }) else {
+            return
         }
         log.log(.info, "getCurrentAccount")
         guard let client = try? Calls.client(link) else {
-            return Calls.complete(on: queue, link) {
+            return call.complete {
                 completion.value(nil, nil, MSALErrors.make(.internal, nil, "the keychain cannot be opened"))
             }
         }
         link.listener.checkStarted()
-        Task(executorPreference: link.connection) {
+        call.run {
             guard let answer = try? await client.getCurrentAccount() else { return }
             switch answer {
             case .success(let result):
@@ -54,12 +52,10 @@ public class MSALPublicClientApplication: NSObject {
                         callbacks: [result.callback], user: result.current?.username,
                         previous: .some(result.previous?.username)))
                 let (current, previous) = (result.current.map(MSALAccount.init), result.previous.map(MSALAccount.init))
-                Calls.complete(on: queue, link, afterCheck: true) { completion.value(current, previous, nil) }
+                call.complete(afterCheck: true) { completion.value(current, previous, nil) }
             case .failure(let error):
                 link.listener.checkFailed(error.label)
-                Calls.complete(on: queue, link, afterCheck: true) {
-                    completion.value(nil, nil, MSALErrors.from(error))
-                }
+                call.complete(afterCheck: true) { completion.value(nil, nil, call.error(error)) }
             }
         }
     }
@@ -71,24 +67,20 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping (MSALDeviceInformation?, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        let queue = parameters?.completionBlockQueue
-        guard let link = DeviceLink.current else {
-            let fallback = MSALDeviceInformation(deviceMode: .default)
-            return Calls.complete(on: queue) { completion.value(fallback, MSALErrors.brokerNotAvailable()) }
-        }
-        Task(executorPreference: link.connection) {
+        let call = MSALErrors.facade.call(completingOn: parameters?.completionBlockQueue ?? .global())
+        guard
+            let link = call.device(orElse: {
+                completion.value(MSALDeviceInformation(deviceMode: .default), MSALErrors.brokerNotAvailable())
+            })
+        else { return }
+        let broker = Calls.broker(link)
+        call.run {
             do {
-                let reply = try await link.connection.callHub(
-                    BrokerMethod.getDeviceInformation, at: link.hub, timeout: link.hubTimeout)
-                let shared = DeviceInformation(wire: reply.first).isSharedDevice
-                Calls.complete(on: queue, link) {
-                    completion.value(MSALDeviceInformation(deviceMode: shared ? .shared : .default), nil)
-                }
+                let shared = try await broker.isSharedDevice()
+                call.complete { completion.value(MSALDeviceInformation(deviceMode: shared ? .shared : .default), nil) }
             } catch {
                 // As MSAL does: a default device information together with the error.
-                Calls.complete(on: queue, link) {
-                    completion.value(MSALDeviceInformation(deviceMode: .default), MSALErrors.from(error))
-                }
+                call.complete { completion.value(MSALDeviceInformation(deviceMode: .default), call.error(error)) }
             }
         }
     }
@@ -103,25 +95,21 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping (MSALResult?, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        guard let link = DeviceLink.current else {
-            return Calls.complete(on: .main) { completion.value(nil, MSALErrors.brokerNotAvailable()) }
+        let call = MSALErrors.facade.call(completingOn: .main)
+        guard let link = call.device(orElse: { completion.value(nil, MSALErrors.brokerNotAvailable()) }) else {
+            return
         }
         guard let typed = link.listener.takeCredentials() else {
-            return Calls.complete(on: .main, link) { completion.value(nil, MSALErrors.make(.userCanceled)) }
+            return call.complete { completion.value(nil, MSALErrors.make(.userCanceled)) }
         }
-        let (clientID, scopes, authority) = (configuration.clientId, parameters.scopes, AppValue(parameters.authority))
-        Task(executorPreference: link.connection) {
+        let (broker, scopes, authority) = (Calls.broker(link), parameters.scopes, AppValue(parameters.authority))
+        call.run {
             do {
-                let reply = try await link.connection.callHub(
-                    BrokerMethod.signIn, [.string(typed.user), .string(typed.password), .string(clientID)],
-                    at: link.hub, timeout: link.hubTimeout)
-                guard let signedIn = BrokerAccount(wire: reply.first) else { throw DBusError.failed("no account") }
-                let account = MSALAccount(signedIn)
-                let result = try await Calls.token(
-                    for: account, scopes: scopes, authority: authority.value, link, clientID)
-                Calls.complete(on: .main, link) { completion.value(result, nil) }
+                let account = MSALAccount(try await broker.signIn(typed.user, typed.password))
+                let result = try await Calls.token(for: account, scopes: scopes, authority: authority.value, broker)
+                call.complete { completion.value(result, nil) }
             } catch {
-                Calls.complete(on: .main, link) { completion.value(nil, MSALErrors.from(error)) }
+                call.complete { completion.value(nil, call.error(error)) }
             }
         }
     }
@@ -132,27 +120,26 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping (MSALResult?, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        let queue = parameters.completionBlockQueue
+        let call = MSALErrors.facade.call(completingOn: parameters.completionBlockQueue ?? .global())
         guard let requested = parameters.account else {
             // As MSAL does, before anything else: without an account the app must sign in.
-            let link = DeviceLink.current
-            return Calls.complete(on: queue, link) {
+            return call.complete {
                 completion.value(nil, MSALErrors.make(.interactionRequired, nil, "no account for the silent request"))
             }
         }
-        guard let link = DeviceLink.current else {
-            return Calls.complete(on: queue) { completion.value(nil, MSALErrors.brokerNotAvailable()) }
+        guard let link = call.device(orElse: { completion.value(nil, MSALErrors.brokerNotAvailable()) }) else {
+            return
         }
-        let (account, scopes, authority, clientID) = (
-            AppValue(requested), parameters.scopes, AppValue(parameters.authority), configuration.clientId
+        let (account, scopes, authority, broker) = (
+            AppValue(requested), parameters.scopes, AppValue(parameters.authority), Calls.broker(link)
         )
-        Task(executorPreference: link.connection) {
+        call.run {
             do {
                 let result = try await Calls.token(
-                    for: account.value, scopes: scopes, authority: authority.value, link, clientID)
-                Calls.complete(on: queue, link) { completion.value(result, nil) }
+                    for: account.value, scopes: scopes, authority: authority.value, broker)
+                call.complete { completion.value(result, nil) }
             } catch {
-                Calls.complete(on: queue, link) { completion.value(nil, MSALErrors.from(error)) }
+                call.complete { completion.value(nil, call.error(error)) }
             }
         }
     }
@@ -164,17 +151,17 @@ public class MSALPublicClientApplication: NSObject {
         completionBlock: @escaping (Bool, Error?) -> Void
     ) {
         let completion = AppValue(completionBlock)
-        guard let link = DeviceLink.current else {
-            return Calls.complete(on: .main) { completion.value(false, MSALErrors.brokerNotAvailable()) }
+        let call = MSALErrors.facade.call(completingOn: .main)
+        guard let link = call.device(orElse: { completion.value(false, MSALErrors.brokerNotAvailable()) }) else {
+            return
         }
-        let (id, clientID) = (account.identifier ?? "", configuration.clientId)
-        Task(executorPreference: link.connection) {
+        let (id, broker) = (account.identifier ?? "", Calls.broker(link))
+        call.run {
             do {
-                try await link.connection.callHub(
-                    BrokerMethod.signOut, [.string(id), .string(clientID)], at: link.hub, timeout: link.hubTimeout)
-                Calls.complete(on: .main, link) { completion.value(true, nil) }
+                try await broker.signOut(homeAccountID: id)
+                call.complete { completion.value(true, nil) }
             } catch {
-                Calls.complete(on: .main, link) { completion.value(false, MSALErrors.from(error)) }
+                call.complete { completion.value(false, call.error(error)) }
             }
         }
     }
@@ -184,13 +171,14 @@ public class MSALPublicClientApplication: NSObject {
     /// The accounts the broker has signed in.
     @discardableResult
     public func allAccounts() throws -> [MSALAccount] {
-        guard let link = DeviceLink.current else { throw MSALErrors.brokerNotAvailable() }
-        let answer = waitFor(timeout: link.hubTimeout) { () -> Result<[BrokerAccount], SharedDevice.MSALError>? in
+        let call = MSALErrors.facade.call(completingOn: .global())
+        guard let link = call.link else { throw MSALErrors.brokerNotAvailable() }
+        let answer = call.wait { () -> Result<[BrokerAccount], SharedDevice.MSALError>? in
             try? await Calls.client(link).accounts()
         }
         switch answer {
         case .success(let accounts)??: return accounts.map(MSALAccount.init)
-        case .failure(let error)??: throw MSALErrors.from(error)
+        case .failure(let error)??: throw call.error(error)
         default: throw MSALErrors.brokerNotAvailable()
         }
     }
@@ -228,7 +216,7 @@ public class MSALPublicClientApplication: NSObject {
         let completion = AppValue(completionBlock)
         let (identifier, username) = (parameters.identifier, parameters.username)
         let application = AppValue(self)
-        Calls.complete(on: parameters.completionBlockQueue) {
+        MSALErrors.facade.call(completingOn: parameters.completionBlockQueue ?? .global()).complete {
             do {
                 completion.value(try application.value.accounts(identifier: identifier, username: username), nil)
             } catch {
@@ -374,30 +362,18 @@ private enum Calls {
         }
     }
 
-    static func token(
-        for account: MSALAccount, scopes: [String], authority: MSALAuthority?, _ link: DeviceLink, _ clientID: String
-    ) async throws -> MSALResult {
-        let reply = try await link.connection.callHub(
-            BrokerMethod.acquireTokenSilent, [.string(account.identifier ?? ""), .string(clientID)], at: link.hub,
-            timeout: link.hubTimeout)
-        guard let fields = reply.first?.fields, fields.count == 2, let token = fields[0].string,
-            let expiry = fields[1].uint64
-        else { throw DBusError.failed("the broker answered no token") }
-        return MSALResult(
-            accessToken: token, account: account, expiresOn: Date(timeIntervalSince1970: TimeInterval(expiry)),
-            scopes: scopes, authority: authority)
+    /// The broker of this process's device, for the calls that need no keychain.
+    static func broker(_ link: DeviceLink) -> Broker {
+        Broker(connection: link.connection, clientID: link.appName, hub: link.hub, timeout: link.hubTimeout)
     }
 
-    /// Runs the app's completion on `queue`, or on a thread of the global pool as MSAL's
-    /// finishing thread would be (never on the bus connection's); then tells the host.
-    static func complete(
-        on queue: DispatchQueue?, _ link: DeviceLink? = nil, afterCheck: Bool = false, _ body: @escaping () -> Void
-    ) {
-        let work = AppValue(body)
-        (queue ?? .global()).async {
-            work.value()
-            link?.listener.appCodeReturned(afterCheck: afterCheck)
-        }
+    static func token(
+        for account: MSALAccount, scopes: [String], authority: MSALAuthority?, _ broker: Broker
+    ) async throws -> MSALResult {
+        let token = try await broker.token(homeAccountID: account.identifier ?? "")
+        return MSALResult(
+            accessToken: token.accessToken, account: account,
+            expiresOn: Date(timeIntervalSince1970: TimeInterval(token.expiresOn)), scopes: scopes, authority: authority)
     }
 }
 
@@ -426,25 +402,23 @@ enum MSALErrors {
         make(.internal, .brokerNotAvailable, description)
     }
 
-    static func from(_ error: SharedDevice.MSALError) -> NSError {
-        switch error {
+    /// The facade's calls, with MSAL's one table from the device's failures to its errors.
+    static let facade = Facade(errors: from)
+
+    /// A broker that did not answer is not available; one that refused with no account, or not
+    /// this one, means the app must sign in again.
+    private static func from(_ failure: DeviceFailure) -> NSError {
+        switch failure.reason {
         case .ambiguousAccount: make(.internal, .ambiguousAccount, "more than one account is signed in")
-        case .broker(SDKErrors.hubUnreachable): brokerNotAvailable()
-        case .broker(let name): deviceError(name)
-        }
-    }
-
-    static func from(_ error: any Error) -> NSError {
-        guard let error = error as? DBusError else { return make(.internal, nil, "\(error)") }
-        guard error.name.hasPrefix(DeviceBus.errorPrefix) else { return brokerNotAvailable(error.message) }
-        return deviceError(String(error.name.dropFirst(DeviceBus.errorPrefix.count)), error.message)
-    }
-
-    /// A broker's refusal: no account, or not this one, means the app must sign in again.
-    private static func deviceError(_ name: String, _ message: String = "") -> NSError {
-        switch DeviceError(rawValue: name) {
-        case .noCurrentAccount?, .accountMismatch?: make(.interactionRequired, nil, message.isEmpty ? name : message)
-        default: make(.internal, nil, message.isEmpty ? name : message)
+        case .unreachable(let message?): brokerNotAvailable(message)
+        case .unreachable(nil): brokerNotAvailable()
+        case .refused(let name, let message):
+            switch failure.deviceError {
+            case .noCurrentAccount?, .accountMismatch?:
+                make(.interactionRequired, nil, message.isEmpty ? name : message)
+            default: make(.internal, nil, message.isEmpty ? name : message)
+            }
+        case .unexpected(let description): make(.internal, nil, description)
         }
     }
 }

@@ -2,13 +2,24 @@ import DBusKit
 import DeviceContract
 import SharedDevice
 
-/// The MSAL calls both flavours share: global sign-in and sign-out through the broker, the
-/// device's information, and the account-change notification.
-struct Broker: Sendable {
+/// The MSAL calls both flavours share: global sign-in and sign-out through the broker, tokens,
+/// the device's information, and the account-change notification. None needs the app's
+/// keychain, so the iOS facade calls them even when its keychain cannot be opened.
+public struct Broker: Sendable {
     let hub: HubCalls
     let clientID: String
 
-    func signIn(_ user: String, _ password: String) async throws -> BrokerAccount {
+    init(hub: HubCalls, clientID: String) {
+        self.hub = hub
+        self.clientID = clientID
+    }
+
+    public init(connection: Connection, clientID: String, hub: HubAddress = .wellKnown, timeout: Duration = .seconds(5))
+    {
+        self.init(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
+    }
+
+    public func signIn(_ user: String, _ password: String) async throws -> BrokerAccount {
         let reply = try await hub.call(BrokerMethod.signIn, [.string(user), .string(password), .string(clientID)])
         guard let account = BrokerAccount(wire: reply.first) else {
             throw DBusError.failed("the broker's SignIn reply has no account")
@@ -17,26 +28,57 @@ struct Broker: Sendable {
     }
 
     /// Signs the device's current account out, for every app.
-    func signOut() async throws {
+    public func signOut() async throws {
         guard let account = try await hub.accounts().mapError({ DBusError.device($0.label) }).get().first else {
             throw DeviceError.noCurrentAccount.dbusError
         }
         _ = try await hub.call(BrokerMethod.signOut, [.string(account.homeAccountID), .string(clientID)])
     }
 
-    func deviceInformation() async throws -> DeviceInformation {
+    /// Signs this account out, for every app: the broker refuses an account that is not the
+    /// signed-in one (`AccountMismatch`).
+    public func signOut(homeAccountID: String) async throws {
+        _ = try await hub.call(BrokerMethod.signOut, [.string(homeAccountID), .string(clientID)])
+    }
+
+    /// A token for the signed-in account, bound to the session it was asked in.
+    public func token(homeAccountID: String) async throws -> BrokerToken {
+        let reply = try await hub.call(BrokerMethod.acquireTokenSilent, [.string(homeAccountID), .string(clientID)])
+        guard let fields = reply.first?.fields, fields.count == 2, let token = fields[0].string,
+            let expiry = fields[1].uint64
+        else { throw DBusError.failed("the broker answered no token") }
+        return BrokerToken(accessToken: token, expiresOn: expiry)
+    }
+
+    public func deviceInformation() async throws -> DeviceInformation {
         DeviceInformation(wire: try await hub.call(BrokerMethod.getDeviceInformation).first)
+    }
+
+    /// Whether the device is in shared device mode.
+    public func isSharedDevice() async throws -> Bool { try await deviceInformation().isSharedDevice }
+
+    /// The broker's accounts, or why they could not be had.
+    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+        try await hub.accounts()
     }
 
     /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
     /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
     /// should ask `getCurrentAccount`.
-    func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws -> SignalSubscription
+    public func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
+        -> SignalSubscription
     {
         try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { message in
             handler(ReceivedPost(sender: message.sender ?? "", serial: message.serial))
         }
     }
+}
+
+/// A token the broker handed out: valid until `expiresOn` (seconds since 1970), and only while
+/// the session it was asked in lasts.
+public struct BrokerToken: Sendable, Equatable {
+    public let accessToken: String
+    public let expiresOn: UInt64
 }
 
 /// A post as it reached the app. It carries no payload; its sender and serial only name it

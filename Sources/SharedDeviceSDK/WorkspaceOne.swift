@@ -111,3 +111,41 @@ public actor WorkspaceOneController {
         try lastSession.write(sdk.lastSession, to: keychain)
     }
 }
+
+/// What the SDK asks the Hub outside a detection, without the app's keychain: whom the device
+/// is checked out to (`updateUserCredentials`), and whether it is shared and assigned
+/// (`fetchApplicationAssignmentStatus`).
+public struct WorkspaceOneHub: Sendable {
+    let hub: HubCalls
+
+    public init(connection: Connection, hub address: HubAddress = .wellKnown, timeout: Duration = .seconds(5)) {
+        hub = HubCalls(connection: connection, address: address, timeout: timeout)
+    }
+
+    /// Whom the SDK's credentials are for, as the Hub's session says.
+    public enum Checkout: Sendable, Equatable {
+        /// Checked out to this user.
+        case user(String)
+        /// Checked in, or not enrolled: nobody's credentials.
+        case nobody
+
+        /// The user checked out; nil for nobody.
+        public var user: String? {
+            if case .user(let user) = self { user } else { nil }
+        }
+    }
+
+    /// Whom the device is checked out to; nil when the Hub did not answer.
+    public func checkout() async -> Checkout? {
+        guard let session = await hub.session() else { return nil }
+        guard session.state == .checkedOut, let user = session.user else { return .nobody }
+        return .user(user)
+    }
+
+    /// Whether the device is shared (staging enabled), and its session (nil: an answer that is
+    /// no session). Throws the bus's error when the Hub could not be asked.
+    public func assignment() async throws -> (stagingEnabled: Bool, session: Session?) {
+        let shared = try await hub.connection.hubProperty(.shared, at: hub.address, timeout: hub.timeout)?.bool ?? false
+        return (shared, Session(wire: try await hub.call(HubMethod.getSession).first))
+    }
+}

@@ -1,0 +1,113 @@
+import DBusKit
+import DeviceContract
+import Dispatch
+import Foundation
+import SharedDevice
+
+/// Why a facade's call to the device failed, in the device's terms. It is read once, here,
+/// from whatever the device or an SDK client threw, so that each facade turns it into its
+/// SDK's error through one table (`Facade`) and never looks at the bus.
+public struct DeviceFailure: Error, Sendable {
+    public enum Reason: Sendable, Equatable {
+        /// Nobody answered, or the bus answered with an error that is not the device's
+        /// (`message`: what it said; nil when the SDK only knows that the hub was not reached).
+        case unreachable(message: String?)
+        /// The device refused: its error's name (`NoCurrentAccount`, or an SDK's own such as
+        /// `InvalidAnswer`) and message (may be empty).
+        case refused(name: String, message: String)
+        /// The broker answered with more than one account.
+        case ambiguousAccount
+        /// Anything else, described.
+        case unexpected(String)
+    }
+
+    public let reason: Reason
+    /// The error as it was thrown, for an SDK that hands on errors it does not know unchanged.
+    public let cause: any Error
+
+    public init(_ error: any Error) {
+        cause = (error as? DeviceFailure)?.cause ?? error
+        reason =
+            switch cause {
+            case SharedDevice.MSALError.ambiguousAccount: .ambiguousAccount
+            case SharedDevice.MSALError.broker(WorkspaceOneSDK.hubUnreachableError): .unreachable(message: nil)
+            case SharedDevice.MSALError.broker(let name): .refused(name: name, message: "")
+            case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
+                .refused(name: String(error.name.dropFirst(DeviceBus.errorPrefix.count)), message: error.message)
+            case let error as DBusError: .unreachable(message: error.message)
+            default: .unexpected("\(cause)")
+            }
+    }
+
+    /// The device's error, when the refusal is one the hub names.
+    public var deviceError: DeviceError? {
+        if case .refused(let name, _) = reason { DeviceError(rawValue: name) } else { nil }
+    }
+}
+
+/// A facade (MSAL, AWSDK): how its SDK spells the device's failures, and where its calls start.
+public struct Facade: Sendable {
+    private let errors: @Sendable (DeviceFailure) -> NSError
+
+    /// `errors`: the SDK's error for each failure, the facade's one table.
+    public init(errors: @escaping @Sendable (DeviceFailure) -> NSError) { self.errors = errors }
+
+    /// A call whose app code (completion, delegate) runs on `queue`; it reaches the device this
+    /// process's host installed, if any.
+    public func call(completingOn queue: DispatchQueue) -> FacadeCall {
+        FacadeCall(link: DeviceLink.current, queue: queue, errors: errors)
+    }
+
+    /// The SDK's error for what the device or an SDK client threw.
+    public func error(_ error: any Error) -> NSError { errors(DeviceFailure(error)) }
+}
+
+/// One call of a facade into the device: the device found (or the SDK's answer without one),
+/// the work run on the connection's executor, and the app's code run on the queue the app
+/// asked for, after which the host hears it returned.
+public struct FacadeCall: Sendable {
+    /// The device; nil outside one.
+    public let link: DeviceLink?
+    public let queue: DispatchQueue
+    private let errors: @Sendable (DeviceFailure) -> NSError
+
+    init(link: DeviceLink?, queue: DispatchQueue, errors: @escaping @Sendable (DeviceFailure) -> NSError) {
+        self.link = link
+        self.queue = queue
+        self.errors = errors
+    }
+
+    /// The device; without one, `answer` (what the SDK answers when its broker, server or daemon
+    /// is missing) runs on the queue, and the host hears nothing, since there is none.
+    public func device(orElse answer: @escaping () -> Void) -> DeviceLink? {
+        if link == nil { complete(answer) }
+        return link
+    }
+
+    /// Runs `work` on the bus connection's executor, so each reply resumes it there with no hop
+    /// to the cooperative pool. Outside a device there is nothing to run.
+    public func run(_ work: @escaping @Sendable () async -> Void) {
+        guard let link else { return }
+        Task(executorPreference: link.connection) { await work() }
+    }
+
+    /// Runs the app's code on the queue, never on the connection's thread; then tells the host
+    /// it returned (`afterCheck`: the code a check's answer led to).
+    public func complete(afterCheck: Bool = false, _ body: @escaping () -> Void) {
+        let work = AppValue(body)
+        queue.async { [link] in
+            work.value()
+            link?.listener.appCodeReturned(afterCheck: afterCheck)
+        }
+    }
+
+    /// The SDK's error for what the device or an SDK client threw.
+    public func error(_ error: any Error) -> NSError { errors(DeviceFailure(error)) }
+
+    /// The blocking bridge for the SDKs' synchronous calls: runs `work` and waits on this
+    /// thread for at most the hub's timeout (nil: no answer in time, or no device).
+    public func wait<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
+        guard let link else { return nil }
+        return waitFor(timeout: link.hubTimeout, work)
+    }
+}
