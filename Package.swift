@@ -158,7 +158,9 @@ let package = Package(
                 "AppCommandLine", "ManagedApp", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims", "-Xlinker", "-no-pie"])
+                .unsafeFlags([
+                    "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims", "-Xlinker", "-no-pie",
+                ])
             ]
         ),
         // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts
