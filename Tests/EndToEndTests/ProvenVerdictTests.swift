@@ -24,7 +24,7 @@ struct ProvenVerdictTests {
               - checkout: cou1
               - launch: notes
               - write: {app: notes, kind: plain, count: 3}
-              - wait: 5s
+              - wait: 20s
               - checkin
               - settle
               - expect:
@@ -94,7 +94,7 @@ struct ProvenVerdictTests {
             steps:
               - enroll: stage
               - launch: [quits, killed]
-              - wait: 5s
+              - wait: 20s
               - launch: killed
               - expect:
                   killed: {state: foreground}
@@ -195,11 +195,17 @@ struct StreamedRun: CustomStringConvertible {
             sdlabPath, arguments, stdout: .file(logs + "/stdout"), stderr: .file(logs + "/stderr"),
             environment: environment(with: ["TMPDIR": folder]))
         defer { process.stop(grace: .seconds(2)) }
-        do {
-            try await eventually(within: limit, "the events \(events) in the run's traces") {
-                events.allSatisfy { app, event in traced(event, of: app, in: folder) }
+        // Watched from a thread of its own: in a loaded test process the task pool may not run a
+        // waiting task for seconds, and the scenario's window (its `wait:`) would pass unseen.
+        let seen = await offPool {
+            let deadline = ContinuousClock.now + limit
+            while !events.allSatisfy({ app, event in traced(event, of: app, in: folder) }) {
+                guard ContinuousClock.now < deadline else { return false }
+                usleep(10_000)
             }
-        } catch {
+            return true
+        }
+        guard seen else {
             let said = (try? String(contentsOfFile: logs + "/stdout", encoding: .utf8)) ?? ""
             throw TimedOut(what: "the events \(events) in the run's traces; the run said:\n\(said)")
         }
