@@ -26,9 +26,9 @@ public final class Connection: Sendable {
     /// The connection lock. libdbus's connection is part of the state, so it can only be
     /// reached with the lock held.
     let state: Mutex<State>
-    /// The owner thread's wake-up eventfd, also in `state`; open until the connection goes away,
-    /// so that it can be written after the lock is let go (the owner, woken, takes that lock
-    /// first thing) without ever naming another file.
+    /// The owner thread's wake-up eventfd, open until the connection goes away, so that it is
+    /// written after the lock is let go (the owner, woken, takes that lock first thing) without
+    /// ever naming another file.
     private let wakeFD: Int32
 
     struct State {
@@ -37,9 +37,6 @@ public final class Connection: Sendable {
         fileprivate let socketFD: Int32
         /// libdbus's watches on the socket, which the owner's poll serves.
         fileprivate let watches: SocketWatches
-        /// Written only with the lock held and while open (`wake()`), so never after
-        /// `shutDown` closed it: by then its number may belong to another file.
-        fileprivate let wakeFD: Int32
         fileprivate var isOpen = true
         fileprivate var closeRequested = false
         fileprivate var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -95,7 +92,7 @@ public final class Connection: Sendable {
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         let watches = SocketWatches(on: raw)
         self.wakeFD = wakeFD
-        self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, watches: watches, wakeFD: wakeFD))
+        self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, watches: watches))
     }
 
     deinit { Glibc.close(wakeFD) }
@@ -165,10 +162,9 @@ public final class Connection: Sendable {
                 state.closeRequested = true
                 state.closeWaiters[state.nextCloseWaiter] = continuation
                 state.nextCloseWaiter += 1
-                state.wake()
                 return false
             }
-            if alreadyClosed { continuation.resume() }
+            if alreadyClosed { continuation.resume() } else { wakeOwner() }
         }
     }
 
@@ -237,9 +233,9 @@ public final class Connection: Sendable {
     }
 
     private func runOwnerLoop() {
-        let (socketFD, wakeFD) = state.withLock { state in
+        let socketFD = state.withLock { state in
             state.ownerThread = pthread_self()
-            return (state.socketFD, state.wakeFD)
+            return state.socketFD
         }
         var fds = [
             pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
@@ -469,13 +465,6 @@ extension Connection.State {
         var serial: UInt32 = 0
         guard dbus_connection_send(raw.pointer, message, &serial) != 0 else { throw .noMemory() }
         return (serial, dbus_connection_has_messages_to_send(raw.pointer) != 0)
-    }
-
-    /// Makes the owner's poll() return.
-    fileprivate func wake() {
-        guard isOpen else { return }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
     }
 
     fileprivate mutating func removeExpiredCalls(now: UInt64) -> [Connection.PendingCall] {

@@ -14,6 +14,10 @@ public enum AppFence {
     /// app has no terminal, so it fails with ENXIO, and nothing is kept there).
     static let deviceFiles = ["/dev/null", "/dev/tty"]
 
+    /// The files an app with trace file `trace` may write outside its container: one list for
+    /// Landlock's rules and the watch's judgement alike.
+    static func files(trace: String) -> [String] { [trace] + deviceFiles }
+
     /// The program that holds the fence, beside sdlab.
     static let executableName = "sdlab-fence"
 
@@ -27,7 +31,7 @@ public enum AppFence {
         let file = open(trace, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw LaunchError("cannot create the trace file \(trace): \(errorText())") }
         close(file)
-        let files = ([trace] + deviceFiles).flatMap { ["--file", $0] }
+        let files = files(trace: trace).flatMap { ["--file", $0] }
         let watch = ["--watch", String(LaunchedApp.readyDescriptor)]
         return (fence, ["--folder", container] + files + watch + ["--", executable] + arguments)
     }

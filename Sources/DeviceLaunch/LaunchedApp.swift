@@ -100,7 +100,7 @@ public struct LaunchedApp: Sendable {
         switch await offPool({ FenceWatch.receive(on: channel, timeout: .seconds(15)) }) {
         case .success(let listener):
             FenceWatch.serve(
-                listener, app: name, launched: process.pid, container: container, files: [trace] + AppFence.deviceFiles,
+                listener, app: name, launched: process.pid, container: container, files: AppFence.files(trace: trace),
                 trace: RunFolder.fenceTrace(of: name, pid: process.pid, in: directory))
         case .failure where FenceWatch.isOff():
             break  // said once for the run (`AppFence.KernelFence.shortfall`)
