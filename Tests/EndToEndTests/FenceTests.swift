@@ -42,6 +42,15 @@ struct FenceTests {
             return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 } + segment
         }
 
+        /// A new temporary folder of its own (`prefix`), which `remove()` takes away again.
+        init(prefix: String) throws { try self.init(DevicePaths.makeTemporaryDirectory(prefix: prefix)) }
+
+        /// The folder and whatever landed in /dev/shm or a System V segment.
+        func remove() {
+            removeShared()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+
         func removeShared() {
             for name in landed where name.hasPrefix("/dev/shm/") { unlink(name) }
             let segment = shmget(ftok(path, 83), 0, 0)
@@ -65,10 +74,9 @@ struct FenceTests {
     /// Each route out is refused and named, a child's and a raw system call's as the C library's;
     /// nothing lands outside, and the run fails.
     @Test func everyRouteOutIsRefusedAndTheRunFails() async throws {
-        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let outside = try Outside(folder)
-        defer { outside.removeShared() }
+        let outside = try Outside(prefix: "sdlab-fence")
+        defer { outside.remove() }
+        let folder = outside.folder
         let result = try await Self.runEscaper(Self.escaping, routes: Self.routes, outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
@@ -94,10 +102,9 @@ struct FenceTests {
     /// writes outside, and the app's child and raw system call, are refused and named, and
     /// nothing lands outside.
     @Test func aLauncherScriptAndItsChildrenAreFencedToo() async throws {
-        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-launcher")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let outside = try Outside(folder)
-        defer { outside.removeShared() }
+        let outside = try Outside(prefix: "sdlab-fence-launcher")
+        defer { outside.remove() }
+        let folder = outside.folder
         let launcher = folder + "/launch-escaper.sh"
         try """
         #!/bin/sh
@@ -124,10 +131,9 @@ struct FenceTests {
     /// Where the kernel has no Landlock (`SDLAB_FENCE_ABI=0` acts as if), the run says so on
     /// the console and in the app's trace, and the watch still refuses and names every route.
     @Test func withoutLandlockTheRunSaysSo() async throws {
-        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-none")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let outside = try Outside(folder)
-        defer { outside.removeShared() }
+        let outside = try Outside(prefix: "sdlab-fence-none")
+        defer { outside.remove() }
+        let folder = outside.folder
         let result = try await Self.runEscaper(
             Self.escaping, routes: ["mkstemp", "bind", "child", "raw"], ["SDLAB_FENCE_ABI": "0"], outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
@@ -145,10 +151,9 @@ struct FenceTests {
     /// With the watch off, the run says that what the kernel refuses goes unnamed; Landlock still
     /// refuses it, and nothing lands outside.
     @Test func withoutTheWatchTheRunSaysSo() async throws {
-        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-unwatched")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let outside = try Outside(folder)
-        defer { outside.removeShared() }
+        let outside = try Outside(prefix: "sdlab-fence-unwatched")
+        defer { outside.remove() }
+        let folder = outside.folder
         let result = try await Self.runEscaper(
             Self.escaping, routes: ["child", "raw"], ["SDLAB_FENCE_WATCH": "off"], outside: outside)
         #expect(
