@@ -33,7 +33,7 @@ public struct DeviceFailure: Error, Sendable {
             case SharedDevice.MSALError.broker(WorkspaceOneSDK.hubUnreachableError): .unreachable(message: nil)
             case SharedDevice.MSALError.broker(let name): .refused(name: name, message: "")
             case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
-                .refused(name: String(error.name.dropFirst(DeviceBus.errorPrefix.count)), message: error.message)
+                .refused(name: String(error.shortName), message: error.message)
             case let error as DBusError: .unreachable(message: error.message)
             default: .unexpected("\(cause)")
             }

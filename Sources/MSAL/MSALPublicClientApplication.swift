@@ -73,7 +73,7 @@ public class MSALPublicClientApplication: NSObject {
                 completion.value(MSALDeviceInformation(deviceMode: .default), MSALErrors.brokerNotAvailable())
             })
         else { return }
-        let broker = Calls.broker(link)
+        let broker = Calls.broker(link, configuration.clientId)
         call.run {
             do {
                 let shared = try await broker.isSharedDevice()
@@ -102,7 +102,9 @@ public class MSALPublicClientApplication: NSObject {
         guard let typed = link.listener.takeCredentials() else {
             return call.complete { completion.value(nil, MSALErrors.make(.userCanceled)) }
         }
-        let (broker, scopes, authority) = (Calls.broker(link), parameters.scopes, AppValue(parameters.authority))
+        let (broker, scopes, authority) = (
+            Calls.broker(link, configuration.clientId), parameters.scopes, AppValue(parameters.authority)
+        )
         call.run {
             do {
                 let account = MSALAccount(try await broker.signIn(typed.user, typed.password))
@@ -131,7 +133,8 @@ public class MSALPublicClientApplication: NSObject {
             return
         }
         let (account, scopes, authority, broker) = (
-            AppValue(requested), parameters.scopes, AppValue(parameters.authority), Calls.broker(link)
+            AppValue(requested), parameters.scopes, AppValue(parameters.authority),
+            Calls.broker(link, configuration.clientId)
         )
         call.run {
             do {
@@ -155,7 +158,7 @@ public class MSALPublicClientApplication: NSObject {
         guard let link = call.device(orElse: { completion.value(false, MSALErrors.brokerNotAvailable()) }) else {
             return
         }
-        let (id, broker) = (account.identifier ?? "", Calls.broker(link))
+        let (id, broker) = (account.identifier ?? "", Calls.broker(link, configuration.clientId))
         call.run {
             do {
                 try await broker.signOut(homeAccountID: id)
@@ -362,9 +365,10 @@ private enum Calls {
         }
     }
 
-    /// The broker of this process's device, for the calls that need no keychain.
-    static func broker(_ link: DeviceLink) -> Broker {
-        Broker(connection: link.connection, clientID: link.appName, hub: link.hub, timeout: link.hubTimeout)
+    /// The broker of this process's device, for the calls that need no keychain, as the app's
+    /// configured client.
+    static func broker(_ link: DeviceLink, _ clientID: String) -> Broker {
+        Broker(connection: link.connection, clientID: clientID, hub: link.hub, timeout: link.hubTimeout)
     }
 
     static func token(

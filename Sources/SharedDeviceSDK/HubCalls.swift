@@ -44,7 +44,14 @@ struct HubCalls: Sendable {
     static let invalidAnswer = SDKErrors.invalidAnswer
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.
-    func session() async -> Session? {
-        (try? await call(HubMethod.getSession)).flatMap { Session(wire: $0.first) }
+    func session() async -> Session? { try? await answeredSession() }
+
+    /// The hub's session (nil: an answer that is no session); throws the bus's error when the
+    /// hub could not be asked.
+    func answeredSession() async throws -> Session? { Session(wire: try await call(HubMethod.getSession).first) }
+
+    /// Whether the device is enrolled as shared (staging enabled).
+    func isShared() async throws -> Bool {
+        try await connection.hubProperty(.shared, at: address, timeout: timeout)?.bool ?? false
     }
 }

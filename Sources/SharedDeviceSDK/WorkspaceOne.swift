@@ -71,9 +71,7 @@ public actor WorkspaceOneController {
     }
 
     /// isDeviceStagingEnabled: whether the device is enrolled as shared.
-    public func isDeviceStagingEnabled() async throws -> Bool {
-        try await hub.connection.hubProperty(.shared, at: hub.address, timeout: hub.timeout)?.bool ?? false
-    }
+    public func isDeviceStagingEnabled() async throws -> Bool { try await hub.isShared() }
 
     /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
     /// domain, userIdentifier); available only once initialisation succeeded.
@@ -145,7 +143,6 @@ public struct WorkspaceOneHub: Sendable {
     /// Whether the device is shared (staging enabled), and its session (nil: an answer that is
     /// no session). Throws the bus's error when the Hub could not be asked.
     public func assignment() async throws -> (stagingEnabled: Bool, session: Session?) {
-        let shared = try await hub.connection.hubProperty(.shared, at: hub.address, timeout: hub.timeout)?.bool ?? false
-        return (shared, Session(wire: try await hub.call(HubMethod.getSession).first))
+        (try await hub.isShared(), try await hub.answeredSession())
     }
 }
