@@ -205,7 +205,7 @@ public class AWController: NSObject, @unchecked Sendable {
             }
             let enrollment = coldStart ? Self.enrollment(detection.session) : nil
             if let session = detection.session {
-                self.adopt(blocked || session.state != .checkedOut ? nil : session.user)
+                self.adopt(blocked ? nil : session.checkedOutUser)
                 link.listener.checkFinished(
                     CheckReport(callbacks: callbacks.map(\.description), user: session.user, blocked: blocked))
             } else {

@@ -130,7 +130,7 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// The cloud environment the broker's accounts live in.
     public static let environment = "login.sdlab.test"
 
-    public var currentAccount: String? { session.state == .checkedOut ? session.user : nil }
+    public var currentAccount: String? { session.checkedOutUser }
 
     /// Global sign-in from an app: the same event as a check-out.
     public mutating func signIn(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {

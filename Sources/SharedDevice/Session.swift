@@ -18,6 +18,9 @@ public struct Session: Equatable, Sendable, Codable {
         self.generation = generation
     }
 
+    /// Whom the device is checked out to: the user while checked out, else nobody.
+    public var checkedOutUser: String? { state == .checkedOut ? user : nil }
+
     /// A device fresh from the box.
     public static let unenrolled = Session()
 }

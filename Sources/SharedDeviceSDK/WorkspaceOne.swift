@@ -136,8 +136,7 @@ public struct WorkspaceOneHub: Sendable {
     /// Whom the device is checked out to; nil when the Hub did not answer.
     public func checkout() async -> Checkout? {
         guard let session = await hub.session() else { return nil }
-        guard session.state == .checkedOut, let user = session.user else { return .nobody }
-        return .user(user)
+        return session.checkedOutUser.map(Checkout.user) ?? .nobody
     }
 
     /// Whether the device is shared (staging enabled), and its session (nil: an answer that is

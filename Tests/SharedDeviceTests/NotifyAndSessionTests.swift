@@ -7,6 +7,17 @@ import Testing
         #expect(Session.unenrolled == Session(state: .unenrolled, user: nil, generation: 0))
         #expect(Session.State.allCases.map(\.rawValue) == ["unenrolled", "checked-in", "checked-out"])
     }
+
+    /// Only a checked-out session has a user the device is checked out to; a name left in
+    /// another state (a session read as the hub wrote it) is nobody's.
+    @Test(
+        arguments: [
+            (Session.State.unenrolled, "cou1", nil), (.checkedIn, "cou1", nil), (.checkedOut, "cou1", "cou1"),
+            (.checkedOut, nil, nil),
+        ] as [(Session.State, String?, String?)])
+    func theCheckedOutUserIsTheUserOfACheckedOutSessionOnly(state: Session.State, user: String?, expected: String?) {
+        #expect(Session(state: state, user: user).checkedOutUser == expected)
+    }
 }
 
 @Suite struct DurationTests {
