@@ -6,15 +6,6 @@ import Scenario
 // Launching an app: the open-files check, the wait for its last process to leave the bus, the spawn.
 
 extension StepDriver {
-    /// A `launch` of an app that runs brings it to the front, as a tap on its icon does: said,
-    /// so that a scenario meant as a cold start is not silently something else.
-    func launchesOfRunningApps(_ kind: StepKind) -> [String] {
-        guard case .lifecycle(.launch, let apps) = kind else { return [] }
-        return apps.filter { fleet.apps[$0]?.isRunning == true }.map {
-            "\($0) was running: launch brought it to the front, as a tap on its icon does (no cold start: terminate it first for one)"
-        }
-    }
-
     /// The descriptors the bus keeps for itself and for the hub, the runner and the guard.
     static let busDescriptorsBesideApps = 16
     /// What the runner opens per app: its stdout pipe and its log's pipe, the fence's watch

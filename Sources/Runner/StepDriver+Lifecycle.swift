@@ -5,16 +5,6 @@ import SharedDevice
 // Lifecycle steps: the fleet's effects carried out on the apps' processes, and stopping them all.
 
 extension StepDriver {
-    /// A `terminate` of a suspended app ends it as iOS does, without waking it: said, since no
-    /// `terminated` line follows and a post queued for it is lost.
-    func terminationsOfSuspendedApps(_ kind: StepKind) -> [String] {
-        guard case .lifecycle(.terminate, let apps) = kind else { return [] }
-        return apps.filter { fleet.apps[$0]?.state == .suspended }.map {
-            "\($0) was suspended: it was ended without running any code, as iOS ends a suspended app (no"
-                + " applicationWillTerminate; a post queued for it is lost)"
-        }
-    }
-
     /// Carries out the fleet's effects of one lifecycle action, app by app.
     func lifecycle(_ action: AppLifecycle.Action, _ name: String) async throws {
         let effects: [(app: String, effect: AppLifecycle.Effect)]

@@ -87,6 +87,25 @@ public final class StepDriver {
         return notes
     }
 
+    /// A `launch` of an app that runs brings it to the front, as a tap on its icon does: said,
+    /// so that a scenario meant as a cold start is not silently something else.
+    private func launchesOfRunningApps(_ kind: StepKind) -> [String] {
+        guard case .lifecycle(.launch, let apps) = kind else { return [] }
+        return apps.filter { fleet.apps[$0]?.isRunning == true }.map {
+            "\($0) was running: launch brought it to the front, as a tap on its icon does (no cold start: terminate it first for one)"
+        }
+    }
+
+    /// A `terminate` of a suspended app ends it as iOS does, without waking it: said, since no
+    /// `terminated` line follows and a post queued for it is lost.
+    private func terminationsOfSuspendedApps(_ kind: StepKind) -> [String] {
+        guard case .lifecycle(.terminate, let apps) = kind else { return [] }
+        return apps.filter { fleet.apps[$0]?.state == .suspended }.map {
+            "\($0) was suspended: it was ended without running any code, as iOS ends a suspended app (no"
+                + " applicationWillTerminate; a post queued for it is lost)"
+        }
+    }
+
     private func act(_ kind: StepKind) async throws {
         switch kind {
         case .enroll(let user, let password):
