@@ -200,14 +200,15 @@ public class AWController: NSObject, @unchecked Sendable {
                 if case .callback(let callback) = effect { callback } else { nil }
             }
             if !detection.taken {
-                link.listener.checkFinished(CheckReport(callbacks: [], user: nil, looked: false))
+                link.listener.checkFinished(.noOpportunity)
                 return
             }
             let enrollment = coldStart ? Self.enrollment(detection.session) : nil
             if let session = detection.session {
                 self.adopt(blocked ? nil : session.checkedOutUser)
-                link.listener.checkFinished(
-                    CheckReport(callbacks: callbacks.map(\.description), user: session.user, blocked: blocked))
+                var result = CheckResult(detection.effects, session: session)
+                result.keychainFailure = detection.keychainFailure
+                link.listener.checkFinished(result)
             } else {
                 if coldStart { self.adopt(nil) }
                 link.listener.checkFailed(SDKErrors.hubUnreachable)

@@ -115,14 +115,14 @@ final class HostedApp: DeviceListener, Sendable {
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
     }
 
-    func checkFinished(_ report: CheckReport) {
+    func checkFinished(_ report: CheckResult) {
         let (trigger, change) = settling { state -> (CheckTrigger, CleanupJob?) in
             let trigger = state.checking.isEmpty ? state.opportunity : state.checking.removeFirst()
             guard report.looked else {
                 state.owed -= 1
                 return (trigger, nil)
             }
-            state.callbacks += report.callbacks
+            state.callbacks += report.callbacks.map(\.description)
             state.lastError = nil
             state.blocked = state.blocked || report.blocked
             if case .some(let previous) = report.previous { state.previous = previous }
@@ -136,7 +136,7 @@ final class HostedApp: DeviceListener, Sendable {
             return (trigger, change)
         }
         for callback in report.callbacks {
-            trace?.record(.callback, [.name: .string(callback), .trigger: .string(trigger.rawValue)])
+            trace?.record(.callback, [.name: .string(callback.description), .trigger: .string(trigger.rawValue)])
         }
         if report.blocked { trace?.record(.blocked) }
         trace?.record(
@@ -176,13 +176,10 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// The cleanup the SDK's answer calls for, if any (the rule is `UserChange`'s).
-    private func change(_ report: CheckReport, from user: String?, because trigger: CheckTrigger)
+    private func change(_ report: CheckResult, from user: String?, because trigger: CheckTrigger)
         -> CleanupJob?
     {
-        guard
-            case .some(let previous) = UserChange.previousUser(
-                callbacks: report.callbacks, current: report.user, previous: report.previous, served: user)
-        else { return nil }
+        guard case .some(let previous) = UserChange.previousUser(report, served: user) else { return nil }
         return CleanupJob(previousUser: previous, currentUser: report.user, reason: trigger.rawValue, policy: cleanup)
     }
 

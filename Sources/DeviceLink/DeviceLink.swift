@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import SharedDevice
 import Synchronization
 
 /// The device a team's app runs in, as the facades (`MSAL`, `AWSDK`, `notify`, `Security`, the
@@ -39,31 +40,6 @@ public final class DeviceLink: Sendable {
     public static func install(_ link: DeviceLink) { installed.withLock { $0 = link } }
 }
 
-/// What an SDK's check told the app, as the host traces it.
-public struct CheckReport: Sendable, Equatable {
-    /// The SDK's callbacks in the trace's words: `current-account(cou2,cou1)`, `wipe`, …
-    public var callbacks: [String]
-    /// Whom the SDK says the app serves now (nil: nobody).
-    public var user: String?
-    /// The previous account of an iOS MSAL result, when the check has one.
-    public var previous: String??
-    /// Workspace ONE: the app's UI is blocked until it is launched again.
-    public var blocked: Bool
-    /// False when this was no detection opportunity for the SDK (a Workspace ONE app's return
-    /// to the foreground while blocked): it did not look, and the app learned nothing.
-    public var looked: Bool
-
-    public init(
-        callbacks: [String], user: String?, previous: String?? = nil, blocked: Bool = false, looked: Bool = true
-    ) {
-        self.callbacks = callbacks
-        self.user = user
-        self.previous = previous
-        self.blocked = blocked
-        self.looked = looked
-    }
-}
-
 /// What the facades tell the host as they work, so that the app's trace says what its SDK did
 /// and when, exactly as `sdlab-app`'s does.
 public protocol DeviceListener: Sendable {
@@ -72,7 +48,7 @@ public protocol DeviceListener: Sendable {
     /// An SDK began asking the device whom the app serves.
     func checkStarted()
     /// The SDK answered; called before the app's completion or delegate runs.
-    func checkFinished(_ report: CheckReport)
+    func checkFinished(_ result: CheckResult)
     /// The SDK could not answer (`error` is the device's or the bus's error name); nothing changed.
     func checkFailed(_ error: String)
     /// App code a facade called (a completion, a delegate method, a notification callback)

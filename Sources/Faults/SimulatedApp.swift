@@ -67,11 +67,11 @@ public struct SimulatedApp: Sendable {
         case .msal(var msal):
             guard let result = try? msal.getCurrentAccount(.success(accounts)) else { return }
             client = .msal(msal)
-            react(model.heard(result))
+            for reaction in model.heard(CheckResult(result)) { react(reaction) }
         case .android(var android):
             guard let callbacks = try? android.getCurrentAccount(.success(accounts)) else { return }
             client = .android(android)
-            react(model.heard(callbacks))
+            for reaction in model.heard(CheckResult(callbacks)) { react(reaction) }
         case .ws1:
             break
         }
@@ -79,16 +79,16 @@ public struct SimulatedApp: Sendable {
 
     /// A Workspace ONE opportunity; `session` is nil when the hub did not answer. Returns the
     /// callbacks the SDK made.
-    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [WorkspaceOneSDK.Callback]
-    {
+    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [SDKCallback] {
         guard case .ws1(var sdk) = client, sdk.takes(opportunity) else { return [] }
         let effects = sdk.detect(opportunity, hub: session)
         client = .ws1(sdk)
         blocked = sdk.blocked
         if effects.contains(.deleteDataKeys) { forget(.sensitive) }
         if let session { seenGeneration = session.generation }
-        for reaction in model.heard(effects, session: session) { react(reaction) }
-        return effects.compactMap { if case .callback(let callback) = $0 { callback } else { nil } }
+        let result = CheckResult(effects, session: session)
+        for reaction in model.heard(result) { react(reaction) }
+        return result.callbacks
     }
 
     /// Whether the app's own sign-in or sign-out goes on to the broker: MSAL Android guards

@@ -302,14 +302,3 @@ public struct SimulatedDevice: Sendable {
         }
     }
 }
-
-extension WorkspaceOneSDK.Callback {
-    /// The callback's kind, without its error.
-    var kind: String {
-        switch self {
-        case .wipe: "wipe"
-        case .userChanged: "user-changed"
-        case .initialCheck: "initial-check"
-        }
-    }
-}

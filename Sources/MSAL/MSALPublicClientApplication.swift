@@ -47,10 +47,7 @@ public class MSALPublicClientApplication: NSObject {
             guard let answer = try? await client.getCurrentAccount() else { return }
             switch answer {
             case .success(let result):
-                link.listener.checkFinished(
-                    CheckReport(
-                        callbacks: [result.callback], user: result.current?.username,
-                        previous: .some(result.previous?.username)))
+                link.listener.checkFinished(CheckResult(result))
                 let (current, previous) = (result.current.map(MSALAccount.init), result.previous.map(MSALAccount.init))
                 call.complete(afterCheck: true) { completion.value(current, previous, nil) }
             case .failure(let error):

@@ -175,13 +175,12 @@ public final class AppHost: Sendable {
         }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
         var looked = true
-        switch await sdk.check(trigger, answered: answered) {
-        case .noOpportunity:
-            looked = false  // the SDK did not look, so the app learned nothing
-        case .failed(let error):
-            noteFailure(error, trigger: trigger)
-        case .answered(let answer):
-            await carryOut(answer, trigger: trigger)
+        do {
+            let result = try await sdk.check(trigger, answered: answered)
+            looked = result.looked  // if the SDK did not look, the app learned nothing
+            if looked { await carryOut(result, trigger: trigger) }
+        } catch {
+            noteFailure(error.label, trigger: trigger)
         }
         await rerun(unfinished, noting: .cleanupRetried)
         if looked { await fetchExternalKeyIfNeeded() }
@@ -197,7 +196,7 @@ public final class AppHost: Sendable {
         if count > 0 { trace?.record(.postsUntraced, [.count: .int(Int64(count))]) }
     }
 
-    private func carryOut(_ answer: SDKAnswer, trigger: CheckTrigger) async {
+    private func carryOut(_ answer: CheckResult, trigger: CheckTrigger) async {
         if answer.keysDeleted { trace?.record(.sdkKeysDeleted) }
         noteCallbacks(answer.callbacks, trigger: trigger)
         if let failure = answer.failure { noteFailure(failure, trigger: trigger) }
@@ -206,22 +205,22 @@ public final class AppHost: Sendable {
             state.withLock { $0.lastError = SDKErrors.keychainFailure }
             trace?.record(.keychainFailed, [.error: .string(failure)])
         }
-        if answer.blocked == true, !state.withLock({ $0.blocked }) { trace?.record(.blocked) }
+        if answer.blocked, !state.withLock({ $0.blocked }) { trace?.record(.blocked) }
         let reactions = state.withLock { state in
             if let previous = answer.previous { state.previous = previous }
-            if let blocked = answer.blocked { state.blocked = blocked }
-            return answer.reactions(&state.model, hasPreferences)
+            state.blocked = answer.blocked
+            return state.model.heard(answer, hasPreferences: hasPreferences)
         }
         await react(reactions)
     }
 
-    private func noteCallbacks(_ callbacks: [String], trigger: CheckTrigger) {
+    private func noteCallbacks(_ callbacks: [SDKCallback], trigger: CheckTrigger) {
         state.withLock {
-            $0.callbacks += callbacks
+            $0.callbacks += callbacks.map(\.description)
             $0.lastError = nil
         }
         for callback in callbacks {
-            trace?.record(.callback, [.name: .string(callback), .trigger: .string(trigger.rawValue)])
+            trace?.record(.callback, [.name: .string(callback.description), .trigger: .string(trigger.rawValue)])
         }
     }
 

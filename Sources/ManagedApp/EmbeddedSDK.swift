@@ -3,42 +3,6 @@ import DeviceContract
 import SharedDevice
 import SharedDeviceSDK
 
-/// What an SDK's check told the app: the callbacks it made and what they mean for the app's
-/// user (`reactions`, the domain's decision, given the app's model).
-struct SDKAnswer: Sendable {
-    var callbacks: [String]
-    /// The previous account of an iOS MSAL result.
-    var previous: String?? = nil
-    /// The Workspace ONE SDK deleted its data key before `wipe`.
-    var keysDeleted = false
-    /// Workspace ONE: the UI is blocked (until the next launch).
-    var blocked: Bool? = nil
-    /// The hub did not answer, though the SDK acted (a Workspace ONE initialisation that failed).
-    var failure: String? = nil
-    /// The SDK acted, but could not write its state to the keychain (it writes again next time).
-    var keychainFailure: String? = nil
-    var reactions: @Sendable (inout AppModel, _ hasPreferences: (String) -> Bool) -> [AppModel.Reaction]
-}
-
-/// How one check ended.
-enum CheckOutcome: Sendable {
-    /// Not a detection opportunity for this SDK: it did not look.
-    case noOpportunity
-    /// The SDK could not answer; nothing changed.
-    case failed(String)
-    case answered(SDKAnswer)
-
-    /// An MSAL check's outcome: its result as `answer` reads it, its error, or, when the check
-    /// was cancelled (nil) before anything was asked, no opportunity.
-    init<Value>(_ result: Result<Value, MSALError>?, answer: (Value) -> SDKAnswer) {
-        switch result {
-        case .success(let value)?: self = .answered(answer(value))
-        case .failure(let error)?: self = .failed(error.label)
-        case nil: self = .noOpportunity
-        }
-    }
-}
-
 /// One SDK as the app embeds it (Docs/behaviour.md §4–§6): how it checks the account, hears posts,
 /// keeps its data key and signs in and out. The only place the app's code depends on which SDK it has.
 protocol EmbeddedSDK: Sendable {
@@ -47,7 +11,8 @@ protocol EmbeddedSDK: Sendable {
     /// The keychain key of the app's `sensitive` records.
     var dataKeyName: String { get }
     /// Asks the SDK; calls `answered` as soon as the hub's answer is in (or none will come).
-    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome
+    /// Throws when the SDK could not answer; nothing changed then.
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async throws(MSALError) -> CheckResult
     /// Calls `handler` for every post of the account-change notification (MSAL only).
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
     func signIn(user: String, password: String) async throws -> BrokerAccount
@@ -113,18 +78,14 @@ extension MSALFlavour {
 private struct MSALiOS: MSALFlavour {
     let client: MSALPublicClient
 
-    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async throws(MSALError) -> CheckResult {
         let answer = try? await client.getCurrentAccount()
         answered()
-        let keychainFailure = await client.keychainFailure
-        return CheckOutcome(answer) { result in
-            SDKAnswer(
-                callbacks: [result.callback], previous: .some(result.previous?.username),
-                keychainFailure: keychainFailure
-            ) { model, prefs in
-                [model.heard(result, hasPreferences: prefs)]
-            }
-        }
+        // Cancelled before anything was asked: no opportunity.
+        guard let answer else { return .noOpportunity }
+        var result = CheckResult(try answer.get())
+        result.keychainFailure = await client.keychainFailure
+        return result
     }
 }
 
@@ -133,15 +94,14 @@ private struct MSALiOS: MSALFlavour {
 private struct MSALAndroid: MSALFlavour {
     let client: AndroidMSALPublicClient
 
-    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async throws(MSALError) -> CheckResult {
         let answer = try? await client.getCurrentAccount()
         answered()
-        let keychainFailure = await client.keychainFailure
-        return CheckOutcome(answer) { callbacks in
-            SDKAnswer(callbacks: callbacks.map(\.description), keychainFailure: keychainFailure) { model, prefs in
-                [model.heard(callbacks, hasPreferences: prefs)]
-            }
-        }
+        // Cancelled before anything was asked: no opportunity.
+        guard let answer else { return .noOpportunity }
+        var result = CheckResult(try answer.get())
+        result.keychainFailure = await client.keychainFailure
+        return result
     }
 }
 
@@ -153,7 +113,7 @@ private struct WorkspaceOne: EmbeddedSDK {
     var listensToPosts: Bool { false }
     var dataKeyName: String { WorkspaceOneController.dataKeyName }
 
-    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckOutcome {
+    func check(_ trigger: CheckTrigger, answered: () -> Void) async -> CheckResult {
         let detection: WorkspaceOneController.Detection
         switch trigger {
         case .launch: detection = await controller.start()
@@ -164,18 +124,9 @@ private struct WorkspaceOne: EmbeddedSDK {
         }
         answered()
         guard detection.taken else { return .noOpportunity }
-        let callbacks = detection.effects.compactMap {
-            if case .callback(let callback) = $0 { callback.description } else { nil }
-        }
-        return .answered(
-            SDKAnswer(
-                callbacks: callbacks, keysDeleted: detection.effects.contains(.deleteDataKeys),
-                blocked: await controller.isBlocked,
-                failure: detection.session == nil ? SDKErrors.hubUnreachable : nil,
-                keychainFailure: detection.keychainFailure
-            ) { model, prefs in
-                model.heard(detection.effects, session: detection.session, hasPreferences: prefs)
-            })
+        var result = CheckResult(detection.effects, session: detection.session)
+        result.keychainFailure = detection.keychainFailure
+        return result
     }
 
     func observePosts(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws {}

@@ -1,5 +1,6 @@
 import DeviceContract
 import RunResults
+import SharedDevice
 
 /// What must hold in every run, whatever its steps (read from the merged trace): the
 /// generation never goes back, no check gives two callbacks of one kind (Workspace ONE:
@@ -53,7 +54,7 @@ enum DeviceInvariants {
                 kindsThisCheck[event.proc] = []
             case .callback:
                 guard let name = event[.name] else { continue }
-                let kind = String(name.prefix { $0 != "(" })
+                let kind = SDKCallback(text: name)?.kind ?? name
                 if kindsThisCheck[event.proc, default: []].insert(kind).inserted == false {
                     found.append(
                         (.oneCallbackOfAKindPerCheck, event.proc, "\(event.proc) got a second \(kind) in one check"))

@@ -83,54 +83,30 @@ public struct AppModel: Codable, Equatable, Sendable {
         preferencesApplied = false
     }
 
-    /// An iOS MSAL result (Docs/behaviour.md §4): a changed user is a sign-out or a switch. The app also
-    /// compares the result with its own user, so a change the SDK reported just before the app
-    /// died (and will not report again) is still acted on at the next launch.
+    /// What the app does about one check's result, callback by callback (Docs/behaviour.md §4–§6):
+    /// - MSAL (iOS `current-account`, Android `account-changed` and `account-loaded`): the app
+    ///   now serves the account named; nobody is a sign-out. It compares that account with its
+    ///   own user, not only with the SDK's previous one, so a change the SDK reported just before
+    ///   the app died (and will not report again) is still acted on at the next launch.
+    /// - Workspace ONE: `wipe` ends the user; `user-changed` and a successful `initial-check`
+    ///   adopt the session's user; a failed `initial-check` and a blocked UI end it. When the hub
+    ///   did not answer, or the SDK did not look, the app learns nothing of the user.
     public mutating func heard(
-        _ result: MSALClient.CurrentAccount,
-        hasPreferences: (String) -> Bool = { _ in false }
-    ) -> Reaction {
-        guard result.userChanged || result.current?.username != user else { return .nothing }
-        return userChanged(
-            to: result.current?.username, reason: result.current == nil ? "sign-out" : "user-changed",
-            hasPreferences: hasPreferences)
-    }
-
-    /// Android MSAL callbacks (Docs/behaviour.md §5): `account-changed` carries the change. As on iOS, the app
-    /// also compares `account-loaded` with its own user: a change the SDK reported just before
-    /// the app died is not reported again, and is still acted on at the next launch.
-    public mutating func heard(
-        _ callbacks: [AndroidMSALClient.Callback],
-        hasPreferences: (String) -> Bool = { _ in false }
-    ) -> Reaction {
-        // The first account named that is not the app's user (`account-changed` comes first).
-        guard let current = callbacks.lazy.map(\.account).first(where: { $0?.username != user }) else {
-            return .nothing
-        }
-        return userChanged(
-            to: current?.username, reason: current == nil ? "sign-out" : "account-changed",
-            hasPreferences: hasPreferences)
-    }
-
-    /// Workspace ONE effects (Docs/behaviour.md §6) at an opportunity where the hub answered `session` (nil:
-    /// it did not, and a blocked UI says nothing of the user): `wipe` ends the user,
-    /// `user-changed` and a successful `initial-check` adopt the session's user.
-    public mutating func heard(
-        _ effects: [WorkspaceOneSDK.Effect], session: Session?,
-        hasPreferences: (String) -> Bool = { _ in false }
+        _ result: CheckResult, hasPreferences: (String) -> Bool = { _ in false }
     ) -> [Reaction] {
-        guard let session else { return [] }
-        return effects.compactMap { effect in
-            switch effect {
-            case .callback(.wipe):
-                userChanged(to: nil, reason: "wipe", hasPreferences: hasPreferences)
-            case .callback(.userChanged), .callback(.initialCheck(error: nil)):
-                userChanged(to: session.user, reason: "user-changed", hasPreferences: hasPreferences)
-            case .callback(.initialCheck(error: _?)), .block:
-                userChanged(to: nil, reason: "blocked", hasPreferences: hasPreferences)
-            case .deleteDataKeys:
-                nil
-            }
-        }.filter { $0 != .nothing }
+        guard result.looked, result.failure == nil else { return [] }
+        let changes: [(user: String?, reason: String)] =
+            result.callbacks.map { callback in
+                switch callback {
+                case .currentAccount(let current, _): (current, current == nil ? "sign-out" : "user-changed")
+                case .accountChanged(_, let current), .accountLoaded(let current):
+                    (current, current == nil ? "sign-out" : "account-changed")
+                case .wipe: (nil, "wipe")
+                case .userChanged, .initialCheck(error: nil): (result.user, "user-changed")
+                case .initialCheck(error: _?): (nil, "blocked")
+                }
+            } + (result.blocked ? [(nil, "blocked")] : [])
+        return changes.map { userChanged(to: $0.user, reason: $0.reason, hasPreferences: hasPreferences) }
+            .filter { $0 != .nothing }
     }
 }

@@ -17,9 +17,6 @@ public struct BrokerAccount: Codable, Equatable, Hashable, Sendable {
     }
 }
 
-/// How MSAL names an account in a callback: its username, or `none`.
-func label(_ account: BrokerAccount?) -> String { account?.username ?? "none" }
-
 /// Why a current-account query failed; nothing is written then.
 public enum MSALError: Error, Equatable, Sendable {
     /// The broker answered with more than one account.
@@ -59,8 +56,8 @@ public struct MSALClient: Codable, Equatable, Sendable {
 
         /// The user changed: the app stops its work and cleans up for `previous`.
         public var userChanged: Bool { !sameAccount(current, previous) }
-        /// The callback as recorded: `current-account(CURRENT,PREVIOUS)`.
-        public var callback: String { "current-account(\(label(current)),\(label(previous)))" }
+        /// The callback the app gets: `current-account(CURRENT,PREVIOUS)`.
+        public var callback: SDKCallback { .currentAccount(current: current?.username, previous: previous?.username) }
     }
 
     /// A call in flight: MSAL reads the last-seen account when the call begins, before it asks
@@ -109,12 +106,16 @@ public struct AndroidMSALClient: Codable, Equatable, Sendable {
             }
         }
 
-        public var description: String {
+        /// The callback as the app gets it, by username.
+        public var callback: SDKCallback {
             switch self {
-            case .accountChanged(let prior, let current): "account-changed(\(label(prior)),\(label(current)))"
-            case .accountLoaded(let current): "account-loaded(\(label(current)))"
+            case .accountChanged(let prior, let current):
+                .accountChanged(prior: prior?.username, current: current?.username)
+            case .accountLoaded(let current): .accountLoaded(current?.username)
             }
         }
+
+        public var description: String { callback.description }
     }
 
     public private(set) var stored: Stored

@@ -15,14 +15,16 @@ public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
         /// controllerDidFinishInitialCheck, with its error if any.
         case initialCheck(error: String?)
 
-        public var description: String {
+        /// The callback as the app gets it.
+        public var callback: SDKCallback {
             switch self {
-            case .wipe: "wipe"
-            case .userChanged: "user-changed"
-            case .initialCheck(nil): "initial-check"
-            case .initialCheck(let error?): "initial-check(\(error))"
+            case .wipe: .wipe
+            case .userChanged: .userChanged
+            case .initialCheck(let error): .initialCheck(error: error)
             }
         }
+
+        public var description: String { callback.description }
     }
 
     public enum Effect: Equatable, Sendable {

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import Hub
 import HubFiles
+import SharedDevice
 import Synchronization
 import TestSupport
 import Testing
@@ -114,7 +115,7 @@ final class CountingListener: DeviceListener {
 
     func heardPost(_ name: String, sender: String, serial: UInt32) { heard.add(1, ordering: .sequentiallyConsistent) }
     func checkStarted() {}
-    func checkFinished(_ report: CheckReport) {}
+    func checkFinished(_ result: CheckResult) {}
     func checkFailed(_ error: String) {}
     func appCodeReturned(afterCheck: Bool) { returned.add(1, ordering: .sequentiallyConsistent) }
     func takeCredentials() -> (user: String, password: String)? { nil }

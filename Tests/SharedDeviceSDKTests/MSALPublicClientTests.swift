@@ -18,7 +18,7 @@ struct MSALPublicClientTests {
     /// The callback an app records for a successful call, or the error's label.
     static func current(_ client: MSALPublicClient) async throws -> String {
         switch try await client.getCurrentAccount() {
-        case .success(let result): result.callback
+        case .success(let result): result.callback.description
         case .failure(let error): "error \(error.label)"
         }
     }

@@ -75,7 +75,7 @@ struct SilentHubTests {
             let client = MSALPublicClient(
                 connection: try await device.appConnection(), clientID: "mail", keychain: keychain,
                 timeout: Self.timeout)
-            #expect(try await client.getCurrentAccount().get().callback == "current-account(cou1,none)")
+            #expect(try await client.getCurrentAccount().get().callback.description == "current-account(cou1,none)")
             try await Self.withSilentHub(device) { () async throws in
                 let started = ContinuousClock.now
                 #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))

@@ -18,7 +18,7 @@ import Testing
         before: String?, result: MSALClient.CurrentAccount, after: String?, cleaned: String?, reason: String?
     ) {
         var app = AppModel(policy: .wipeAll, user: before)
-        let reaction = app.heard(result)
+        let reaction = app.heard(CheckResult(result)).first ?? .nothing
         #expect(app.user == after)
         #expect(reaction.cleanup?.previousUser == cleaned && reaction.cleanup?.reason == reason)
         #expect(reaction.cleanup.map { $0.currentUser == after && $0.policy == .wipeAll } ?? true)
@@ -26,11 +26,11 @@ import Testing
 
     @Test func androidCleansUpOnAccountChangedOnly() {
         var app = AppModel(policy: .cacheCommon, user: "cou1")
-        #expect(app.heard([.accountLoaded(Self.a)]) == .nothing)
-        let reaction = app.heard([.accountChanged(prior: Self.a, current: nil), .accountLoaded(nil)])
+        #expect(app.heard(CheckResult([.accountLoaded(Self.a)])).isEmpty)
+        let reactions = app.heard(CheckResult([.accountChanged(prior: Self.a, current: nil), .accountLoaded(nil)]))
         #expect(
-            reaction.cleanup
-                == CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon))
+            reactions.map(\.cleanup)
+                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon)])
         #expect(app.user == nil)
     }
 
@@ -39,19 +39,17 @@ import Testing
     @Test func androidActsOnAnAccountLoadedThatIsNotItsUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
         #expect(
-            app.heard([.accountLoaded(nil)]).cleanup
-                == CleanupJob(
-                    previousUser: "cou1", currentUser: nil,
-                    reason: "sign-out", policy: .wipeAll))
-        #expect(app.user == nil && app.heard([.accountLoaded(nil)]) == .nothing)
+            app.heard(CheckResult([.accountLoaded(nil)])).map(\.cleanup)
+                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll)])
+        #expect(app.user == nil && app.heard(CheckResult([.accountLoaded(nil)])).isEmpty)
     }
 
     /// A corrupt stored value reports `account-changed(none, current)`: the app still knows
     /// whose data it holds, and cleans it.
     @Test func androidWithACorruptStoredValueStillCleansTheAppsOwnUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        let reaction = app.heard([.accountChanged(prior: nil, current: Self.b), .accountLoaded(Self.b)])
-        #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
+        let reactions = app.heard(CheckResult([.accountChanged(prior: nil, current: Self.b), .accountLoaded(Self.b)]))
+        #expect(reactions.map(\.cleanup?.previousUser) == ["cou1"] && app.user == "cou2")
     }
 
     @Test(
@@ -78,7 +76,7 @@ import Testing
         effects: [WorkspaceOneSDK.Effect], session: Session, after: String?, cleanups: [String]
     ) {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        let reactions = app.heard(effects, session: session)
+        let reactions = app.heard(CheckResult(effects, session: session))
         #expect(app.user == after)
         #expect(reactions.compactMap(\.cleanup?.reason) == cleanups)
         #expect(reactions.compactMap(\.cleanup?.previousUser).allSatisfy { $0 == "cou1" })
@@ -87,7 +85,9 @@ import Testing
     @Test func aFirstWorkspaceOneLaunchAdoptsTheUserWithoutCleaning() {
         var app = AppModel(policy: .wipeAll)
         let reactions = app.heard(
-            [.callback(.initialCheck(error: nil))], session: Session(state: .checkedOut, user: "cou1", generation: 1))
+            CheckResult(
+                [.callback(.initialCheck(error: nil))],
+                session: Session(state: .checkedOut, user: "cou1", generation: 1)))
         #expect(reactions.allSatisfy { $0.cleanup == nil } && app.user == "cou1")
     }
 
@@ -95,7 +95,7 @@ import Testing
         var app = AppModel(policy: .keepAll)
         #expect(app.userChanged(to: "cou1", reason: "user-changed") == .nothing && app.user == "cou1")
         #expect(app.userChanged(to: "cou2", reason: "user-changed") == .nothing)
-        #expect(app.heard(MSALClient.CurrentAccount(current: nil, previous: Self.a)) == .nothing)
+        #expect(app.heard(CheckResult(MSALClient.CurrentAccount(current: nil, previous: Self.a))).isEmpty)
         #expect(app.user == "cou1")
     }
 
@@ -125,8 +125,8 @@ extension AppModelTests {
     /// SDK says (cou2, cou2), and the app, still acting as cou1, cleans up anyway.
     @Test func aChangeTheSDKAlreadyReportedIsStillActedOnAfterACrash() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        let reaction = app.heard(MSALClient.CurrentAccount(current: Self.b, previous: Self.b))
-        #expect(reaction.cleanup?.previousUser == "cou1" && app.user == "cou2")
+        let reactions = app.heard(CheckResult(MSALClient.CurrentAccount(current: Self.b, previous: Self.b)))
+        #expect(reactions.map(\.cleanup?.previousUser) == ["cou1"] && app.user == "cou2")
     }
 }
 

@@ -39,9 +39,9 @@ import Testing
     ]
 
     @Test(arguments: cases)
-    func cleanupFollowsTheAnswer(_ example: Case) {
-        let found = UserChange.previousUser(
-            callbacks: example.callbacks, current: example.current, previous: example.previous, served: example.served)
-        #expect(found == example.cleansUpFor)
+    func cleanupFollowsTheAnswer(_ example: Case) throws {
+        let callbacks = try example.callbacks.map { try #require(SDKCallback(text: $0)) }
+        let result = CheckResult(callbacks: callbacks, user: example.current, previous: example.previous)
+        #expect(UserChange.previousUser(result, served: example.served) == example.cleansUpFor)
     }
 }

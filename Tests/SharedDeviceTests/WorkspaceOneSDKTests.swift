@@ -116,7 +116,7 @@ extension WorkspaceOneSDKTests {
                 ])
         var app = AppModel(policy: .wipeAll, user: "cou1")
         #expect(
-            app.heard([.callback(.initialCheck(error: "HubUnreachable")), .block], session: nil).isEmpty
+            app.heard(CheckResult([.callback(.initialCheck(error: "HubUnreachable")), .block], session: nil)).isEmpty
                 && app.user == "cou1")
     }
 }
