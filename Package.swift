@@ -17,6 +17,8 @@ let package = Package(
         // files compile with their imports as they are, and the host that runs it in a device.
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "AWSDK", targets: ["AWSDK"]),
+        // MSAL Android's single-account API in Swift, for an app written as an Android one.
+        .library(name: "MSALAndroid", targets: ["MSALAndroid"]),
         .library(name: "notify", targets: ["notify"]),
         .library(name: "Security", targets: ["Security"]),
         .library(name: "SQLite3", targets: ["SQLite3"]),
@@ -196,6 +198,8 @@ let package = Package(
         .target(
             name: "AWSDK",
             dependencies: ["CoreFoundationDarwin", "DeviceLink", "SharedDevice", "SharedDeviceSDK", "UIKit"]),
+        // MSAL Android's single-account API (no UIKit: an Android app has none).
+        .target(name: "MSALAndroid", dependencies: ["DeviceLink", "SharedDevice", "SharedDeviceSDK"]),
         // The fence's watch: the kernel holds every call that writes a file until the runner has
         // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
         // by the runner.
@@ -313,7 +317,11 @@ let package = Package(
         // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
         // also sees our UIKit would look for; there is none off Apple platforms.
         .testTarget(
-            name: "FacadeTests", dependencies: ["AWSDK", "DBusKit", "DeviceLink", "MSAL", "SharedDevice"],
+            name: "FacadeTests",
+            dependencies: [
+                "AWSDK", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "Hub", "HubFiles", "MSAL",
+                "MSALAndroid", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+            ],
             swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "DeviceLink", "SharedDevice", "UIKit"]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),

@@ -58,6 +58,12 @@ public struct Facade: Sendable {
         FacadeCall(link: DeviceLink.current, queue: queue, errors: errors)
     }
 
+    /// A call on `link`'s device (nil: outside one) rather than the process's: for an SDK object
+    /// bound to the device it was made in, as MSAL Android's application is to its app.
+    public func call(completingOn queue: DispatchQueue, in link: DeviceLink?) -> FacadeCall {
+        FacadeCall(link: link, queue: queue, errors: errors)
+    }
+
     /// The SDK's error for what the device or an SDK client threw.
     public func error(_ error: any Error) -> NSError { errors(DeviceFailure(error)) }
 }
