@@ -29,28 +29,31 @@ public final class Connection: Sendable {
     /// The owner thread's wake-up eventfd, open until the connection goes away, so that it is
     /// written after the lock is let go (the owner, woken, takes that lock first thing) without
     /// ever naming another file.
-    private let wakeFD: Int32
+    let wakeFD: Int32
+    /// Whether a thread of the caller's serves the connection (`serve`) instead of a thread of
+    /// its own; see `connect(to:owner:)`.
+    let servedByCaller: Atomic<Bool>
 
     struct State {
         /// Unreferenced by `shutDown`: every use checks `isOpen` or `closeRequested` first.
-        fileprivate let raw: RawConnection
-        fileprivate let socketFD: Int32
+        let raw: RawConnection
+        let socketFD: Int32
         /// libdbus's watches on the socket, which the owner's poll serves.
-        fileprivate let watches: SocketWatches
-        fileprivate var isOpen = true
-        fileprivate var closeRequested = false
+        let watches: SocketWatches
+        fileprivate(set) var isOpen = true
+        fileprivate(set) var closeRequested = false
         fileprivate var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         fileprivate var nextCloseWaiter: UInt64 = 0
         fileprivate var pendingCalls: [UInt32: PendingCall] = [:]
-        fileprivate var earliestDeadline = UInt64.max
+        fileprivate(set) var earliestDeadline = UInt64.max
         var objects = ObjectRegistry()
         var subscriptions = SubscriptionRegistry()
         /// Jobs of tasks that prefer this connection as their executor.
         fileprivate var jobs: [UnownedJob] = []
-        fileprivate var ownerThread: pthread_t?
+        var ownerThread: pthread_t?
     }
 
-    fileprivate struct PendingCall {
+    struct PendingCall {
         let continuation: CheckedContinuation<[DBusValue], any Error>
         let deadline: UInt64
     }
@@ -73,7 +76,7 @@ public final class Connection: Sendable {
         }
     }
 
-    private init(opening address: String) throws(DBusError) {
+    init(opening address: String, servedByCaller: Bool = false) throws(DBusError) {
         var error = CDBus.DBusError()
         dbus_error_init(&error)
         defer { dbus_error_free(&error) }
@@ -92,13 +95,14 @@ public final class Connection: Sendable {
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         let watches = SocketWatches(on: raw)
         self.wakeFD = wakeFD
+        self.servedByCaller = Atomic(servedByCaller)
         self.state = Mutex(State(raw: RawConnection(pointer: raw), socketFD: fd, watches: watches))
     }
 
     deinit { Glibc.close(wakeFD) }
 
     /// Wakes the owner thread; called after the state's lock is let go.
-    private func wakeOwner() {
+    func wakeOwner() {
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
     }
@@ -232,7 +236,7 @@ public final class Connection: Sendable {
         var timeoutMilliseconds: Int32 = -1
     }
 
-    private func runOwnerLoop() {
+    func runOwnerLoop() {
         let socketFD = state.withLock { state in
             state.ownerThread = pthread_self()
             return state.socketFD
@@ -292,7 +296,7 @@ public final class Connection: Sendable {
     /// The body is decoded only for whoever takes it: a call no method accepts or a reply no
     /// call waits for costs nothing however large its body (decoded, a byte takes some forty
     /// bytes of memory), and leaves none of its unix fds open here.
-    private func route(_ raw: OpaquePointer) -> Bool {
+    func route(_ raw: OpaquePointer) -> Bool {
         defer { dbus_message_unref(raw) }
         let type = dbus_message_get_type(raw)
         if type == DBUS_MESSAGE_TYPE_METHOD_RETURN || type == DBUS_MESSAGE_TYPE_ERROR {
@@ -315,7 +319,7 @@ public final class Connection: Sendable {
         return false
     }
 
-    private func shutDown() {
+    func shutDown() {
         let (calls, subscribers, waiters, leftover) = state.withLock { state in
             state.isOpen = false
             state.closeRequested = true
@@ -341,14 +345,18 @@ public final class Connection: Sendable {
 
     // MARK: - The connection as a task executor
 
-    /// Runs the jobs enqueued so far, and those they enqueue, on the owner thread.
-    private func runJobs() {
+    /// Runs the jobs enqueued so far, and those they enqueue, on the owner thread. Returns
+    /// whether it ran any.
+    @discardableResult
+    func runJobs() -> Bool {
+        var ranAny = false
         while true {
             let batch = state.withLock { state in
                 defer { state.jobs = [] }
                 return state.jobs
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty { return ranAny }
+            ranAny = true
             for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
         }
     }
@@ -394,7 +402,7 @@ extension Connection: TaskExecutor {
 
 /// libdbus's connection, kept in `Connection.State`.
 /// Unchecked: the pointer is only used with that state locked.
-fileprivate struct RawConnection: @unchecked Sendable {
+struct RawConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
@@ -404,7 +412,7 @@ fileprivate struct RawConnection: @unchecked Sendable {
 /// `dbus_connection_read_write` would, one more system call per wake-up).
 /// Unchecked: libdbus calls the callbacks from within calls made with the connection's state
 /// locked, and the owner uses it only with that lock held.
-fileprivate final class SocketWatches: @unchecked Sendable {
+final class SocketWatches: @unchecked Sendable {
     private var watches: [OpaquePointer] = []
 
     init(on connection: OpaquePointer) {
@@ -467,7 +475,7 @@ extension Connection.State {
         return (serial, dbus_connection_has_messages_to_send(raw.pointer) != 0)
     }
 
-    fileprivate mutating func removeExpiredCalls(now: UInt64) -> [Connection.PendingCall] {
+    mutating func removeExpiredCalls(now: UInt64) -> [Connection.PendingCall] {
         var expired: [Connection.PendingCall] = []
         var earliest = UInt64.max
         for (serial, call) in pendingCalls {
@@ -484,7 +492,7 @@ extension Connection.State {
 }
 
 /// libdbus needs its thread primitives before a connection is shared between threads.
-private let libdbusThreadsReady: Bool = dbus_threads_init_default() != 0
+let libdbusThreadsReady: Bool = dbus_threads_init_default() != 0
 
 extension DBusError {
     init(libdbus error: CDBus.DBusError, fallback: String) {
