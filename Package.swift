@@ -214,7 +214,7 @@ let package = Package(
         .target(
             name: "DeviceHost",
             dependencies: [
-                "AppCommandLine", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
+                "AppCommandLine", "CSystem", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
                 "LeakScan", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.

@@ -54,4 +54,9 @@ static inline int sdlab_landlock_abi(void) { return (int)syscall(444, (void *)0,
 /* posix_spawnattr flags that glibc only defines under _GNU_SOURCE. */
 static inline short sdlab_spawn_setsid_flag(void) { return 0x80; }             /* POSIX_SPAWN_SETSID */
 static inline short sdlab_spawn_setsigdef_flag(void) { return 0x04 | 0x08; }   /* SETSIGDEF | SETSIGMASK */
+/* libdispatch's hooks for a loop that serves the main queue in place of CoreFoundation's run
+   loop (libdispatch exports both): the eventfd it writes when the main queue gets work, and the
+   call that runs what the main queue holds, on the main thread. */
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);
 #endif

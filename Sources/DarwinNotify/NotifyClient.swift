@@ -29,8 +29,6 @@ public final class NotifyClient: Sendable {
     public let timeout: Duration
     private let listener: (any DeviceListener)?
     private let registry = Mutex(Registry())
-    /// The connection's owner thread (`pthread_t`), once known; 0 before.
-    private let connectionThread = Atomic<UInt>(0)
 
     /// The signals `registerSignal` raises: Linux's 1 to 64.
     public static let signalNumbers: ClosedRange<Int32> = 1...64
@@ -40,7 +38,6 @@ public final class NotifyClient: Sendable {
         self.hub = hub
         self.timeout = timeout
         self.listener = listener
-        learnConnectionThread()
     }
 
     // MARK: - The process's client
@@ -380,29 +377,26 @@ public final class NotifyClient: Sendable {
 
     /// Runs `work` as a task on the connection's thread, which it only awaits on, and blocks the
     /// calling thread until it ends; nil when `timeout` passed first (the task is cancelled).
+    /// On a thread that serves the connection (an app's main thread), it serves it meanwhile.
     private func waitBlocking<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
         let answer = Answer<Value>()
         let task = Task(executorPreference: connection) {
             answer.give(await work())
         }
-        guard answer.wait(timeout: timeout) else {
+        let answered =
+            connection.isServedByCurrentThread
+            ? connection.serve(until: { answer.value != nil }, timeout: timeout) : answer.wait(timeout: timeout)
+        guard answered else {
             task.cancel()
             return nil
         }
         return answer.value
     }
 
-    /// Learns the connection's owner thread by running a task there once.
-    private func learnConnectionThread() {
-        Task(executorPreference: connection) { [weak self] in
-            self?.connectionThread.store(UInt(pthread_self()), ordering: .relaxed)
-        }
-    }
-
-    /// A blocking call on the connection's thread would wait for the answer that thread must read.
+    /// A blocking call on the connection's thread would wait for the answer that thread must
+    /// read, unless that thread serves the connection while it waits.
     private func refuseOnConnectionThread() throws(NotifyFailure) {
-        let owner = connectionThread.load(ordering: .relaxed)
-        if owner != 0, pthread_equal(pthread_t(owner), pthread_self()) != 0 { throw .failed }
+        if connection.isOwnerThread, !connection.isServedByCurrentThread { throw .failed }
     }
 }
 

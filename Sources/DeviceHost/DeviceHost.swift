@@ -67,12 +67,13 @@ public final class DeviceHost: Sendable {
         } catch {
             cannotStart(options.name, "its sandbox: \(error)")
         }
-        let connected = waitFor(timeout: .seconds(10)) { () -> Result<Connection, any Error> in
-            do { return .success(try await Connection.connect(to: address)) } catch { return .failure(error) }
-        }
-        guard case .success(let connection)? = connected else {
-            let why = if case .failure(let error)? = connected { "\(error)" } else { "no answer" }
-            cannotStart(options.name, "cannot reach the device bus at \(address) (\(why)): " + whatToStart)
+        // The main thread owns the connection (BusMainLoop), unless the run loop is asked for.
+        let owner: Connection.Owner = BusMainLoop.runLoopRequested ? .ownThread : .callingThread
+        let connection: Connection
+        do {
+            connection = try Connection.connect(to: address, owner: owner)
+        } catch {
+            cannotStart(options.name, "cannot reach the device bus at \(address) (\(error)): " + whatToStart)
         }
         let trace: TraceLog?
         do {
@@ -109,11 +110,8 @@ public final class DeviceHost: Sendable {
         let receiver = lifecycle ?? NotificationsOnly()
         parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
         Task { await serve() }
-        // A timer that never fires keeps the main run loop running when the app adds no source.
-        // CoreFoundation's own loop serves source after source; `RunLoop.run(mode:before:)`
-        // returns after each, and a fleet paid for every return.
-        RunLoop.main.add(Timer(fire: .distantFuture, interval: 0, repeats: false) { _ in }, forMode: .default)
-        while true { CFRunLoopRun() }
+        guard connection.isServedByCurrentThread else { BusMainLoop.runRunLoop() }
+        BusMainLoop(connection: connection).run()
     }
 
     private func serve() async {
