@@ -12,7 +12,7 @@ let package = Package(
         // The simulated SDKs as an app calls them, the host that runs an app as a fleet member, and
         // the command line it is started with.
         .library(
-            name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "ManagedApp", "DeviceContract", "AppCommandLine"]),
+            name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "DeviceContract", "AppCommandLine"]),
         // What a team's own app code links: the real SDKs' modules under their real names, so its
         // files compile with their imports as they are, and the host that runs it in a device.
         .library(name: "MSAL", targets: ["MSAL"]),
@@ -95,15 +95,6 @@ let package = Package(
                 "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        // The app process: lifecycle, the simulated SDKs on the bus, its container and keys,
-        // cleanup.
-        .target(
-            name: "ManagedApp",
-            dependencies: [
-                "DBusKit", "DeviceContract", "SharedDevice", "SharedDeviceSDK", "DeviceProcesses", "LeakScan",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
         // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
         .target(
             name: "DeviceLaunch",
@@ -144,7 +135,7 @@ let package = Package(
             name: "sdlab",
             dependencies: [
                 "AppCommandLine", "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults",
-                "Hub", "HubFiles", "ManagedApp", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
+                "Hub", "HubFiles", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -157,11 +148,12 @@ let package = Package(
         .executableTarget(
             name: "sdlab-app",
             dependencies: [
-                "AppCommandLine", "ManagedApp", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BuiltInApp"
             ],
             linkerSettings: [
                 .unsafeFlags([
-                    "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims", "-Xlinker", "-no-pie",
+                    "-static-stdlib", "-lCoreFoundation", "-lFoundationInternationalization", "-l_FoundationICU",
+                    "-l_FoundationCollections", "-l_FoundationCShims", "-lstdc++", "-Xlinker", "-no-pie",
                 ])
             ]
         ),
@@ -215,10 +207,19 @@ let package = Package(
             name: "DeviceHost",
             dependencies: [
                 "AppCommandLine", "CSystem", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
-                "LeakScan", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "LeakScan", "SharedDevice", "SharedDeviceSDK",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "DeviceLink"]),
+        // The built-in app (`sdlab-app`): an app like a team's, on the SDK facades, run by the
+        // host; its container, its declared cleanups and their journal.
+        .target(
+            name: "BuiltInApp",
+            dependencies: [
+                "AWSDK", "DeviceContract", "DeviceHost", "DeviceLink", "DeviceProcesses", "MSAL", "MSALAndroid",
+                "SharedDevice", "SharedDeviceSDK", "UIKit", "notify", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // MARK: Examples of a team's own app code, each in a correct and a broken variant
         // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
         // entry only picks the mistake it ships with.
@@ -340,9 +341,9 @@ let package = Package(
         .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
         .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice"]),
         .testTarget(
-            name: "ManagedAppTests",
+            name: "BuiltInAppTests",
             dependencies: [
-                "DeviceProcesses", "ManagedApp", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+                "BuiltInApp", "DeviceHost", "DeviceProcesses", "SharedDevice", "SharedDeviceSDK", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
@@ -364,7 +365,6 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults", "HubFiles", "LeakScan",
-                "ManagedApp",
                 "SharedDevice", "SharedDeviceSDK", "TestSupport",
             ],
             exclude: ["Scenarios"]),

@@ -204,15 +204,16 @@ public class AWController: NSObject, @unchecked Sendable {
                 return
             }
             let enrollment = coldStart ? Self.enrollment(detection.session) : nil
+            // Without the hub's answer the SDK still acted (a failed initial check): the result
+            // says so, and says nothing of the user.
             if let session = detection.session {
                 self.adopt(blocked ? nil : session.checkedOutUser)
-                var result = CheckResult(detection.effects, session: session)
-                result.keychainFailure = detection.keychainFailure
-                link.listener.checkFinished(result)
-            } else {
-                if coldStart { self.adopt(nil) }
-                link.listener.checkFailed(SDKErrors.hubUnreachable)
+            } else if coldStart {
+                self.adopt(nil)
             }
+            var result = CheckResult(detection.effects, session: detection.session)
+            result.keychainFailure = detection.keychainFailure
+            link.listener.checkFinished(result)
             call.complete(afterCheck: true) { [weak self] in
                 for callback in callbacks { self?.tell(callback) }
                 if let enrollment { self?.delegate?.controllerDidReceive(enrollmentStatus: enrollment) }

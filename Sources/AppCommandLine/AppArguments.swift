@@ -170,3 +170,26 @@ public struct AppArguments: ParsableArguments, Sendable {
         }
     }
 }
+
+/// The command line of the running app program (`sdlab-app`, a team's app): its options, or
+/// its help and errors, named after the program.
+public struct AppProgram: ParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: String(CommandLine.arguments.first?.split(separator: "/").last ?? "app"),
+            abstract: "An app in a SharedDeviceLab device: `sdlab run` starts it with these options.")
+    }
+
+    @OptionGroup var app: AppArguments
+
+    public init() {}
+
+    /// The options `arguments` give; the program exits with its help, or the error, otherwise.
+    public static func options(from arguments: [String]) -> AppOptions {
+        do {
+            return try parse(arguments).app.options
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

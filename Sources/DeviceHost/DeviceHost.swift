@@ -18,6 +18,7 @@ import Synchronization
 /// delegate; an app without one calls `DeviceHost.main(app:)`.
 public final class DeviceHost: Sendable {
     let app: HostedApp
+    let configuration: AppOptions
     let connection: Connection
     let hub: HubAddress
     let hubTimeout: Duration
@@ -32,9 +33,11 @@ public final class DeviceHost: Sendable {
     }
 
     private init(
-        app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration, readyDescriptor: Int32?
+        app: HostedApp, configuration: AppOptions, connection: Connection, hub: HubAddress, hubTimeout: Duration,
+        readyDescriptor: Int32?
     ) {
         self.readyDescriptor = readyDescriptor
+        self.configuration = configuration
         self.app = app
         self.connection = connection
         self.hub = hub
@@ -45,19 +48,16 @@ public final class DeviceHost: Sendable {
     /// container, joins the device's bus and installs the link the facades use. On failure it
     /// says what to start and exits 3.
     public static func prepare(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> DeviceHost {
+        prepare(arguments: arguments, cleanups: .own)
+    }
+
+    /// `prepare` for an app whose cleanups are of `support`'s kind.
+    @_spi(BuiltIn) public static func prepare(
+        arguments: [String] = Array(CommandLine.arguments.dropFirst()), cleanups support: CleanupSupport
+    ) -> DeviceHost {
         TerminationSignals.install()
-        let options: AppOptions
-        do {
-            options = try AppArguments.parse(arguments).options
-        } catch {
-            AppArguments.exit(withError: error)
-        }
-        guard case .own = options.policy else {
-            cannotStart(
-                options.name,
-                "it cleans up with code of its own, not \(options.policy.name): declare `cleanup: own`"
-                    + " (or `cleanup: {keeps: [...]}`) for it, or run it with --cleanup own")
-        }
+        let options = AppProgram.options(from: arguments)
+        if let refusal = support.refusal(of: options.policy) { cannotStart(options.name, refusal) }
         guard let address = options.bus ?? ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] else {
             cannotStart(options.name, "no device bus: " + whatToStart)
         }
@@ -83,14 +83,14 @@ public final class DeviceHost: Sendable {
         }
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
-        let app = HostedApp(options: options, sandbox: sandbox, trace: trace)
+        let app = HostedApp(options: options, support: support, sandbox: sandbox, trace: trace)
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
             DeviceLink(
                 connection: connection, hub: hub, hubTimeout: .seconds(5), appName: options.name,
                 keychainFolder: sandbox.keychain, listener: app))
         return DeviceHost(
-            app: app, connection: connection, hub: hub, hubTimeout: .seconds(5),
+            app: app, configuration: options, connection: connection, hub: hub, hubTimeout: .seconds(5),
             readyDescriptor: options.readyDescriptor)
     }
 
@@ -109,6 +109,7 @@ public final class DeviceHost: Sendable {
     public func run(lifecycle: AppLifecycleReceiver?, app deviceApp: DeviceLabApp?) -> Never {
         let receiver = lifecycle ?? NotificationsOnly()
         parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
+        if let builtIn = deviceApp as? any BuiltInAppState { app.readResults(with: builtIn) }
         Task { await serve() }
         guard connection.isServedByCurrentThread else { BusMainLoop.runRunLoop() }
         BusMainLoop(connection: connection).run()
@@ -120,7 +121,7 @@ public final class DeviceHost: Sendable {
             fields: [
                 (.sdk, .string(app.sdk.rawValue)), (.pid, .int(Int64(getpid()))),
                 (.backgroundMode, .bool(app.backgroundMode)), (.fence, .string(WriteFenceState.told())),
-            ] + app.cleanupFields)
+            ] + HostedApp.fields(of: app.cleanup))
         do {
             try connection.export([HostControl(host: self).interface], at: AppBus.path)
             guard try await connection.requestName(AppBus.name(of: app.name)) == .primaryOwner else {
@@ -152,7 +153,7 @@ public final class DeviceHost: Sendable {
         exit(0)
     }
 
-    static func cannotStart(_ name: String, _ why: String) -> Never {
+    @_spi(BuiltIn) public static func cannotStart(_ name: String, _ why: String) -> Never {
         writeAll("the app \(name) cannot start: \(why)\n".utf8, to: STDERR_FILENO)
         exit(ExitCodes.environment)
     }
@@ -191,6 +192,24 @@ public final class DeviceHost: Sendable {
         // task it begins there is told to the runner before it decides when to suspend the app.
         await onMain {}
         app.appCodeReturned(afterCheck: false)
+    }
+
+    /// The runner continued the app: it runs on in the background, no suspension pending. A
+    /// team's app decides itself what it does (iOS calls no delegate method); the built-in app
+    /// checks as its SDK does when resumed.
+    func resumed(continuedAt: UInt64) async {
+        app.trace?.record(.resumed)
+        HostedBackgroundTasks.shared.suspensionCalledOff()
+        let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInAppState) }
+        guard builtIn.value != nil else { return }
+        let lastCheckBegan = app.withState { $0.lastCheckBegan }
+        let tell: @Sendable () -> Void = {
+            MainActor.assumeIsolated {
+                builtIn.value?.resumed(continuedAt: continuedAt, lastCheckBegan: lastCheckBegan)
+            }
+        }
+        await onMain(tell)
+        await settled()
     }
 
     /// The app's background time is up: the expiration handlers of its open background tasks
@@ -255,6 +274,10 @@ public final class DeviceHost: Sendable {
         guard deviceApp.value != nil else {
             throw DBusError.failed("the app takes no records: it is not a DeviceLabApp (Docs/your-app.md)")
         }
+        let user = records[0].user
+        try await Task { @MainActor in
+            try await (deviceApp.value as? any BuiltInAppState)?.prepareToStore(kind, of: user)
+        }.value
         let batch = records
         do {
             try await onMain { try deviceApp.value?.store(batch) }
@@ -273,36 +296,53 @@ public final class DeviceHost: Sendable {
             $0.opportunity = .signIn
         }
         defer { app.withState { $0.credentials = nil } }
-        try await appAction { $0.signIn(completion: $1) }
-        app.trace?.record(.signedIn, [.user: .string(user)])
+        try await appAction(done: (.signedIn, [.user: .string(user)])) { $0.signIn(completion: $1) }
         await settled()
     }
 
     func signOut() async throws {
         app.withState { $0.opportunity = .signOut }
-        try await appAction { $0.signOut(completion: $1) }
-        app.trace?.record(.signedOut)
+        try await appAction(done: (.signedOut, [:])) { $0.signOut(completion: $1) }
         await settled()
     }
 
-    /// Calls the app's own sign-in or sign-out on the main queue and waits for its completion.
-    private func appAction(_ action: @escaping (DeviceLabApp, @escaping (Error?) -> Void) -> Void) async throws {
+    /// Calls the app's own sign-in or sign-out on the main queue and waits for its completion;
+    /// `done` is traced as it completes without an error, before the app's code goes on.
+    private func appAction(
+        done: (TraceName, KeyValuePairs<TraceField, TraceValue>),
+        _ action: @escaping (DeviceLabApp, @escaping (Error?) -> Void) -> Void
+    ) async throws {
         let call = AppValue(action)
         let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
+        let trace = app.trace
         let outcome: Result<Void, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.main.async {
                 guard let target = deviceApp.value else {
                     return continuation.resume(returning: .failure(DeviceHostError.notOffered("app")))
                 }
-                call.value(target) { error in continuation.resume(returning: error.map { .failure($0) } ?? .success(()))
+                call.value(target) { error in
+                    if error == nil { trace?.record(done.0, done.1) }
+                    continuation.resume(returning: error.map { .failure($0) } ?? .success(()))
                 }
             }
         }
-        switch outcome {
-        case .success: return
-        case .failure(let error as DeviceHostError):
-            throw DBusError(name: AppError.notSupported.dbusError.name, message: "\(error)")
-        case .failure(let error): throw DBusError.failed("\(error)")
+        if case .failure(let error) = outcome { throw Self.busError(error) }
+    }
+
+    /// The error a sign-in or sign-out answers on the bus: the device's or the SDK's refusal
+    /// by its name, wherever the app's SDK put it; anything else as `Failed`.
+    static func busError(_ error: any Error) -> DBusError {
+        switch error {
+        case let error as DBusError: error
+        case let error as DeviceHostError: DBusError(name: AppError.notSupported.dbusError.name, message: "\(error)")
+        case let error as NSError where error.userInfo[NSUnderlyingErrorKey] is any Error:
+            busError(error.userInfo[NSUnderlyingErrorKey] as! any Error)
+        default:
+            if let failure = error as? DeviceFailure, case .refused(let name, let message) = failure.reason {
+                DBusError(name: DeviceBus.errorPrefix + name, message: message)
+            } else {
+                DBusError.failed("\(error)")
+            }
         }
     }
 
@@ -324,6 +364,7 @@ public final class DeviceHost: Sendable {
         snapshot.callbacks = state.callbacks
         snapshot.error = state.lastError
         snapshot.displayed = state.blocked ? [] : displayed.flatMap { Canary.all(in: $0[...]).map(\.description) }
+        snapshot.preferencesApplied = state.preferencesApplied
         snapshot.checks = state.checks
         snapshot.cleanupFailures = state.cleanupFailures
         return snapshot

@@ -17,11 +17,8 @@ struct HostControl: Sendable {
                     await host.foreground()
                     return []
                 },
-                // A team's app decides itself what it does when continued (iOS calls no delegate
-                // method). It runs on in the background: no suspension is pending any more.
-                .init(AppBus.Method.resumed.rawValue, in: [.init("continued_at", "t")]) { [host] _ in
-                    host.app.trace?.record(.resumed)
-                    HostedBackgroundTasks.shared.suspensionCalledOff()
+                .init(AppBus.Method.resumed.rawValue, in: [.init("continued_at", "t")]) { [host] call async in
+                    await host.resumed(continuedAt: call.arguments.first?.uint64 ?? 0)
                     return []
                 },
                 .init(AppBus.Method.background.rawValue) { [host] _ async in

@@ -4,28 +4,36 @@ import DeviceProcesses
 import Foundation
 import LeakScan
 import SharedDevice
+import SharedDeviceSDK
 import Synchronization
 
-/// A team's app in a device: what its SDK told it, traced as `sdlab-app` traces its own
+/// An app in a device, as the host sees it: what its SDK told it, traced as every app's is
 /// (so every expectation, timing and report reads it alike), and the scan of its bytes that
 /// says when the previous user's data stopped being readable. The app's code decides; this
-/// only listens, and judges by the bytes, never by what the app says it did.
+/// only listens, and judges by the bytes, never by what the app says it did. A team's app's
+/// cleanups are inferred from what its SDK said (`CleanupSupport.own`); the built-in app
+/// reports its own as it runs them.
 final class HostedApp: DeviceListener, Sendable {
     let name: String
     let sdk: SDKKind
     let backgroundMode: Bool
     let cleanup: CleanupPolicy
+    let support: CleanupSupport
     let sandbox: Sandbox
     /// The places of the container the scenario leaves out of the scan.
     let scanSkips: [String]
     let trace: TraceLog?
     private let state: Mutex<State>
+    private let postBudget: Mutex<PostTraceBudget>
     private let statePath: String
     /// Where the byte scans run: never the main thread (the app's) or the bus's.
     private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
+    /// The app, told each check's result on the main queue (the built-in app only).
+    private let reader = Mutex<AppValue<BuiltInAppState?>>(AppValue(nil))
 
     struct State {
-        /// Whom the SDK last said the app serves.
+        /// Whom the app acts for: whom its SDK last said it serves, or whom the built-in app
+        /// says it acts for (a `keep-all` app keeps its first user).
         var user: String?
         var previous: String?
         var foreground = true
@@ -33,13 +41,19 @@ final class HostedApp: DeviceListener, Sendable {
         var callbacks: [String] = []
         var lastError: String?
         var checks = 0
+        /// When the latest check began (CLOCK_MONOTONIC ns).
+        var lastCheckBegan: UInt64 = 0
         var cleanupFailures: [String] = []
+        var preferencesApplied = false
         /// Why the app's next check happens: the latest opportunity the host gave it.
         var opportunity = CheckTrigger.launch
         /// The triggers of the checks in flight, oldest first.
         var checking: [CheckTrigger] = []
-        /// Checks whose app code (completion, delegate) has not returned yet.
-        var owed = 0
+        /// Checks answered whose `check-finished` is not written yet, oldest first: it is
+        /// written once the app code the answer led to has returned and the app's work is done.
+        var answered: [Answered] = []
+        /// Work the app began that a check waits for (the built-in app's cleanups).
+        var openWork = 0
         /// Scans asked for after the app's code returned, not done yet.
         var scansDue = 0
         /// The change whose data the host watches go, until a scan finds it gone.
@@ -54,14 +68,36 @@ final class HostedApp: DeviceListener, Sendable {
         var settleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextSettleWaiter = 0
 
-        /// No check in flight, every piece of app code it led to returned, and scanned after.
-        var isSettled: Bool { owed == 0 && checking.isEmpty && scansDue == 0 }
+        /// A check's end as the trace tells it.
+        struct Answered {
+            var trigger: CheckTrigger
+            var looked: Bool
+            var codeReturned: Bool
+        }
+
+        /// No check in flight, every piece of app code it led to returned, the app's work
+        /// done, and scanned after.
+        var isSettled: Bool { answered.isEmpty && checking.isEmpty && openWork == 0 && scansDue == 0 }
 
         /// The waiters to resume now that the app may have settled (none if it has not).
         mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
             guard isSettled, !settleWaiters.isEmpty else { return [] }
             defer { settleWaiters = [:] }
             return Array(settleWaiters.values)
+        }
+
+        /// The oldest check in flight was answered (or failed).
+        mutating func answer(looked: Bool, codeReturned: Bool) {
+            let trigger = checking.isEmpty ? opportunity : checking.removeFirst()
+            answered.append(Answered(trigger: trigger, looked: looked, codeReturned: codeReturned))
+        }
+
+        /// The checks whose end can be written now, oldest first.
+        mutating func takeFinished() -> [Answered] {
+            guard openWork == 0 else { return [] }
+            let done = answered.prefix { $0.codeReturned }
+            answered.removeFirst(done.count)
+            return Array(done)
         }
     }
 
@@ -74,14 +110,19 @@ final class HostedApp: DeviceListener, Sendable {
     static let firstPoll = Duration.milliseconds(5)
     static let longestPoll = Duration.seconds(1)
 
-    init(options: AppOptions, sandbox: Sandbox, trace: TraceLog?) {
+    init(options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?) {
         name = options.name
         sdk = options.sdk
         backgroundMode = options.backgroundMode
         cleanup = options.policy
+        self.support = support
         scanSkips = options.scanSkips
         self.sandbox = sandbox
         self.trace = trace
+        postBudget = Mutex(
+            PostTraceBudget(
+                perSecond: options.tracedPostsPerSecond ?? AppOptions.defaultTracedPostsPerSecond,
+                burst: AppOptions.tracedPostsBurst, now: TraceLog.now()))
         statePath = sandbox.root + "/host-state.json"
         let saved = FileManager.default.contents(atPath: statePath).flatMap {
             try? JSONDecoder().decode(Saved.self, from: $0)
@@ -91,73 +132,120 @@ final class HostedApp: DeviceListener, Sendable {
 
     func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
 
-    /// Changes the state, then wakes whoever waits for the app to settle if it now has.
+    /// Changes the state, then writes the checks' ends it allows and wakes whoever waits for
+    /// the app to settle if it now has.
+    @discardableResult
     private func settling<T>(_ body: (inout State) -> T) -> T {
-        let (result, waiters) = state.withLock { state in (body(&state), state.takeSettleWaiters()) }
+        let (result, finished, waiters) = state.withLock { state in
+            let result = body(&state)
+            let finished = state.takeFinished()
+            return (result, finished.map { ($0, state.user) }, state.takeSettleWaiters())
+        }
+        if !finished.isEmpty { noteUntraced(postBudget.withLock { $0.takeUntraced() }) }
+        for (check, user) in finished {
+            trace?.record(
+                .checkFinished,
+                fields: [(.trigger, .string(check.trigger.rawValue)), (.user, .user(user))]
+                    + (check.looked ? [] : [(.opportunity, .bool(false))]))
+        }
         for waiter in waiters { waiter.resume() }
         return result
+    }
+
+    /// The built-in app, which hears each check's result from here.
+    func readResults(with app: BuiltInAppState) { reader.withLock { $0 = AppValue(app) } }
+
+    /// Tells the built-in app how a check ended, on the main queue, before the app code the
+    /// check's answer leads to (which the facade queues there next).
+    private func tellApp(_ result: CheckResult?) {
+        let app = reader.withLock { $0 }
+        guard app.value != nil else { return }
+        DispatchQueue.main.async { MainActor.assumeIsolated { app.value?.checkEnded(result) } }
     }
 
     // MARK: - What the facades say
 
     func heardPost(_ name: String, sender: String, serial: UInt32) {
         state.withLock { $0.opportunity = .signal }
+        let (traced, untraced) = postBudget.withLock { $0.admit(at: TraceLog.now()) }
+        noteUntraced(untraced)
+        guard traced else { return }
         trace?.record(.postReceived, [.name: .string(name), .sender: .string(sender), .serial: .uint(UInt64(serial))])
+    }
+
+    /// Tells how many posts were heard past the trace budget since it was last told.
+    private func noteUntraced(_ count: Int) {
+        if count > 0 { trace?.record(.postsUntraced, [.count: .int(Int64(count))]) }
     }
 
     func checkStarted() {
         let trigger = state.withLock { state in
             state.checks += 1
-            state.owed += 1
+            state.lastCheckBegan = TraceLog.now()
             state.checking.append(state.opportunity)
             return state.opportunity
         }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
     }
 
-    func checkFinished(_ report: CheckResult) {
-        let (trigger, change) = settling { state -> (CheckTrigger, CleanupJob?) in
-            let trigger = state.checking.isEmpty ? state.opportunity : state.checking.removeFirst()
-            guard report.looked else {
-                state.owed -= 1
-                return (trigger, nil)
+    func checkFinished(_ result: CheckResult) {
+        let trigger = state.withLock { $0.checking.first ?? $0.opportunity }
+        guard result.looked else {
+            settling { $0.answer(looked: false, codeReturned: true) }
+            tellApp(result)
+            return
+        }
+        if result.keysDeleted { trace?.record(.sdkKeysDeleted) }
+        for callback in result.callbacks {
+            trace?.record(.callback, [.name: .string(callback.description), .trigger: .string(trigger.rawValue)])
+        }
+        if let failure = result.failure {
+            trace?.record(.checkFailed, [.trigger: .string(trigger.rawValue), .error: .string(failure)])
+        }
+        if let failure = result.keychainFailure {
+            // The SDK acted on its answer all the same: the check goes on.
+            trace?.record(.keychainFailed, [.error: .string(failure)])
+        }
+        let (change, blocks) = settling { state -> (CleanupJob?, Bool) in
+            state.callbacks += result.callbacks.map(\.description)
+            state.lastError = result.failure ?? result.keychainFailure.map { _ in SDKErrors.keychainFailure }
+            let blocks = result.blocked && !state.blocked
+            state.blocked = state.blocked || result.blocked
+            if case .some(let previous) = result.previous { state.previous = previous }
+            var change: CleanupJob?
+            if support == .own {
+                change = self.change(result, from: state.user, because: trigger)
+                state.user = result.user
             }
-            state.callbacks += report.callbacks.map(\.description)
-            state.lastError = nil
-            state.blocked = state.blocked || report.blocked
-            if case .some(let previous) = report.previous { state.previous = previous }
-            let change = self.change(report, from: state.user, because: trigger)
-            state.user = report.user
             if let change {
                 state.watching = change
                 state.failureTold = false
                 state.pollDelay = Self.firstPoll
             }
-            return (trigger, change)
+            state.answer(looked: true, codeReturned: false)
+            return (change, blocks)
         }
-        for callback in report.callbacks {
-            trace?.record(.callback, [.name: .string(callback.description), .trigger: .string(trigger.rawValue)])
-        }
-        if report.blocked { trace?.record(.blocked) }
-        trace?.record(
-            .checkFinished,
-            fields: [(.trigger, .string(trigger.rawValue)), (.user, .user(report.user))]
-                + (report.looked ? [] : [(.opportunity, .bool(false))]))
+        if blocks { trace?.record(.blocked) }
         if let change { trace?.record(.cleanupStarted, fields: fields(of: change)) }
+        tellApp(result)
         save()
     }
 
     func checkFailed(_ error: String) {
-        let trigger = settling { state in
-            state.lastError = error
-            return state.checking.isEmpty ? state.opportunity : state.checking.removeFirst()
-        }
+        let trigger = state.withLock { $0.checking.first ?? $0.opportunity }
         trace?.record(.checkFailed, [.trigger: .string(trigger.rawValue), .error: .string(error)])
+        settling { state in
+            state.lastError = error
+            state.answer(looked: true, codeReturned: false)
+        }
+        tellApp(nil)
     }
 
     func appCodeReturned(afterCheck: Bool) {
         let watching = settling { state in
-            if afterCheck { state.owed = max(0, state.owed - 1) }
+            if afterCheck, let index = state.answered.firstIndex(where: { !$0.codeReturned }) {
+                state.answered[index].codeReturned = true
+            }
             if state.watching != nil { state.scansDue += 1 }
             return state.watching != nil
         }
@@ -176,11 +264,52 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// The cleanup the SDK's answer calls for, if any (the rule is `UserChange`'s).
-    private func change(_ report: CheckResult, from user: String?, because trigger: CheckTrigger)
-        -> CleanupJob?
-    {
-        guard case .some(let previous) = UserChange.previousUser(report, served: user) else { return nil }
-        return CleanupJob(previousUser: previous, currentUser: report.user, reason: trigger.rawValue, policy: cleanup)
+    private func change(_ result: CheckResult, from user: String?, because trigger: CheckTrigger) -> CleanupJob? {
+        guard case .some(let previous) = UserChange.previousUser(result, served: user) else { return nil }
+        return CleanupJob(previousUser: previous, currentUser: result.user, reason: trigger.rawValue, policy: cleanup)
+    }
+
+    // MARK: - What the built-in app says
+
+    /// Work the app began that its check waits for, and `settled()` too.
+    func workBegan() { state.withLock { $0.openWork += 1 } }
+    func workEnded() { settling { $0.openWork -= 1 } }
+
+    func actsFor(_ user: String?, preferencesApplied: Bool) {
+        state.withLock {
+            $0.user = user
+            $0.preferencesApplied = preferencesApplied
+        }
+        save()
+    }
+
+    /// A cleanup the app runs, after `event` (`cleanup-resumed`, `cleanup-retried`) if given.
+    func cleanupBegan(_ job: CleanupJob, noting event: TraceName?) {
+        if let event { trace?.record(event, fields: fields(of: job)) }
+        trace?.record(.cleanupStarted, fields: fields(of: job))
+    }
+
+    /// The app's cleanup ended (`error`: what it said went wrong): clean when it says none and a
+    /// scan that read the whole container finds no data of another user it does not keep.
+    func cleanupEnded(_ job: CleanupJob, error: String?) async -> Bool {
+        await withCheckedContinuation { continuation in
+            scans.async { continuation.resume(returning: self.judge(job, error: error)) }
+        }
+    }
+
+    private func judge(_ job: CleanupJob, error: String?) -> Bool {
+        let (found, left, ended) = examine(job)
+        let held = holdings(found)
+        let clean = error == nil && left.isEmpty && found.isComplete
+        if clean {
+            trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
+            return true
+        }
+        let failure = [error, left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }
+            .joined(separator: "; ")
+        state.withLock { $0.cleanupFailures.append(failure) }
+        trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
+        return false
     }
 
     // MARK: - The bytes
@@ -195,11 +324,8 @@ final class HostedApp: DeviceListener, Sendable {
     private func scan(afterCheck: Bool) {
         guard let job = state.withLock({ $0.watching }) else { return }
         UserDefaults.standard.synchronize()
-        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: scanSkips).scan()
-        let ended = TraceLog.now()
-        let left = LeakScanner.judge(found, currentUser: job.currentUser, cleanup: cleanup).leaks
-        // What a scan that did not read everything found is not all there is: no `holds`.
-        let held: [(TraceField, TraceValue)] = found.holdings.map { [(.holds, .string($0.description))] } ?? []
+        let (found, left, ended) = examine(job)
+        let held = holdings(found)
         if left.isEmpty, found.isComplete {
             let closes = state.withLock { state in
                 guard state.watching == job else { return false }
@@ -226,6 +352,19 @@ final class HostedApp: DeviceListener, Sendable {
         schedulePoll()
     }
 
+    /// The container read as the device attacker reads it, and what of it is another user's
+    /// data that `job`'s cleanup does not declare it keeps.
+    private func examine(_ job: CleanupJob) -> (found: LeakScanner.Scan, left: [LeakScanner.Finding], ended: UInt64) {
+        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: scanSkips).scan()
+        let ended = TraceLog.now()
+        return (found, LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks, ended)
+    }
+
+    /// What a scan that did not read everything found is not all there is: no `holds`.
+    private func holdings(_ found: LeakScanner.Scan) -> [(TraceField, TraceValue)] {
+        found.holdings.map { [(.holds, .string($0.description))] } ?? []
+    }
+
     private func schedulePoll() {
         let delay = state.withLock { state -> Duration? in
             guard state.watching != nil, !state.pollScheduled else { return nil }
@@ -240,17 +379,19 @@ final class HostedApp: DeviceListener, Sendable {
         }
     }
 
-    /// Whom a cleanup was for, why, and that it is the app's own code.
+    /// Whom a cleanup was for, why, and what ran.
     func fields(of job: CleanupJob) -> [(TraceField, TraceValue)] {
         [(.previous, .user(job.previousUser)), (.current, .user(job.currentUser)), (.reason, .string(job.reason))]
-            + cleanupFields
+            + Self.fields(of: job.policy)
     }
 
-    /// The app's cleanup as the trace names it: `own`, and what it keeps.
-    var cleanupFields: [(TraceField, TraceValue)] {
-        let keeps = RecordKind.keepable.filter(cleanup.keeps.contains).map(\.rawValue)
-        return [(.policy, .string(cleanup.name))]
-            + (keeps.isEmpty ? [] : [(.keeps, .string(keeps.joined(separator: ",")))])
+    /// What cleanup runs: a policy, a hook (with its command) or the app's own code, and what it keeps.
+    static func fields(of policy: CleanupPolicy) -> [(TraceField, TraceValue)] {
+        var fields: [(TraceField, TraceValue)] = [(.policy, .string(policy.name))]
+        if case .hook(let command, _) = policy { fields.append((.hook, .string(command))) }
+        let keeps = RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue)
+        if !keeps.isEmpty { fields.append((.keeps, .string(keeps.joined(separator: ",")))) }
+        return fields
     }
 
     // MARK: - Records
@@ -290,7 +431,8 @@ final class HostedApp: DeviceListener, Sendable {
         }
     }
 
-    /// No check in flight, every piece of app code it led to returned, and scanned after.
+    /// No check in flight, every piece of app code it led to returned, the app's work done,
+    /// and scanned after.
     var isSettled: Bool { state.withLock { $0.isSettled } }
 
     /// Returns once the app has settled, or after `bound`.

@@ -14,7 +14,7 @@ public struct AppSpec: Sendable, Equatable {
     /// The device's background time, which the runner suspends the app by; the app is told it.
     public var backgroundTime: BackgroundTime
     public var cleanup: CleanupPolicy
-    /// An app a team built on SharedDeviceSDK, run instead of `sdlab app`.
+    /// A team's app on DeviceHost, run instead of the built-in app.
     public var executable: String?
     /// The folder a cleanup hook runs in: the scenario file's, so its relative paths are the file's.
     public var hookDirectory: String?

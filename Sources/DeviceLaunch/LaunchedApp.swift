@@ -177,7 +177,7 @@ public struct LaunchedApp: Sendable {
 
 extension LaunchedApp {
     /// `sdlab-app`, which the package builds beside sdlab: what `sdlab app` runs, in a smaller process.
-    static func appExecutable(beside sdlab: String) throws(LaunchError) -> String {
+    public static func appExecutable(beside sdlab: String) throws(LaunchError) -> String {
         try builtExecutable("sdlab-app", beside: sdlab, what: "app executable")
     }
 

@@ -3,6 +3,7 @@ import DeviceContract
 import Dispatch
 import Foundation
 import SharedDevice
+import Synchronization
 
 /// Why a facade's call to the device failed, in the device's terms. It is read once, here,
 /// from whatever the device or an SDK client threw, so that each facade turns it into its
@@ -65,7 +66,17 @@ public struct Facade: Sendable {
     }
 
     /// The SDK's error for what the device or an SDK client threw.
-    public func error(_ error: any Error) -> NSError { errors(DeviceFailure(error)) }
+    public func error(_ error: any Error) -> NSError { Self.error(DeviceFailure(error), as: errors) }
+
+    /// The SDK's error for `failure`, with the failure under `NSUnderlyingErrorKey` (as MSAL
+    /// nests the errors beneath its own), so that the host can name the device's refusal.
+    static func error(_ failure: DeviceFailure, as errors: (DeviceFailure) -> NSError) -> NSError {
+        let error = errors(failure)
+        guard error.userInfo[NSUnderlyingErrorKey] == nil else { return error }
+        return NSError(
+            domain: error.domain, code: error.code,
+            userInfo: error.userInfo.merging([NSUnderlyingErrorKey: failure]) { $1 })
+    }
 }
 
 /// One call of a facade into the device: the device found (or the SDK's answer without one),
@@ -108,12 +119,25 @@ public struct FacadeCall: Sendable {
     }
 
     /// The SDK's error for what the device or an SDK client threw.
-    public func error(_ error: any Error) -> NSError { errors(DeviceFailure(error)) }
+    public func error(_ error: any Error) -> NSError { Facade.error(DeviceFailure(error), as: errors) }
 
     /// The blocking bridge for the SDKs' synchronous calls: runs `work` and waits on this
     /// thread for at most the hub's timeout (nil: no answer in time, or no device).
+    /// On the thread that serves the bus (an app's main thread), the answer can only arrive by
+    /// serving it, so the bridge serves it while it waits.
     public func wait<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) -> Value? {
         guard let link else { return nil }
-        return waitFor(timeout: link.hubTimeout, work)
+        let connection = link.connection
+        guard connection.isServedByCurrentThread else { return waitFor(timeout: link.hubTimeout, work) }
+        let answer = Mutex<Value?>(nil)
+        let task = Task(executorPreference: connection) {
+            let value = await work()
+            answer.withLock { $0 = value }
+        }
+        guard connection.serve(until: { answer.withLock { $0 != nil } }, timeout: link.hubTimeout) else {
+            task.cancel()
+            return nil
+        }
+        return answer.withLock { $0 }
     }
 }

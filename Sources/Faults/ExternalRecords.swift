@@ -9,7 +9,7 @@ enum KeyServiceAnswer: Equatable, Sendable {
     case refuses(DeviceError)
 }
 
-/// One app's `external` records as `AppHost` handles them: the current user's key, fetched
+/// One app's `external` records as the built-in app handles them: the current user's key, fetched
 /// from the key service and held in memory by the process (gone with it, forgotten by a
 /// cleanup); whose ciphertext the container holds; and the lookup after every check that
 /// fetches the key again when the container holds records of the app's user. The ciphertext
@@ -52,7 +52,7 @@ struct ExternalRecords: Sendable {
         }
     }
 
-    /// After each check (`AppHost.fetchExternalKeyIfNeeded`): once per user, the key is
+    /// After each check (`ExternalKeys.fetchIfNeeded`): once per user, the key is
     /// fetched if the container holds records of the app's user; a failure is ignored.
     mutating func lookUp(for user: String?, answer: KeyServiceAnswer) {
         guard keyKnown, let user, key != user, lookedUp.insert(user).inserted else { return }

@@ -24,7 +24,7 @@ public struct SimulatedApp: Sendable {
     /// depends on it (its user, its leaks, its writes) is not predicted.
     public internal(set) var userUnknown = false
     /// `external` records: ciphertext under the user's key from the key service, which this
-    /// process holds in memory only (`AppHost.externalKey`), so an attacker never reads them.
+    /// process holds in memory only (`ExternalKeys`), so an attacker never reads them.
     var external = ExternalRecords()
 
     enum Client: Sendable {
@@ -125,7 +125,7 @@ public struct SimulatedApp: Sendable {
         model.cleanupEnded(job, clean: true)  // the model's cleanups do not fail
     }
 
-    /// The key service's answer, after every check (`AppHost` looks for the user's key then).
+    /// The key service's answer, after every check (the built-in app looks for the user's key then).
     mutating func lookUpExternalKey(_ answer: KeyServiceAnswer) { external.lookUp(for: model.user, answer: answer) }
 
     /// No record of `kind` can be read any more (deleted, or its key is gone).

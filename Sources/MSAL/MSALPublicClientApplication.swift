@@ -47,7 +47,9 @@ public class MSALPublicClientApplication: NSObject {
             guard let answer = try? await client.getCurrentAccount() else { return }
             switch answer {
             case .success(let result):
-                link.listener.checkFinished(CheckResult(result))
+                var checked = CheckResult(result)
+                checked.keychainFailure = await client.keychainFailure
+                link.listener.checkFinished(checked)
                 let (current, previous) = (result.current.map(MSALAccount.init), result.previous.map(MSALAccount.init))
                 call.complete(afterCheck: true) { completion.value(current, previous, nil) }
             case .failure(let error):

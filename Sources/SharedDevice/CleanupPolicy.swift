@@ -36,7 +36,7 @@ public enum CleanupPolicy: Equatable, Sendable, Codable {
     case keepAll
     /// The team's own cleanup command, and what it declares it keeps (`preferences`, `common`).
     case hook(command: String, keeps: Set<RecordKind> = [])
-    /// The cleanup code of an app a team built on SharedDeviceSDK, and what it declares it keeps.
+    /// The cleanup code of a team's own app, and what it declares it keeps.
     case own(keeps: Set<RecordKind> = [])
 
     /// The policy a scenario names (`hook:` is given with its command instead).

@@ -1,19 +1,9 @@
-import AppCommandLine
-import ArgumentParser
-import ManagedApp
+import BuiltInApp
 
-/// The process the runner starts for each app of a fleet: `sdlab app` in an executable of its
-/// own, which loads only what an app needs (FoundationEssentials, not all of Foundation), so
-/// each app of a large fleet starts faster and takes less memory.
+/// The process the runner starts for each app of a fleet (`sdlab app` execs it): the built-in
+/// app, run by the device host as a team's app is. Its options and `--help` are the host's.
 @main
-struct AppProcess: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sdlab-app",
-        abstract: "Run one managed app process (what `sdlab app` runs; started by `run`).",
-        discussion: AppMain.discussion
-    )
-
-    @OptionGroup var app: AppArguments
-
-    func run() async throws { try await AppMain.run(app.options) }
+enum AppProcess {
+    @MainActor
+    static func main() { BuiltInApp.main() }
 }

@@ -3,7 +3,6 @@ import Bench
 import DeviceContract
 import DeviceProcesses
 import Foundation
-import ManagedApp
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

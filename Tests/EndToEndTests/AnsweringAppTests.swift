@@ -19,9 +19,10 @@ struct AnsweringAppTests {
             let mail = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
             // The impostor says ready on stdout, which the test reads: not on the launcher's pipe.
             let arguments = try #require(Self.arguments(of: mail.process.pid)).removingReadyDescriptor()
+            let environment = Self.environment(of: mail.process.pid)
             mail.process.signal(SIGKILL)
             #expect(await offPool { mail.process.waitForExit(timeout: .seconds(10)) })
-            let impostor = try LineProducer(Self.appExecutable, arguments)
+            let impostor = try LineProducer(Self.appExecutable, arguments, environment: environment)
             lab.adopt(impostor.process)
             try await impostor.waitForLine(containing: "ready", within: .seconds(20))
             let owner = try await lab.connection.nameOwner(AppBus.name(of: "mail"))
@@ -97,6 +98,19 @@ struct AnsweringAppTests {
     static func arguments(of pid: Int32) -> [String]? {
         guard let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
         return bytes.split(separator: 0).dropFirst().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The environment a process was started with: an impostor copies the app's container's.
+    static func environment(of pid: Int32) -> [String: String] {
+        let bytes = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+        return Dictionary(
+            bytes.split(separator: 0).compactMap { entry in
+                guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+                return (
+                    String(decoding: entry[..<equals], as: UTF8.self),
+                    String(decoding: entry[(equals + 1)...], as: UTF8.self)
+                )
+            }, uniquingKeysWith: { $1 })
     }
 }
 

@@ -2,7 +2,6 @@ import DBusKit
 import DeviceContract
 import DeviceLaunch
 import Foundation
-import ManagedApp
 import TestSupport
 import Testing
 

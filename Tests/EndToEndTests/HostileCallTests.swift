@@ -4,7 +4,6 @@ import DeviceLaunch
 import DeviceProcesses
 import Faults
 import Foundation
-import ManagedApp
 import SharedDevice
 import TestSupport
 import Testing

@@ -1,7 +1,7 @@
+import BuiltInApp
 import Crypto
 import DeviceProcesses
 import Foundation
-import ManagedApp
 import SharedDevice
 import SharedDeviceSDK
 import Testing
@@ -15,7 +15,9 @@ import Testing
         try ContainerTests.withContainer { container in
             let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
             for kind in RecordKind.allCases { try container.write(kind, count: 2, user: "cou1", keys: keys) }
-            try body(container, Cleaner(container: container, dataKeyName: "data", hookTimeout: hookTimeout), keys)
+            try body(
+                container,
+                Cleaner(container: container, dataKey: (container.keychain, "data"), hookTimeout: hookTimeout), keys)
         }
     }
 

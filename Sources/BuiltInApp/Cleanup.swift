@@ -2,6 +2,7 @@ import DeviceProcesses
 import FoundationEssentials
 import Glibc
 import SharedDevice
+import SharedDeviceSDK
 
 /// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, and keeps
 /// the journal: the jobs not yet done, saved before anything is deleted and cleared once one
@@ -9,18 +10,18 @@ import SharedDevice
 /// next launch before it shows anything.
 public struct Cleaner: Sendable {
     public let container: Container
-    /// The keychain key of this app's `sensitive` records.
-    public let dataKeyName: String
+    /// The keychain and name of this app's key of `sensitive` records (its own, or its SDK's).
+    public let dataKey: (keychain: Keychain, name: String)
     public let hookTimeout: Duration
     /// The folder a hook runs in, so that its relative paths are the scenario's; nil: the app's.
     public let hookDirectory: String?
 
     public init(
-        container: Container, dataKeyName: String, hookTimeout: Duration = .seconds(10),
+        container: Container, dataKey: (keychain: Keychain, name: String), hookTimeout: Duration = .seconds(10),
         hookDirectory: String? = nil
     ) {
         self.container = container
-        self.dataKeyName = dataKeyName
+        self.dataKey = dataKey
         self.hookTimeout = hookTimeout
         self.hookDirectory = hookDirectory
     }
@@ -49,20 +50,13 @@ public struct Cleaner: Sendable {
 
     static let noJobs = Data("[]".utf8)
 
-    /// Runs the job to its end: the policy's plan, or `work` (an app's own cleanup) instead.
-    /// A hook or `work` that fails, a hook that outlives its timeout, or a delete that fails throws.
-    public func run(_ job: Job, work: CleanupWork? = nil) throws {
-        if let work {
-            try work(job, container)
-        } else {
-            try carryOut(job.policy.plan, for: job)
-        }
-    }
-
-    private func carryOut(_ plan: CleanupPolicy.Plan, for job: Job) throws {
+    /// Runs the job's policy to its end. A hook that fails or outlives its timeout, or a delete
+    /// that fails, throws.
+    public func run(_ job: Job) throws {
+        let plan = job.policy.plan
         let hookFailure = plan.hook.flatMap { runHook($0, for: job) }
         try container.delete(plan.deletes)
-        if plan.deletesDataKey { try container.keychain.deleteKey(dataKeyName) }
+        if plan.deletesDataKey { try dataKey.keychain.deleteKey(dataKey.name) }
         if let hookFailure { throw hookFailure }
     }
 

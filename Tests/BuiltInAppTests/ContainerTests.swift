@@ -1,8 +1,9 @@
+import BuiltInApp
 import Crypto
 import Foundation
-import ManagedApp
 import SharedDevice
 import SharedDeviceSDK
+import Synchronization
 import Testing
 
 /// Docs/behaviour.md §8: the container's records, their canaries and who can read them.
@@ -51,42 +52,6 @@ import Testing
         }
     }
 
-    @Test func numbersContinueAndUsersStayApart() throws {
-        try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.keychain.key("data"))
-            for kind in [RecordKind.sensitive, .plain, .preferences, .common] {
-                _ = try container.write(kind, count: 2, user: "cou1", keys: keys)
-                #expect(try container.write(kind, count: 1, user: "cou1", keys: keys).map(\.number) == [3], "\(kind)")
-                #expect(try container.write(kind, count: 1, user: "cou2", keys: keys).map(\.number) == [1], "\(kind)")
-            }
-        }
-    }
-
-    @Test func deletingKindsKeepsTheOthers() throws {
-        try Self.withContainer { container in
-            let keys = Container.Keys(data: try container.keychain.key("data"), external: SymmetricKey(size: .bits256))
-            for kind in RecordKind.allCases { try container.write(kind, count: 1, user: "cou1", keys: keys) }
-            try container.delete(Set(RecordKind.allCases).subtracting([.preferences]))
-            #expect(container.readable(with: keys).map(\.kind) == [.preferences])
-            try container.delete([.preferences])
-            #expect(container.readable(with: keys).isEmpty)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: container.path(.documents)).isEmpty)
-        }
-    }
-
-    @Test func aDeletedKeyLeavesItsRecordsUnreadable() throws {
-        try Self.withContainer { container in
-            let key = try container.keychain.key("sdk-data")
-            #expect(container.keychain.existingKey("sdk-data") == key)
-            try container.write(.sensitive, count: 1, user: "cou1", keys: .init(data: key))
-            try container.keychain.deleteKey("sdk-data")
-            #expect(container.keychain.existingKey("sdk-data") == nil)
-            #expect(container.readable(with: .init(data: container.keychain.existingKey("sdk-data"))).isEmpty)
-            #expect(throws: Container.MissingKey.self) {
-                try container.write(.sensitive, count: 1, user: "cou1", keys: .init())
-            }
-        }
-    }
 }
 
 extension ContainerTests {
@@ -177,5 +142,23 @@ extension ContainerTests {
                 #expect(Self.outsideIsUntouched(outside))
             }
         }
+    }
+}
+
+/// The numbers of the records the tests store: unique in the test process, as the host
+/// numbers them unique on a device.
+private let recordNumbers = Mutex(0)
+
+extension Container {
+    /// Stores `count` new records of `kind` for `user`, as the app stores those the host hands it.
+    @discardableResult
+    func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
+        let first = recordNumbers.withLock { number in
+            defer { number += count }
+            return number + 1
+        }
+        let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
+        try store(canaries, keys: keys)
+        return canaries
     }
 }

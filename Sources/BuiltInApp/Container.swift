@@ -60,17 +60,15 @@ public struct Container: Sendable {
 
     // MARK: - Records
 
-    /// Writes `count` records of `kind` for `user`, numbered after those already there, and
-    /// returns their canaries. `sensitive` needs `keys.data`, `external` needs `keys.external`.
-    @discardableResult
-    public func write(_ kind: RecordKind, count: Int, user: String, keys: Keys) throws -> [Canary] {
+    /// Stores records the host numbered, all of one kind and one user: a file of them, or the
+    /// user's preferences file. `sensitive` needs `keys.data`, `external` needs `keys.external`.
+    public func store(_ canaries: [Canary], keys: Keys) throws {
+        guard let first = canaries.first else { return }
+        let (kind, user) = (first.kind, first.user)
         // The user names a folder here: a name that is none (`..`, `a/b`) would write elsewhere.
         guard DirectoryUser.isValidName(user) else {
             throw WriteFailure(file: "records of \(user), which is not a user name")
         }
-        guard count > 0 else { return [] }
-        let first = (numbers(of: kind, user: user).max() ?? 0) + 1
-        let canaries = (first..<first + count).map { Canary(user: user, app: app, kind: kind, number: $0) }
         switch kind {
         case .preferences:
             var values = preferenceValues(of: user)
@@ -85,7 +83,6 @@ public struct Container: Sendable {
             try files.write(
                 AES.GCM.seal(Self.values(canaries), using: key).combined!, to: recordsFile(canaries, "sealed"))
         }
-        return canaries
     }
 
     public struct MissingKey: Error, CustomStringConvertible {

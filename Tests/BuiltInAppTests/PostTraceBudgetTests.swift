@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ManagedApp
+@testable import DeviceHost
 
 /// How many posts an app traces one by one (`PostTraceBudget`).
 @Suite struct PostTraceBudgetTests {
