@@ -9,10 +9,6 @@ let package = Package(
         // The write fence every app is started through, beside sdlab-app.
         .executable(name: "sdlab-fence", targets: ["sdlab-fence"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
-        // The simulated SDKs as an app calls them, the host that runs an app as a fleet member, and
-        // the command line it is started with.
-        .library(
-            name: "SharedDeviceSDK", targets: ["SharedDeviceSDK", "DeviceContract", "AppCommandLine"]),
         // What a team's own app code links: the real SDKs' modules under their real names, so its
         // files compile with their imports as they are, and the host that runs it in a device.
         .library(name: "MSAL", targets: ["MSAL"]),
@@ -33,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
+        // MARK: System and bus
         .systemLibrary(
             name: "CDBus",
             pkgConfig: "dbus-1",
@@ -40,10 +37,23 @@ let package = Package(
         ),
         // pidfd_open and posix_spawn flags, which Swift cannot reach directly.
         .systemLibrary(name: "CSystem"),
+        // Extended attributes, which the scanner reads beside a file's content, and setfsuid.
+        .systemLibrary(name: "CFileAccess"),
+        // zlib, to read what a cleanup compressed rather than removed.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // bzip2, xz/lzma and zstd: the other methods zip archives (and files) are compressed with.
+        .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
+        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
         // Swift over libdbus; knows nothing about devices.
         .target(name: "DBusKit", dependencies: ["CDBus"]),
+
+        // MARK: Domain
         // The domain: pure Swift, no I/O.
         .target(name: "SharedDevice"),
+
+        // MARK: Device plumbing
         // Child processes, the private dbus-daemon and the run folder's layout, shared by the
         // product and the tests.
         .target(name: "DeviceProcesses", dependencies: ["CSystem"]),
@@ -57,21 +67,6 @@ let package = Package(
             dependencies: [
                 "DeviceContract", "SharedDevice", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // zlib, to read what a cleanup compressed rather than removed.
-        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // bzip2, xz/lzma and zstd: the other methods zip archives (and files) are compressed with.
-        .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
-        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
-        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-        // Extended attributes, which the scanner reads beside a file's content, and setfsuid.
-        .systemLibrary(name: "CFileAccess"),
-        // The device attacker: reads containers and tries every key found in them (Docs/behaviour.md §8).
-        .target(
-            name: "LeakScan",
-            dependencies: [
-                "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "SharedDevice", "DeviceProcesses",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]),
         // What the hub reads and writes in its folder: its setup (the console's users, hashed) and
         // its saved state. The hub and whoever starts it or reads its state both use them.
         .target(
@@ -81,18 +76,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
+        // The device attacker: reads containers and tries every key found in them (Docs/behaviour.md §8).
+        .target(
+            name: "LeakScan",
+            dependencies: [
+                "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "SharedDevice", "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+
+        // MARK: Device services
         // The hub process: the SharedDevice session served on the bus.
         .target(
             name: "Hub",
             dependencies: [
                 "DBusKit", "DeviceContract", "HubFiles", "SharedDevice", "DeviceProcesses",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]),
-        // The simulated MSAL and Workspace ONE SDKs as an app calls them, over the device bus.
-        .target(
-            name: "SharedDeviceSDK",
-            dependencies: [
-                "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Starts a device in a run folder (its bus and hub), launches its apps and calls them.
@@ -101,48 +98,73 @@ let package = Package(
             dependencies: [
                 "CFenceWatch", "CSystem", "DBusKit", "DeviceContract", "DeviceProcesses", "HubFiles", "SharedDevice",
             ]),
-        // What a run found, as values: each step's failures, the session changes' timings, the
-        // scan at the end. Reports and the terminal print them; nothing here runs anything.
-        .target(
-            name: "RunResults",
-            dependencies: [
-                "DeviceContract", "LeakScan", "Scenario", "SharedDevice",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-            ]),
-        // Runs a scenario on a device: drives the steps, checks the expectations.
-        .target(
-            name: "Runner",
-            dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "HubFiles", "DeviceProcesses", "SharedDevice", "Scenario",
-                "LeakScan", "RunResults",
-            ]),
-        // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
-        .target(
-            name: "Bench",
-            dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "HubFiles", "RunResults",
-                "SharedDevice",
-            ]),
-        // Scenario files: YAML into a validated model, every node with its file:line:col.
-        .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
-        // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
-        .target(name: "Faults", dependencies: ["RunResults", "Scenario", "SharedDevice"]),
-        // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
-        .target(
-            name: "Reports",
-            dependencies: ["DeviceContract", "DeviceProcesses", "LeakScan", "RunResults", "Scenario", "SharedDevice"]),
+        // The fence's watch: the kernel holds every call that writes a file until the runner has
+        // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
+        // by the runner.
+        .target(name: "CFenceWatch"),
+        // The fence the kernel holds (Landlock), which the runner starts every app through, built
+        // next to sdlab: plain C without the Swift runtime, so nothing runs before the fence.
         .executableTarget(
-            name: "sdlab",
+            name: "sdlab-fence", dependencies: ["CFenceWatch"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+
+        // MARK: SDK core
+        // The simulated SDK clients as an app's SDK calls them, over the device bus: MSAL's
+        // (iOS and Android), the broker, Workspace ONE's, the keychain and the key service.
+        .target(
+            name: "SDKClients",
             dependencies: [
-                "AppCommandLine", "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults",
-                "Hub", "HubFiles", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
+                "DBusKit", "DeviceContract", "SharedDevice", "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // The process's link to its device and the call core every facade below talks through.
+        .target(name: "FacadeCore", dependencies: ["DBusKit", "DeviceContract", "SharedDevice"]),
+
+        // MARK: Facades (the real SDKs' names, Docs/your-app.md)
+        // notify(3)'s registrations, posts and states over the device's notification center.
+        .target(name: "DarwinNotify", dependencies: ["DBusKit", "DeviceContract", "FacadeCore", "SharedDevice"]),
+        // CoreFoundation's names a team's code uses (CFString, CFDictionary, …) and the Darwin
+        // notify center, which Foundation brings on iOS; every facade re-exports it.
+        .target(name: "CoreFoundationDarwin", dependencies: ["DarwinNotify", "FacadeCore"]),
+        .target(name: "notify", dependencies: ["CoreFoundationDarwin", "DarwinNotify"]),
+        .target(name: "Security", dependencies: ["CoreFoundationDarwin", "FacadeCore"]),
+        .target(name: "SQLite3", dependencies: ["CSQLite3", "CoreFoundationDarwin"]),
+        // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
+        .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "FacadeCore"]),
+        // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
+        .target(
+            name: "MSAL",
+            dependencies: ["CoreFoundationDarwin", "FacadeCore", "SDKClients", "SharedDevice", "UIKit"]),
+        .target(
+            name: "AWSDK",
+            dependencies: ["CoreFoundationDarwin", "FacadeCore", "SDKClients", "SharedDevice", "UIKit"]),
+        // MSAL Android's single-account API (no UIKit: an Android app has none).
+        .target(name: "MSALAndroid", dependencies: ["FacadeCore", "SDKClients", "SharedDevice"]),
+
+        // MARK: App runtime
+        // Runs an app in a device, a team's and the built-in one: the App1 object, the trace,
+        // the sandbox, and the scan of its bytes.
+        .target(
+            name: "DeviceHost",
+            dependencies: [
+                "AppCommandLine", "CSystem", "DBusKit", "DeviceContract", "DeviceProcesses", "FacadeCore",
+                "LeakScan", "SDKClients", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+            ]),
+
+        // MARK: Apps
+        // The built-in app (`sdlab-app`): an app like a team's, on the SDK facades, run by the
+        // host; its container, its declared cleanups and their journal.
+        .target(
+            name: "BuiltInApp",
+            dependencies: [
+                "AWSDK", "DeviceContract", "DeviceHost", "DeviceProcesses", "FacadeCore", "MSAL", "MSALAndroid",
+                "SDKClients", "SharedDevice", "UIKit", "notify", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The app process the runner starts (`sdlab app` without the rest of sdlab), beside sdlab.
         // The Swift libraries linked in statically: a fleet's apps share one binary's pages and
         // start without loading and relocating a dozen shared libraries each (each app is
-        // smaller, and a post costs it less CPU). FoundationEssentials' own dependencies are
+        // smaller, and a post costs it less CPU). Foundation's own dependencies are
         // named, as the static link does not find them by itself. Not position-independent: a
         // PIE's 48,000 relocations dirtied 0.5 MB of every app's pages at start.
         .executableTarget(
@@ -157,70 +179,7 @@ let package = Package(
                 ])
             ]
         ),
-        // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts
-        // and broker checks over the same bus with libdbus and nothing on top (Sources/CFloor).
-        // Linked without the Swift runtime, which swiftc would otherwise load into every C
-        // process (no startup object, the standard library static, so nothing of it is pulled in).
-        .target(name: "CFloor", dependencies: ["CDBus"]),
-        .executableTarget(
-            name: "FloorEmitter", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        .executableTarget(
-            name: "FloorReceiver", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        .executableTarget(
-            name: "FloorBroker", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        // MARK: A team's own app code (Docs/your-app.md)
-        // The process's link to its device, which every facade below talks through.
-        .target(name: "DeviceLink", dependencies: ["DBusKit", "DeviceContract", "SharedDevice"]),
-        // notify(3)'s registrations, posts and states over the device's notification center.
-        .target(name: "DarwinNotify", dependencies: ["DBusKit", "DeviceContract", "DeviceLink", "SharedDevice"]),
-        // CoreFoundation's names a team's code uses (CFString, CFDictionary, …) and the Darwin
-        // notify center, which Foundation brings on iOS; every facade re-exports it.
-        .target(name: "CoreFoundationDarwin", dependencies: ["DarwinNotify", "DeviceLink"]),
-        .target(name: "notify", dependencies: ["CoreFoundationDarwin", "DarwinNotify"]),
-        .target(name: "Security", dependencies: ["CoreFoundationDarwin", "DeviceLink"]),
-        .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SQLite3", dependencies: ["CSQLite3", "CoreFoundationDarwin"]),
-        // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
-        .target(
-            name: "MSAL",
-            dependencies: ["CoreFoundationDarwin", "DeviceLink", "SharedDevice", "SharedDeviceSDK", "UIKit"]),
-        .target(
-            name: "AWSDK",
-            dependencies: ["CoreFoundationDarwin", "DeviceLink", "SharedDevice", "SharedDeviceSDK", "UIKit"]),
-        // MSAL Android's single-account API (no UIKit: an Android app has none).
-        .target(name: "MSALAndroid", dependencies: ["DeviceLink", "SharedDevice", "SharedDeviceSDK"]),
-        // The fence's watch: the kernel holds every call that writes a file until the runner has
-        // looked where it lands (seccomp user notification); installed by sdlab-fence, answered
-        // by the runner.
-        .target(name: "CFenceWatch"),
-        // The fence the kernel holds (Landlock), which the runner starts every app through, built
-        // next to sdlab: plain C without the Swift runtime, so nothing runs before the fence.
-        .executableTarget(
-            name: "sdlab-fence", dependencies: ["CFenceWatch"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        // Runs a team's app in a device as `sdlab-app` runs ours: the App1 object, the trace,
-        // the sandbox, and the scan of its bytes.
-        .target(
-            name: "DeviceHost",
-            dependencies: [
-                "AppCommandLine", "CSystem", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
-                "LeakScan", "SharedDevice", "SharedDeviceSDK",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
-        // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
-        .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "DeviceLink"]),
-        // The built-in app (`sdlab-app`): an app like a team's, on the SDK facades, run by the
-        // host; its container, its declared cleanups and their journal.
-        .target(
-            name: "BuiltInApp",
-            dependencies: [
-                "AWSDK", "DeviceContract", "DeviceHost", "DeviceLink", "DeviceProcesses", "MSAL", "MSALAndroid",
-                "SharedDevice", "SharedDeviceSDK", "UIKit", "notify", .product(name: "Crypto", package: "swift-crypto"),
-            ]),
-        // MARK: Examples of a team's own app code, each in a correct and a broken variant
+        // Examples of a team's own app code, each in a correct and a broken variant
         // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
         // entry only picks the mistake it ships with.
         .target(
@@ -291,6 +250,62 @@ let package = Package(
             name: "FenceEscapes", dependencies: ["CFenceEscapes", "DeviceHost", "MSAL", "UIKit"],
             path: "Tests/Fixtures/FenceEscapes",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+
+        // MARK: Runner
+        // Scenario files: YAML into a validated model, every node with its file:line:col.
+        .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
+        // What a run found, as values: each step's failures, the session changes' timings, the
+        // scan at the end. Reports and the terminal print them; nothing here runs anything.
+        .target(
+            name: "RunResults",
+            dependencies: [
+                "DeviceContract", "LeakScan", "Scenario", "SharedDevice",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+        // Runs a scenario on a device: drives the steps, checks the expectations.
+        .target(
+            name: "Runner",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceLaunch", "HubFiles", "DeviceProcesses", "SharedDevice", "Scenario",
+                "LeakScan", "RunResults",
+            ]),
+        // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
+        .target(name: "Faults", dependencies: ["RunResults", "Scenario", "SharedDevice"]),
+        // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
+        .target(
+            name: "Reports",
+            dependencies: ["DeviceContract", "DeviceProcesses", "LeakScan", "RunResults", "Scenario", "SharedDevice"]),
+        // `sdlab bench`: broadcast timing of fleets, against the C baseline in the same run.
+        .target(
+            name: "Bench",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "HubFiles", "RunResults",
+                "SharedDevice",
+            ]),
+        .executableTarget(
+            name: "sdlab",
+            dependencies: [
+                "AppCommandLine", "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults",
+                "Hub", "HubFiles", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Floor
+        // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts
+        // and broker checks over the same bus with libdbus and nothing on top (Sources/CFloor).
+        // Linked without the Swift runtime, which swiftc would otherwise load into every C
+        // process (no startup object, the standard library static, so nothing of it is pulled in).
+        .target(name: "CFloor", dependencies: ["CDBus"]),
+        .executableTarget(
+            name: "FloorEmitter", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        .executableTarget(
+            name: "FloorReceiver", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        .executableTarget(
+            name: "FloorBroker", dependencies: ["CFloor"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",
@@ -299,33 +314,41 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // MARK: Tests, layer by layer in the order above
         // Helpers the test targets share: running commands and the built sdlab.
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
+        // System and bus.
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
+        // Domain.
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
+        // Device plumbing.
+        .testTarget(
+            name: "DeviceContractTests", dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice"]),
+        .testTarget(name: "AppCommandLineTests", dependencies: ["AppCommandLine", "DeviceContract", "SharedDevice"]),
         .testTarget(
             name: "LeakScanTests",
             dependencies: [
                 "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "LeakScan", "SharedDevice",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // Device services.
+        .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice"]),
+        // SDK core.
+        .testTarget(
+            name: "SDKClientsTests",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "HubFiles", "SDKClients", "SharedDevice",
+                "TestSupport",
+            ]),
+        // Facades.
         .testTarget(
             name: "NotifyTests",
             dependencies: [
-                "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses",
+                "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceProcesses", "FacadeCore",
                 "Hub", "HubFiles", "notify", "SharedDevice", "TestSupport",
             ]),
-        // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
-        // also sees our UIKit would look for; there is none off Apple platforms.
-        .testTarget(
-            name: "FacadeTests",
-            dependencies: [
-                "AWSDK", "DBusKit", "DeviceContract", "DeviceLink", "DeviceProcesses", "Hub", "HubFiles", "MSAL",
-                "MSALAndroid", "SharedDevice", "SharedDeviceSDK", "TestSupport",
-            ],
-            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
-        .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "DeviceLink", "SharedDevice", "UIKit"]),
-        .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "DeviceLink", "Security"]),
+        .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "FacadeCore", "Security"]),
         // Team files that import Foundation alone, built with the one setting a team's target
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
         // the CF names and the Darwin center.
@@ -334,38 +357,41 @@ let package = Package(
             swiftSettings: [
                 .swiftLanguageMode(.v5), .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
             ]),
+        .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
+        // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
+        // also sees our UIKit would look for; there is none off Apple platforms.
         .testTarget(
-            name: "DeviceContractTests", dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice"]),
-        .testTarget(name: "AppCommandLineTests", dependencies: ["AppCommandLine", "DeviceContract", "SharedDevice"]),
-        .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
-        .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
-        .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice"]),
+            name: "FacadeTests",
+            dependencies: [
+                "AWSDK", "DBusKit", "DeviceContract", "DeviceProcesses", "FacadeCore", "Hub", "HubFiles", "MSAL",
+                "MSALAndroid", "SDKClients", "SharedDevice", "TestSupport",
+            ],
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
+        // Apps.
         .testTarget(
             name: "BuiltInAppTests",
             dependencies: [
-                "BuiltInApp", "DeviceHost", "DeviceProcesses", "SharedDevice", "SharedDeviceSDK", "TestSupport",
+                "BuiltInApp", "DeviceHost", "DeviceProcesses", "SDKClients", "SharedDevice", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // Runner.
+        .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(
-            name: "SharedDeviceSDKTests",
-            dependencies: [
-                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "HubFiles", "SharedDevice", "SharedDeviceSDK",
-                "TestSupport",
-            ]),
+            name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
+        .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),
+        .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
         .testTarget(
             name: "ReportsTests",
             dependencies: ["DeviceContract", "LeakScan", "Reports", "RunResults", "Scenario", "SharedDevice"]),
-        .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),
-        .testTarget(
-            name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
         .testTarget(
             name: "BenchTests",
             dependencies: ["Bench", "DeviceContract", "DeviceProcesses", "RunResults", "TestSupport"]),
+        // Whole devices and the sdlab command, end to end.
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults", "HubFiles", "LeakScan",
-                "SharedDevice", "SharedDeviceSDK", "TestSupport",
+                "SDKClients", "SharedDevice", "TestSupport",
             ],
             exclude: ["Scenarios"]),
     ],

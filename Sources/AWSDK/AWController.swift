@@ -1,9 +1,9 @@
 @_exported import CoreFoundationDarwin
-import DeviceLink
+import FacadeCore
 // AWSDK brings Foundation and UIKit, as on iOS.
 @_exported import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 @_exported import UIKit
 

@@ -1,7 +1,7 @@
-import DeviceLink
+import FacadeCore
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 
 /// The app's assignment status (only what shared-device code reads).
 public class ApplicationStatusInformation: NSObject {}

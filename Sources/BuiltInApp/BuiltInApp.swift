@@ -1,9 +1,9 @@
 import DeviceContract
 @_spi(BuiltIn) import DeviceHost
-import DeviceLink
+import FacadeCore
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import UIKit
 
 /// The built-in app (`sdlab-app`): an app like a team's, written on the SDK facades and run by

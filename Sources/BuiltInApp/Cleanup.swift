@@ -1,8 +1,8 @@
 import DeviceProcesses
 import FoundationEssentials
 import Glibc
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 
 /// Carries out an app's cleanup (Docs/behaviour.md §8) as the domain's plan says, and keeps
 /// the journal: the jobs not yet done, saved before anything is deleted and cleared once one

@@ -3,8 +3,8 @@ import DeviceProcesses
 import FoundationEssentials
 import Glibc
 import LeakScan
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 
 /// An app's container on disk (Docs/behaviour.md §8): `documents`, `preferences`, `caches` and
 /// `keychain`, private to the device's user (folders 0700, files 0600). Every stored value

@@ -1,9 +1,9 @@
 import Crypto
 import DeviceContract
 @_spi(BuiltIn) import DeviceHost
-import DeviceLink
+import FacadeCore
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 
 /// The current user's key of `external` records (Docs/behaviour.md §8): fetched from the
 /// hub's key service, held in memory only, so a relaunch fetches it again and a cleanup that

@@ -1,11 +1,11 @@
 import AWSDK
 import DeviceContract
-import DeviceLink
 import DeviceProcesses
+import FacadeCore
 import MSAL
 import MSALAndroid
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import notify
 
 /// The built-in app's SDK, written on the SDK's facade as a team writes it: how the app hears

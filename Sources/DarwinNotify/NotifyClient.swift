@@ -1,7 +1,7 @@
 import DBusKit
 import DeviceContract
-import DeviceLink
 import Dispatch
+import FacadeCore
 import Synchronization
 
 #if canImport(Glibc)

@@ -3,8 +3,8 @@ import ArgumentParser
 import CoreFoundation
 import DBusKit
 import DeviceContract
-import DeviceLink
 import DeviceProcesses
+import FacadeCore
 import Foundation
 import Glibc
 import SharedDevice

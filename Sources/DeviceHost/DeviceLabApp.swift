@@ -1,4 +1,4 @@
-import DeviceLink
+import FacadeCore
 import Foundation
 
 /// What a team's app offers the device besides its own code: where the records of a scenario's

@@ -1,10 +1,10 @@
 import DeviceContract
-import DeviceLink
 import DeviceProcesses
+import FacadeCore
 import Foundation
 import LeakScan
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 
 /// An app in a device, as the host sees it: what its SDK told it, traced as every app's is

@@ -1,6 +1,6 @@
 import DBusKit
 import DeviceContract
-import DeviceLink
+import FacadeCore
 import Foundation
 import SharedDevice
 import Synchronization

@@ -1,7 +1,7 @@
-import DeviceLink
+import FacadeCore
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 
 /// MSAL's application object, in shared device mode, over the device's broker

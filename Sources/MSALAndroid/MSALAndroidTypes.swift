@@ -1,7 +1,7 @@
-import DeviceLink
+import FacadeCore
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 
 /// MSAL Android's account: Kotlin's spellings of `getId()` and `getUsername()`.
 public protocol IAccount: Sendable {

@@ -1,7 +1,7 @@
-import DeviceLink
+import FacadeCore
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 
 /// MSAL Android's factory of application objects.

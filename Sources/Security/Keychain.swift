@@ -7,7 +7,7 @@
 // bring each other's on iOS: a target that imports this module implicitly (Docs/your-app.md)
 // gives each file that says only `import Foundation` the keychain and the CF names.
 @_exported import CoreFoundationDarwin
-import DeviceLink
+import FacadeCore
 @_exported import Foundation
 
 // swift-format-ignore: AlwaysUseLowerCamelCase

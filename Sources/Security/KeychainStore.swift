@@ -1,5 +1,5 @@
 import CoreFoundationDarwin
-import DeviceLink
+import FacadeCore
 import Foundation
 import Synchronization
 

@@ -1,6 +1,6 @@
 @_exported import CoreFoundationDarwin
 import DeviceHost
-import DeviceLink
+import FacadeCore
 // UIKit brings Foundation, as on iOS.
 @_exported import Foundation
 

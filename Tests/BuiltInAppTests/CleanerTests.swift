@@ -2,8 +2,8 @@ import BuiltInApp
 import Crypto
 import DeviceProcesses
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Testing
 
 /// Docs/behaviour.md §8: cleanups carried out, the journal, and the team's hook.

@@ -1,8 +1,8 @@
 import BuiltInApp
 import Crypto
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 import Testing
 

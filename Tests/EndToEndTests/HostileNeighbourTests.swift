@@ -3,8 +3,8 @@ import DeviceContract
 import DeviceLaunch
 import DeviceProcesses
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 import TestSupport
 import Testing

@@ -25,7 +25,7 @@ struct UnfinishedCleanupTests {
             try await notes.write(.plain, count: 5)
             try TinyDisk.fill(container)
 
-            try await lab.hub(ManagedAppProcessTests.hub1, "CheckIn")
+            try await lab.hub(BuiltInAppProcessTests.hub1, "CheckIn")
             try await notes.settle()
             #expect(lab.readable(in: "notes").isEmpty, "the previous user's records were deleted")
             let events = try lab.events("app-notes.jsonl")
@@ -47,7 +47,7 @@ struct UnfinishedCleanupTests {
                 AppSpec(name: "notes", sdk: .msal, backgroundMode: true, cleanup: Self.failsUntilAllowed))
             let notes = lab.app("notes")
             try await notes.write(.plain, count: 3)
-            try await lab.hub(ManagedAppProcessTests.hub1, "CheckIn")
+            try await lab.hub(BuiltInAppProcessTests.hub1, "CheckIn")
             try await notes.settle()
             #expect(lab.readable(in: "notes").count == 3)
             #expect(try lab.events("app-notes.jsonl").filter { $0 == "cleanup-failed" }.count == 1)
@@ -78,7 +78,7 @@ struct UnfinishedCleanupTests {
             let spec = AppSpec(name: "notes", sdk: .msal, backgroundMode: true, cleanup: Self.failsUntilAllowed)
             let first = try await lab.launch(spec)
             try await lab.app("notes").write(.plain, count: 3)
-            try await lab.hub(ManagedAppProcessTests.hub1, "CheckIn")
+            try await lab.hub(BuiltInAppProcessTests.hub1, "CheckIn")
             try await lab.app("notes").settle()
             first.crash()
             _ = FileManager.default.createFile(

@@ -1,5 +1,5 @@
 import DBusKit
-import DeviceLink
+import FacadeCore
 import Foundation
 import SharedDevice
 import Testing

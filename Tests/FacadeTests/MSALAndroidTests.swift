@@ -1,12 +1,12 @@
 import DBusKit
 import DeviceContract
-import DeviceLink
 import DeviceProcesses
+import FacadeCore
 import Foundation
 import Hub
 import HubFiles
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 import TestSupport
 import Testing

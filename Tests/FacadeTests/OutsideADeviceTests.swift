@@ -1,5 +1,5 @@
 import AWSDK
-import DeviceLink
+import FacadeCore
 import Foundation
 import MSAL
 import Testing

@@ -1,9 +1,9 @@
 import DBusKit
 import DarwinNotify
 import DeviceContract
-import DeviceLink
 import DeviceProcesses
 import Dispatch
+import FacadeCore
 import Foundation
 import Hub
 import HubFiles

@@ -2,8 +2,8 @@ import DBusKit
 import DeviceContract
 import DeviceProcesses
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import TestSupport
 import Testing
 

@@ -4,8 +4,8 @@ import DeviceProcesses
 import Foundation
 import Hub
 import HubFiles
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 import TestSupport
 import Testing

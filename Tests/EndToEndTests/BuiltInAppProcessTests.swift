@@ -9,7 +9,7 @@ import Testing
 
 /// Real app processes on a real bus with the real hub (Docs/behaviour.md §3–§8).
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(2)))
-struct ManagedAppProcessTests {
+struct BuiltInAppProcessTests {
     static let hub1 = HubMethod.interface
 
     @Test func aPostReachesABackgroundModeAppWhichCleansUpAtOnce() async throws {
@@ -224,7 +224,7 @@ struct ManagedAppProcessTests {
     }
 }
 
-extension ManagedAppProcessTests {
+extension BuiltInAppProcessTests {
     /// Docs/behaviour.md §8 on real containers: what the device attacker can still read after a check-in,
     /// per policy. Each policy keeps exactly what its name says.
     @Test func eachPolicyLeavesWhatItNamesAndNothingElse() async throws {
@@ -273,7 +273,7 @@ extension ManagedAppProcessTests {
     }
 }
 
-extension ManagedAppProcessTests {
+extension BuiltInAppProcessTests {
     /// A team's app on the device host runs as a fleet member with its own cleanup.
     @Test func theExampleAppRunsWithItsOwnCleanup() async throws {
         let example = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent().appendingPathComponent(

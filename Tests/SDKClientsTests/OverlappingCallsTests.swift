@@ -1,8 +1,8 @@
 import DBusKit
 import DeviceContract
 import Foundation
+import SDKClients
 import SharedDevice
-import SharedDeviceSDK
 import Synchronization
 import TestSupport
 import Testing
