@@ -103,7 +103,7 @@ final class BuiltInCleanups {
         }
         // A policy deletes a few files, at once; a hook may take long, on a thread of its own.
         let error = job.policy.plan.hook == nil ? run() : await offPool(run)
-        let clean = await host.cleanupEnded(job, error: error)
+        let clean = host.cleanupEnded(job, error: error)
         model.cleanupEnded(job, clean: clean)
         journalUnfinishedCleanups()
     }

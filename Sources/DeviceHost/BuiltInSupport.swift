@@ -67,8 +67,8 @@ extension DeviceHost {
     }
 
     /// The app's cleanup ended: whether it is clean, judged by the container's bytes.
-    @_spi(BuiltIn) public func cleanupEnded(_ job: CleanupJob, error: String?) async -> Bool {
-        await app.cleanupEnded(job, error: error)
+    @_spi(BuiltIn) public func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
+        app.cleanupEnded(job, error: error)
     }
 
     /// Writes an event of the app's to its trace.

@@ -290,14 +290,10 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// The app's cleanup ended (`error`: what it said went wrong): clean when it says none and a
-    /// scan that read the whole container finds no data of another user it does not keep.
-    func cleanupEnded(_ job: CleanupJob, error: String?) async -> Bool {
-        await withCheckedContinuation { continuation in
-            scans.async { continuation.resume(returning: self.judge(job, error: error)) }
-        }
-    }
-
-    private func judge(_ job: CleanupJob, error: String?) -> Bool {
+    /// scan that read the whole container finds no data of another user it does not keep. The
+    /// scan runs on the calling thread, at once: the app waits for it as it would for its own
+    /// deletes, and the exposure it measures ends there.
+    func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
         let (found, left, ended) = examine(job)
         let held = holdings(found)
         let clean = error == nil && left.isEmpty && found.isComplete
