@@ -1,7 +1,9 @@
 import DBusKit
+import DeviceProcesses
 import FacadeCore
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 /// The facades' one core: what a failure of the device reads as, and a call outside a device.
@@ -59,5 +61,35 @@ import Testing
         #expect(onQueue)
         call.run { Issue.record("nothing runs without a device") }
         #expect(call.wait { 1 } == nil)
+    }
+}
+
+/// The blocking bridge on the thread that serves the bus, as an app's main thread does: the
+/// answer can only arrive if the bridge serves the bus while it waits.
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+struct BlockingBridgeTests {
+    @Test func aBlockingCallOnTheThreadThatServesTheBusIsAnswered() async throws {
+        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bridge")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bus = try await offPool { Result { () throws(LaunchError) in try BusDaemon.start(in: directory) } }.get()
+        defer { bus.stop() }
+        let (connection, answer, waited) = try await offPool {
+            Result { () throws -> (Connection, String??, Duration) in
+                let connection = try Connection.connect(to: bus.address, owner: .callingThread)
+                let link = DeviceLink(
+                    connection: connection, hub: .wellKnown, hubTimeout: .seconds(5), appName: "notes",
+                    keychainFolder: directory, listener: AndroidListener())
+                let call = Facade(errors: { $0.cause as NSError }).call(completingOn: .main, in: link)
+                let start = ContinuousClock.now
+                let answer = call.wait { try? await connection.nameOwner("org.freedesktop.DBus") }
+                let waited = ContinuousClock.now - start
+                // This thread ends here: the connection gets a thread of its own, to be closed.
+                connection.handOffToOwnThread()
+                return (connection, answer, waited)
+            }
+        }.get()
+        await connection.close()
+        #expect(answer == .some("org.freedesktop.DBus"))
+        #expect(waited < .seconds(5), "answered, not timed out")
     }
 }
