@@ -25,6 +25,9 @@ final class MappedLog: Sendable {
         var end = 0
         /// The disk refused more space: later lines are dropped, never the process.
         var full = false
+        /// The bytes of the line being appended, kept between lines so that a line costs no
+        /// allocation of its own.
+        var line: [UInt8] = []
     }
 
     private static let chunk = 1 << 20
@@ -70,6 +73,29 @@ final class MappedLog: Sendable {
                 }
             }
             Self.copy(bytes, into: &state)
+            return nil
+        }
+    }
+
+    /// Builds a line (`build` appends its bytes to an empty array) and copies it after the last
+    /// ones, as `append` does. `build` runs with the file locked: it must not use the file.
+    @discardableResult
+    func appendLine(_ build: (inout [UInt8]) -> Void) -> Int32? {
+        state.withLock { state -> Int32? in
+            guard !state.full else { return nil }
+            var line = state.line
+            state.line = []
+            line.removeAll(keepingCapacity: true)
+            build(&line)
+            defer { state.line = line }
+            if state.end + line.count > state.capacity - Self.lastWordsSize {
+                let failure = Self.reserve(atLeast: state.end + line.count, in: &state)
+                if failure != 0 {
+                    state.full = true
+                    return failure
+                }
+            }
+            Self.copy(line, into: &state)
             return nil
         }
     }

@@ -73,15 +73,23 @@ public final class TraceLog: Sendable {
         }
     }
 
-    /// Appends the line whole.
+    /// Appends the line whole, built where it is copied from: no array of its own.
     private func write(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) {
-        if let failure = file.append(line(event, at: time, fields: appendFields)) { recordWriteFailure(failure) }
+        let failure = file.appendLine { line in appendLine(event, at: time, fields: appendFields, to: &line) }
+        if let failure { recordWriteFailure(failure) }
     }
 
     /// The line as bytes.
     private func line(_ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(160)
+        appendLine(event, at: time, fields: appendFields, to: &line)
+        return line
+    }
+
+    private func appendLine(
+        _ event: String, at time: UInt64, fields appendFields: (inout [UInt8]) -> Void, to line: inout [UInt8]
+    ) {
         line += #"{"t":"#.utf8
         Self.appendDecimal(time, to: &line)
         line += #","proc":"#.utf8
@@ -90,7 +98,6 @@ public final class TraceLog: Sendable {
         Self.appendQuoted(event, to: &line)
         appendFields(&line)
         line += "}\n".utf8
-        return line
     }
 
     /// The file cannot grow: its last line says so (`write-failed`, in the space kept for it),
@@ -148,14 +155,26 @@ public final class TraceLog: Sendable {
 
     /// Appends a JSON string literal: the bytes as they are unless one needs escaping.
     static func appendQuoted(_ text: String, to line: inout [UInt8]) {
-        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        if plain {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard bytes.allSatisfy(isPlain) else { return false }
+            line.append(UInt8(ascii: "\""))
+            line.append(contentsOf: bytes)
+            line.append(UInt8(ascii: "\""))
+            return true
+        }
+        if copied == true { return }
+        if copied == nil, text.utf8.allSatisfy(isPlain) {
             line.append(UInt8(ascii: "\""))
             line += text.utf8
             line.append(UInt8(ascii: "\""))
         } else {
             line += quoted(text).utf8
         }
+    }
+
+    /// A byte a JSON string literal holds as it is.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
     }
 
     /// A JSON string literal.

@@ -143,10 +143,13 @@ final class HostedApp: DeviceListener, Sendable {
         }
         if !finished.isEmpty { noteUntraced(postBudget.withLock { $0.takeUntraced() }) }
         for (check, user) in finished {
-            trace?.record(
-                .checkFinished,
-                fields: [(.trigger, .string(check.trigger.rawValue)), (.user, .user(user))]
-                    + (check.looked ? [] : [(.opportunity, .bool(false))]))
+            if check.looked {
+                trace?.record(.checkFinished, [.trigger: .string(check.trigger.rawValue), .user: .user(user)])
+            } else {
+                trace?.record(
+                    .checkFinished,
+                    [.trigger: .string(check.trigger.rawValue), .user: .user(user), .opportunity: .bool(false)])
+            }
         }
         for waiter in waiters { waiter.resume() }
         return result
