@@ -27,7 +27,7 @@ public enum BuiltInApp {
 /// The app itself: its lifecycle, the records it is handed, what it shows, and its reaction
 /// to each check. Everything runs on the main queue, as an iOS app's code does.
 @MainActor
-final class BuiltInAppProcess: @preconcurrency AppLifecycleReceiver, @preconcurrency BuiltInAppState {
+final class BuiltInAppProcess: @preconcurrency AppLifecycleReceiver, @preconcurrency BuiltInDeviceLabApp {
     private let host: DeviceHost
     private let options: AppOptions
     private let container: Container

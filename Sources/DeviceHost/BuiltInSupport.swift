@@ -29,7 +29,7 @@ public enum CleanupSupport: Sendable, Equatable {
 /// fetches what storing a kind of record takes before the records are handed to it.
 @_spi(BuiltIn)
 @MainActor
-public protocol BuiltInAppState: DeviceLabApp {
+public protocol BuiltInDeviceLabApp: DeviceLabApp {
     /// A check ended with `result` (nil: the SDK could not answer). Called before the app code
     /// the check's answer leads to.
     func checkEnded(_ result: CheckResult?)
@@ -42,7 +42,7 @@ public protocol BuiltInAppState: DeviceLabApp {
 
 extension DeviceHost {
     /// The app's options, as the runner gave them.
-    @_spi(BuiltIn) public var options: AppOptions { configuration }
+    @_spi(BuiltIn) public var options: AppOptions { app.options }
 
     /// Runs the app's `work` on the main actor; the check it began in, and `settled()`, wait for it.
     @_spi(BuiltIn) public func appWork(_ work: @escaping @MainActor @Sendable () async -> Void) {

@@ -10,20 +10,17 @@ import Glibc
 import SharedDevice
 import Synchronization
 
-/// Runs a team's app in a device exactly as `sdlab-app` runs ours: the same options, bus
-/// contract and trace, so every step, expectation, report and bench works for it. The host
+/// Runs an app in a device, a team's or the built-in one (`sdlab-app`) alike: the same options,
+/// bus contract and trace, so every step, expectation, report and bench works for it. The host
 /// runs the main queue and main run loop, drives the app's lifecycle from the scenario's steps,
 /// and hands it the scenario's records. Two steps: `prepare()` before any of the app's code
 /// (options, sandbox, bus), then `run` with the app. UIKit's `@main` does both for an app
 /// delegate; an app without one calls `DeviceHost.main(app:)`.
 public final class DeviceHost: Sendable {
     let app: HostedApp
-    let configuration: AppOptions
     let connection: Connection
     let hub: HubAddress
     let hubTimeout: Duration
-    /// Where the app says it is ready.
-    let readyDescriptor: Int32?
     /// The app's objects: touched on the main queue only.
     private let parts = Mutex(AppValue<Parts>(Parts()))
 
@@ -32,12 +29,7 @@ public final class DeviceHost: Sendable {
         var deviceApp: DeviceLabApp?
     }
 
-    private init(
-        app: HostedApp, configuration: AppOptions, connection: Connection, hub: HubAddress, hubTimeout: Duration,
-        readyDescriptor: Int32?
-    ) {
-        self.readyDescriptor = readyDescriptor
-        self.configuration = configuration
+    private init(app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration) {
         self.app = app
         self.connection = connection
         self.hub = hub
@@ -90,8 +82,7 @@ public final class DeviceHost: Sendable {
                 connection: connection, hub: hub, hubTimeout: .seconds(5), appName: options.name,
                 keychainFolder: sandbox.keychain, listener: app))
         return DeviceHost(
-            app: app, configuration: options, connection: connection, hub: hub, hubTimeout: .seconds(5),
-            readyDescriptor: options.readyDescriptor)
+            app: app, connection: connection, hub: hub, hubTimeout: .seconds(5))
     }
 
     static let whatToStart =
@@ -109,7 +100,7 @@ public final class DeviceHost: Sendable {
     public func run(lifecycle: AppLifecycleReceiver?, app deviceApp: DeviceLabApp?) -> Never {
         let receiver = lifecycle ?? NotificationsOnly()
         parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
-        if let builtIn = deviceApp as? any BuiltInAppState { app.readResults(with: builtIn) }
+        if let builtIn = deviceApp as? any BuiltInDeviceLabApp { app.readResults(with: builtIn) }
         Task { await serve() }
         guard connection.isServedByCurrentThread else { BusMainLoop.runRunLoop() }
         BusMainLoop(connection: connection).run()
@@ -132,7 +123,7 @@ public final class DeviceHost: Sendable {
         }
         await launch()
         app.trace?.record(.ready)
-        AppOptions.sayReady(on: readyDescriptor)
+        AppOptions.sayReady(on: app.options.readyDescriptor)
         let terminated = await firstOf([
             { @Sendable in
                 _ = await TerminationSignals.next()
@@ -200,7 +191,7 @@ public final class DeviceHost: Sendable {
     func resumed(continuedAt: UInt64) async {
         app.trace?.record(.resumed)
         HostedBackgroundTasks.shared.suspensionCalledOff()
-        let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInAppState) }
+        let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInDeviceLabApp) }
         guard builtIn.value != nil else { return }
         let lastCheckBegan = app.withState { $0.lastCheckBegan }
         let tell: @Sendable () -> Void = {
@@ -265,7 +256,7 @@ public final class DeviceHost: Sendable {
     // MARK: - What the runner asks
 
     /// Hands the app the next records of its user, once the work in hand (a check a post
-    /// started, say) is done, as `sdlab-app` serves requests after its pending checks.
+    /// started, say) is done: an app serves requests after its pending checks.
     func write(_ kind: RecordKind, count: Int) async throws -> [String] {
         await settled()
         let records = try app.records(kind, count: count)
@@ -276,7 +267,7 @@ public final class DeviceHost: Sendable {
         }
         let user = records[0].user
         try await Task { @MainActor in
-            try await (deviceApp.value as? any BuiltInAppState)?.prepareToStore(kind, of: user)
+            try await (deviceApp.value as? any BuiltInDeviceLabApp)?.prepareToStore(kind, of: user)
         }.value
         let batch = records
         do {

@@ -14,22 +14,23 @@ import Synchronization
 /// cleanups are inferred from what its SDK said (`CleanupSupport.own`); the built-in app
 /// reports its own as it runs them.
 final class HostedApp: DeviceListener, Sendable {
-    let name: String
-    let sdk: SDKKind
-    let backgroundMode: Bool
-    let cleanup: CleanupPolicy
+    /// The app's options, as the runner gave them.
+    let options: AppOptions
     let support: CleanupSupport
     let sandbox: Sandbox
-    /// The places of the container the scenario leaves out of the scan.
-    let scanSkips: [String]
     let trace: TraceLog?
     private let state: Mutex<State>
     private let postBudget: Mutex<PostTraceBudget>
     private let statePath: String
     /// Where the byte scans run: never the main thread (the app's) or the bus's.
     private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
-    /// The app, told each check's result on the main queue (the built-in app only).
-    private let reader = Mutex<AppValue<BuiltInAppState?>>(AppValue(nil))
+    /// The built-in app, told each check's result on the main queue.
+    private let builtInApp = Mutex<AppValue<BuiltInDeviceLabApp?>>(AppValue(nil))
+
+    var name: String { options.name }
+    var sdk: SDKKind { options.sdk }
+    var backgroundMode: Bool { options.backgroundMode }
+    var cleanup: CleanupPolicy { options.policy }
 
     struct State {
         /// Whom the app acts for: whom its SDK last said it serves, or whom the built-in app
@@ -111,12 +112,8 @@ final class HostedApp: DeviceListener, Sendable {
     static let longestPoll = Duration.seconds(1)
 
     init(options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?) {
-        name = options.name
-        sdk = options.sdk
-        backgroundMode = options.backgroundMode
-        cleanup = options.policy
+        self.options = options
         self.support = support
-        scanSkips = options.scanSkips
         self.sandbox = sandbox
         self.trace = trace
         postBudget = Mutex(
@@ -156,12 +153,12 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     /// The built-in app, which hears each check's result from here.
-    func readResults(with app: BuiltInAppState) { reader.withLock { $0 = AppValue(app) } }
+    func readResults(with app: BuiltInDeviceLabApp) { builtInApp.withLock { $0 = AppValue(app) } }
 
     /// Tells the built-in app how a check ended, on the main queue, before the app code the
     /// check's answer leads to (which the facade queues there next).
     private func tellApp(_ result: CheckResult?) {
-        let app = reader.withLock { $0 }
+        let app = builtInApp.withLock { $0 }
         guard app.value != nil else { return }
         DispatchQueue.main.async { MainActor.assumeIsolated { app.value?.checkEnded(result) } }
     }
@@ -304,8 +301,7 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return true
         }
-        let failure = [error, left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }
-            .joined(separator: "; ")
+        let failure = Self.failure(error, left: left, found: found)
         state.withLock { $0.cleanupFailures.append(failure) }
         trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
         return false
@@ -335,8 +331,7 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
             return
         }
-        let failure = [left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }
-            .joined(separator: "; ")
+        let failure = Self.failure(nil, left: left, found: found)
         let tell =
             afterCheck
             && state.withLock { state in
@@ -354,9 +349,15 @@ final class HostedApp: DeviceListener, Sendable {
     /// The container read as the device attacker reads it, and what of it is another user's
     /// data that `job`'s cleanup does not declare it keeps.
     private func examine(_ job: CleanupJob) -> (found: LeakScanner.Scan, left: [LeakScanner.Finding], ended: UInt64) {
-        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: scanSkips).scan()
+        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: options.scanSkips).scan()
         let ended = TraceLog.now()
         return (found, LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks, ended)
+    }
+
+    /// Why a cleanup is not clean: what the app said went wrong, what was left, what the scan
+    /// could not read.
+    private static func failure(_ error: String?, left: [LeakScanner.Finding], found: LeakScanner.Scan) -> String {
+        [error, left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }.joined(separator: "; ")
     }
 
     /// What a scan that did not read everything found is not all there is: no `holds`.

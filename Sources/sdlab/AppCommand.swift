@@ -7,7 +7,7 @@ import Glibc
 struct AppCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
-        abstract: "Run one managed app process (started by `run`).",
+        abstract: "Run the built-in app (started by `run`).",
         discussion: """
             The built-in app, an app on the simulated SDKs (msal for iOS, msal-android or ws1) \
             run by the device host as a team's app is: it keeps its data in --container, serves \
