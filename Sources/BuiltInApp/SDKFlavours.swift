@@ -94,9 +94,9 @@ final class WorkspaceOneFlavour: SDKFlavour {
     private let delegate = Delegate()
 
     init() throws {
-        // Where the SDK keeps its keys in the app's keychain.
-        let folder = (DeviceLink.current?.keychainFolder ?? "") + "/awsdk"
-        dataKey = (try Keychain(folder: folder), WorkspaceOneController.dataKeyName)
+        // Where the SDK keeps its keys in the app's keychain (the host installed the link).
+        guard let link = DeviceLink.current else { throw AppError.notSupported.dbusError }
+        dataKey = (try Keychain(folder: link.keychainFolder + "/awsdk"), WorkspaceOneController.dataKeyName)
     }
 
     func start(heard: @escaping @MainActor () -> Void) {

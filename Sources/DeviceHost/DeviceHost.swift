@@ -265,10 +265,12 @@ public final class DeviceHost: Sendable {
         guard deviceApp.value != nil else {
             throw DBusError.failed("the app takes no records: it is not a DeviceLabApp (Docs/your-app.md)")
         }
-        let user = records[0].user
-        try await Task { @MainActor in
-            try await (deviceApp.value as? any BuiltInDeviceLabApp)?.prepareToStore(kind, of: user)
-        }.value
+        if deviceApp.value is any BuiltInDeviceLabApp {
+            let user = records[0].user
+            try await Task { @MainActor in
+                try await (deviceApp.value as? any BuiltInDeviceLabApp)?.prepareToStore(kind, of: user)
+            }.value
+        }
         let batch = records
         do {
             try await onMain { try deviceApp.value?.store(batch) }

@@ -72,13 +72,10 @@ public final class SingleAccountPublicClientApplication: Sendable {
     public func getCurrentAccountAsync(_ callback: CurrentAccountCallback) {
         let callback = AppValue(callback)
         let call = MsalErrors.facade.call(completingOn: .main, in: link)
-        guard let link = call.device(orElse: { callback.value.onAccountLoaded(nil) }) else { return }
-        let client: AndroidMSALPublicClient
-        do {
-            client = try Clients.client(link, clientId)
-        } catch {
-            return call.complete { callback.value.onError(error) }
-        }
+        guard
+            let (link, client) = device(
+                for: call, orElse: { callback.value.onAccountLoaded(nil) }, failed: { callback.value.onError($0) })
+        else { return }
         link.listener.checkStarted()
         call.run {
             guard let answer = try? await client.getCurrentAccount() else { return }
@@ -145,19 +142,15 @@ public final class SingleAccountPublicClientApplication: Sendable {
         let callback = AppValue(callback)
         let call = MsalErrors.facade.call(completingOn: .main, in: link)
         guard
-            let link = call.device(orElse: {
-                callback.value.onError(
-                    MsalClientException(
-                        errorCode: MsalClientException.BROKER_NOT_INSTALLED,
-                        errorMessage: "no broker: this app does not run in a device"))
-            })
+            let (link, client) = device(
+                for: call,
+                orElse: {
+                    callback.value.onError(
+                        MsalClientException(
+                            errorCode: MsalClientException.BROKER_NOT_INSTALLED,
+                            errorMessage: "no broker: this app does not run in a device"))
+                }, failed: { callback.value.onError($0) })
         else { return }
-        let client: AndroidMSALPublicClient
-        do {
-            client = try Clients.client(link, clientId)
-        } catch {
-            return call.complete { callback.value.onError(error) }
-        }
         guard let typed = link.listener.takeCredentials() else {
             return call.complete { callback.value.onCancel() }
         }
@@ -177,19 +170,15 @@ public final class SingleAccountPublicClientApplication: Sendable {
         let callback = AppValue(callback)
         let call = MsalErrors.facade.call(completingOn: .main, in: link)
         guard
-            let link = call.device(orElse: {
-                callback.value.onError(
-                    MsalClientException(
-                        errorCode: MsalClientException.NO_CURRENT_ACCOUNT,
-                        errorMessage: "There is no signed-in account."))
-            })
+            let (_, client) = device(
+                for: call,
+                orElse: {
+                    callback.value.onError(
+                        MsalClientException(
+                            errorCode: MsalClientException.NO_CURRENT_ACCOUNT,
+                            errorMessage: "There is no signed-in account."))
+                }, failed: { callback.value.onError($0) })
         else { return }
-        let client: AndroidMSALPublicClient
-        do {
-            client = try Clients.client(link, clientId)
-        } catch {
-            return call.complete { callback.value.onError(error) }
-        }
         call.run {
             do {
                 try await client.signOut()
@@ -197,6 +186,22 @@ public final class SingleAccountPublicClientApplication: Sendable {
             } catch {
                 call.complete { callback.value.onError(MsalErrors.exception(error)) }
             }
+        }
+    }
+
+    /// The device and the app's client for `call`; nil once `answer` (no device: what MSAL
+    /// answers without a broker) or `failed` (the app's keychain cannot be opened) is queued
+    /// for the app.
+    private func device(
+        for call: FacadeCall, orElse answer: @escaping () -> Void,
+        failed: @escaping (MsalException) -> Void
+    ) -> (DeviceLink, AndroidMSALPublicClient)? {
+        guard let link = call.device(orElse: answer) else { return nil }
+        do {
+            return (link, try Clients.client(link, clientId))
+        } catch {
+            call.complete { failed(error) }
+            return nil
         }
     }
 
