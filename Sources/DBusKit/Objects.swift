@@ -111,9 +111,12 @@ extension Connection {
         case .sync(let handler):
             reply(to: message, with: Result { try checkedOutput(method, handler(call)) })
         case .async(let handler):
-            Task {
+            // On a connection a caller's thread serves (an app's main thread), the handler runs
+            // there too, so an app's process starts no worker threads (each costs a stack and
+            // a malloc arena) to answer the runner. Elsewhere it runs on the global executor.
+            Task(executorPreference: servedByCaller.load(ordering: .relaxed) ? self : nil) {
                 let result: Result<[DBusValue], any Error>
-                do { result = .success(try checkedOutput(method, await handler(call))) } catch {
+                do { result = .success(try self.checkedOutput(method, await handler(call))) } catch {
                     result = .failure(error)
                 }
                 self.reply(to: message, with: result)

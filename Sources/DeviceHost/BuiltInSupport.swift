@@ -44,10 +44,12 @@ extension DeviceHost {
     /// The app's options, as the runner gave them.
     @_spi(BuiltIn) public var options: AppOptions { app.options }
 
-    /// Runs the app's `work` on the main actor; the check it began in, and `settled()`, wait for it.
+    /// Runs the app's `work` on the main actor, at once when called there (up to its first
+    /// suspension: a check that changes nothing costs no hop); the check it began in, and
+    /// `settled()`, wait for it.
     @_spi(BuiltIn) public func appWork(_ work: @escaping @MainActor @Sendable () async -> Void) {
         app.workBegan()
-        Task { @MainActor in
+        Task.immediate { @MainActor in
             await work()
             app.workEnded()
         }

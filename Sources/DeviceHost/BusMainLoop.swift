@@ -36,15 +36,19 @@ struct BusMainLoop {
             pollfd(fd: descriptors.wake, events: Int16(POLLIN), revents: 0),
             pollfd(fd: mainQueue, events: Int16(POLLIN), revents: 0),
         ]
-        let drainMainQueue = { _dispatch_main_queue_callback_4CF(nil) }
+        // The poke is taken before the drain, so a block queued during the drain (or by
+        // another thread after it) pokes again and wakes the poll. Taking it here rather than
+        // after a poll saves a poll and a pass per message: a routed message has usually just
+        // queued a block here itself.
+        let drainMainQueue = {
+            var counter: UInt64 = 0
+            _ = read(mainQueue, &counter, 8)
+            _dispatch_main_queue_callback_4CF(nil)
+        }
         // Blocks queued before the loop started poked no descriptor.
         drainMainQueue()
         while true {
-            if fds[2].revents != 0 {
-                var counter: UInt64 = 0
-                _ = read(mainQueue, &counter, 8)
-                drainMainQueue()
-            }
+            if fds[2].revents != 0 { drainMainQueue() }
             let wait = connection.serve(
                 socketReadiness: fds[0].revents, wakeReady: fds[1].revents != 0, afterEachMessage: drainMainQueue)
             if wait.isClosed { break }

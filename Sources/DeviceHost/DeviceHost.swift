@@ -101,7 +101,7 @@ public final class DeviceHost: Sendable {
         let receiver = lifecycle ?? NotificationsOnly()
         parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
         if let builtIn = deviceApp as? any BuiltInDeviceLabApp { app.readResults(with: builtIn) }
-        Task { await serve() }
+        Task(executorPreference: connection) { await self.serve() }
         guard connection.isServedByCurrentThread else { BusMainLoop.runRunLoop() }
         BusMainLoop(connection: connection).run()
     }
