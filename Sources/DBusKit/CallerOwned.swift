@@ -97,7 +97,7 @@ extension Connection {
                 return OwnerWait(socketEvents: 0, timeoutMilliseconds: -1, isClosed: true)
             case .expired(let calls):
                 for call in calls {
-                    call.continuation.resume(throwing: DBusError.noReply("no reply within the timeout"))
+                    call.reply(.failure(DBusError.noReply("no reply within the timeout")))
                 }
                 runJobs()
             case .message(let raw):

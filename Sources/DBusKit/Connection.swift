@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// A connection lives until `close()` or until the bus goes away.
 ///
-/// The lock is not recursive: nothing the connection calls out to (continuations, handlers,
+/// The lock is not recursive: nothing the connection calls out to (replies, handlers,
 /// subscribers' ends, jobs) runs with it held, and what it removes from its state is released
 /// after it, since a handler's captures may use the connection when they go.
 public final class Connection: Sendable {
@@ -53,8 +53,11 @@ public final class Connection: Sendable {
         var ownerThread: pthread_t?
     }
 
+    /// What a call's reply (its values, or the error it carries or why none came) is handed to.
+    public typealias ReplyHandler = @Sendable (Result<[DBusValue], any Error>) -> Void
+
     struct PendingCall {
-        let continuation: CheckedContinuation<[DBusValue], any Error>
+        let reply: ReplyHandler
         let deadline: UInt64
     }
 
@@ -122,7 +125,7 @@ public final class Connection: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 do {
-                    try register(message, continuation, deadline: deadline, ticket: ticket)
+                    try register(message, deadline: deadline, ticket: ticket) { continuation.resume(with: $0) }
                 } catch {
                     continuation.resume(throwing: error)
                 }
@@ -132,7 +135,24 @@ public final class Connection: Sendable {
                 ticket.cancelled = true
                 return ticket.serial.flatMap { state.pendingCalls.removeValue(forKey: $0) }
             }
-            cancelled?.continuation.resume(throwing: CancellationError())
+            cancelled?.reply(.failure(CancellationError()))
+        }
+    }
+
+    /// Calls a method as `call` does, without a task: `reply` gets the outcome on the owner
+    /// thread as the reply is routed (or once the timeout passes or the connection closes), or
+    /// at once on the calling thread when the call cannot be sent. For a caller that answers
+    /// every post with a call: it pays no task, continuation or executor hop per call.
+    public func call(
+        destination: String?, path: ObjectPath, interface: String?, member: String,
+        _ arguments: [DBusValue] = [], timeout: Duration = .seconds(25), reply: @escaping ReplyHandler
+    ) {
+        do {
+            let message = try OutgoingMessage.methodCall(
+                destination: destination, path: path, interface: interface, member: member, body: arguments)
+            try register(message, deadline: monotonicNanoseconds() &+ timeout.nanoseconds, ticket: nil, reply: reply)
+        } catch {
+            reply(.failure(error))
         }
     }
 
@@ -208,17 +228,17 @@ public final class Connection: Sendable {
         return serial
     }
 
+    /// Sends a call and keeps `reply` for its answer; `ticket` (when cancellable) learns its serial.
     private func register(
-        _ message: OpaquePointer, _ continuation: CheckedContinuation<[DBusValue], any Error>,
-        deadline: UInt64, ticket: CallTicket
+        _ message: OpaquePointer, deadline: UInt64, ticket: CallTicket?, reply: @escaping ReplyHandler
     ) throws {
         defer { dbus_message_unref(message) }
         let wake = try state.withLock { state throws -> Bool in
             // Cancelled before it was sent: the same error as when cancelled while waiting.
-            if ticket.cancelled { throw CancellationError() }
+            if ticket?.cancelled == true { throw CancellationError() }
             let (serial, unwritten) = try state.send(message)
-            state.pendingCalls[serial] = PendingCall(continuation: continuation, deadline: deadline)
-            ticket.serial = serial
+            state.pendingCalls[serial] = PendingCall(reply: reply, deadline: deadline)
+            ticket?.serial = serial
             let earlier = deadline < state.earliestDeadline
             if earlier { state.earliestDeadline = deadline }
             return (unwritten || earlier) && state.isOpen
@@ -254,7 +274,7 @@ public final class Connection: Sendable {
                 runJobs()
             }
             for call in pump.expired {
-                call.continuation.resume(throwing: DBusError.noReply("no reply within the timeout"))
+                call.reply(.failure(DBusError.noReply("no reply within the timeout")))
             }
             if disconnected { break }
             runJobs()
@@ -303,7 +323,7 @@ public final class Connection: Sendable {
             // A reply needs nothing of its header but the serial it answers.
             let serial = dbus_message_get_reply_serial(raw)
             guard let call = state.withLock({ $0.pendingCalls.removeValue(forKey: serial) }) else { return false }
-            call.continuation.resume(with: Message.outcome(ofReply: raw))
+            call.reply(Message.outcome(ofReply: raw))
             return false
         }
         guard let header = Message(decodingHeaderOf: raw) else { return false }
@@ -338,7 +358,7 @@ public final class Connection: Sendable {
         }
         // Whatever still prefers this executor runs on the global one from now on.
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-        for call in calls { call.continuation.resume(throwing: DBusError.disconnected("the connection was closed")) }
+        for call in calls { call.reply(.failure(DBusError.disconnected("the connection was closed"))) }
         for subscriber in subscribers { subscriber.finish() }
         for waiter in waiters { waiter.resume() }
     }

@@ -19,10 +19,8 @@ extension Connection {
             let destination = try hub.destination()
             do {
                 return try await call(destination)
-            } catch let error as DBusError where hub.nameFile != nil && error.isNameGone {
-                // The hub this client knew has left the bus: a restarted one has recorded its name.
-                let recorded = try hub.reread()
-                guard recorded != destination else { throw error }
+            } catch let error as DBusError {
+                guard let recorded = try hub.destination(after: error, from: destination) else { throw error }
                 return try await call(recorded)
             }
         } catch let error as DBusError {
@@ -31,6 +29,30 @@ extension Connection {
             throw error
         } catch {
             throw DBusError.failed("\(error)")
+        }
+    }
+
+    /// `callHub` without a task: `reply` gets the outcome on the connection's owner thread
+    /// (see `call(destination:path:interface:member:_:timeout:reply:)`).
+    public func callHub<Method: HubMember>(
+        _ method: Method, _ arguments: [DBusValue] = [], at hub: HubAddress = .wellKnown,
+        timeout: Duration = .seconds(25), reply: @escaping ReplyHandler
+    ) {
+        @Sendable func call(_ destination: String, then: @escaping ReplyHandler) {
+            self.call(
+                destination: destination, path: DeviceBus.hubPath, interface: Method.interface,
+                member: method.rawValue, arguments, timeout: timeout, reply: then)
+        }
+        let destination: String
+        do { destination = try hub.destination() } catch { return reply(.failure(error)) }
+        call(destination) { outcome in
+            guard case .failure(let error as DBusError) = outcome else { return reply(outcome) }
+            do {
+                guard let recorded = try hub.destination(after: error, from: destination) else { return reply(outcome) }
+                call(recorded, then: reply)
+            } catch {
+                reply(.failure(error))
+            }
         }
     }
 

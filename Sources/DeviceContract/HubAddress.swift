@@ -24,6 +24,14 @@ public final class HubAddress: Sendable {
         return try reread()
     }
 
+    /// Where to call again after `error` answered a call to `destination`: the name a restarted
+    /// hub recorded, when the hub this client knew has left the bus; nil when there is none to try.
+    func destination(after error: DBusError, from destination: String) throws(DBusError) -> String? {
+        guard nameFile != nil, error.isNameGone else { return nil }
+        let recorded = try reread()
+        return recorded == destination ? nil : recorded
+    }
+
     /// The recorded name, read again.
     @discardableResult
     func reread() throws(DBusError) -> String {

@@ -43,12 +43,12 @@ public class MSALPublicClientApplication: NSObject {
             }
         }
         link.listener.checkStarted()
-        call.run {
-            guard let answer = try? await client.getCurrentAccount() else { return }
+        // A post costs every app this call: no task, only the reply's handler.
+        client.getCurrentAccount { answer in
             switch answer {
             case .success(let result):
                 var checked = CheckResult(result)
-                checked.keychainFailure = await client.keychainFailure
+                checked.keychainFailure = client.keychainFailure
                 link.listener.checkFinished(checked)
                 let (current, previous) = (result.current.map(MSALAccount.init), result.previous.map(MSALAccount.init))
                 call.complete(afterCheck: true) { completion.value(current, previous, nil) }

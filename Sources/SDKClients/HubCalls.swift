@@ -26,17 +26,32 @@ struct HubCalls: Sendable {
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.
     func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
         do {
-            let list = try await call(BrokerMethod.getAccounts).first?.items ?? []
-            let accounts = list.compactMap(BrokerAccount.init(wire:))
-            // An answer with an account that is no account (a user name that is not one): an
-            // error, so that nothing changes, rather than an account dropped.
-            return accounts.count == list.count ? .success(accounts) : .failure(.broker(Self.invalidAnswer))
-        } catch let error as DBusError {
-            return .failure(.broker(error.isNoAnswer ? Self.unreachable : String(error.shortName)))
+            return Self.accounts(in: .success(try await call(BrokerMethod.getAccounts)))
         } catch let error as CancellationError {
             throw error
         } catch {
-            return .failure(.broker(Self.unreachable))
+            return Self.accounts(in: .failure(error))
+        }
+    }
+
+    /// `accounts()` without a task: `reply` runs on the connection's owner thread.
+    func accounts(reply: @escaping @Sendable (Result<[BrokerAccount], MSALError>) -> Void) {
+        connection.callHub(BrokerMethod.getAccounts, at: address, timeout: timeout) { reply(Self.accounts(in: $0)) }
+    }
+
+    /// The accounts a `GetAccounts` outcome holds, or why there are none to be had.
+    private static func accounts(in outcome: Result<[DBusValue], any Error>) -> Result<[BrokerAccount], MSALError> {
+        switch outcome {
+        case .success(let values):
+            let list = values.first?.items ?? []
+            let accounts = list.compactMap(BrokerAccount.init(wire:))
+            // An answer with an account that is no account (a user name that is not one): an
+            // error, so that nothing changes, rather than an account dropped.
+            return accounts.count == list.count ? .success(accounts) : .failure(.broker(invalidAnswer))
+        case .failure(let error as DBusError):
+            return .failure(.broker(error.isNoAnswer ? unreachable : String(error.shortName)))
+        case .failure:
+            return .failure(.broker(unreachable))
         }
     }
 

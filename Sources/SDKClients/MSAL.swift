@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import SharedDevice
+import Synchronization
 
 /// The MSAL calls both flavours share: global sign-in and sign-out through the broker, tokens,
 /// the device's information, and the account-change notification. None needs the app's
@@ -90,14 +91,19 @@ public struct ReceivedPost: Sendable, Equatable {
 
 /// MSAL in an iOS app in shared device mode (Docs/behaviour.md §4), as an app calls it. The last-seen
 /// account lives in the app's keychain.
-public actor MSALPublicClient {
+public final class MSALPublicClient: Sendable {
     private let broker: Broker
     private let keychain: Keychain
-    private var client: MSALClient
-    private var lastSeen: KeychainRecord<BrokerAccount?>
-    /// Why the last-seen account could not be written at the last call, if it could not.
-    public private(set) var keychainFailure: String?
+    private struct State {
+        var client: MSALClient
+        var lastSeen: KeychainRecord<BrokerAccount?>
+        var keychainFailure: String?
+    }
+    private let state: Mutex<State>
     static let item = "msal-last-seen-account"
+
+    /// Why the last-seen account could not be written at the last call, if it could not.
+    public var keychainFailure: String? { state.withLock { $0.keychainFailure } }
 
     public init(
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
@@ -106,27 +112,39 @@ public actor MSALPublicClient {
         broker = Broker(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
         let saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
-        lastSeen = KeychainRecord(Self.item, holding: saved)
-        client = MSALClient(lastSeen: saved)
+        state = Mutex(State(client: MSALClient(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved)))
     }
 
-    /// `(current, previous)`; on an error nothing is written. Cancelled: nothing was asked.
-    /// A keychain that cannot be written (a full disk) does not withhold the result, since the
-    /// app must act on a sign-out: the account is kept in memory, written at the next call,
-    /// and `keychainFailure` says why.
-    /// Another call may run while this one waits for the broker (the actor is reentrant): both
-    /// report a change they overlap, as MSAL's do.
-    public func getCurrentAccount() async throws(CancellationError) -> Result<MSALClient.CurrentAccount, MSALError> {
-        let call = client.beginCall()
-        let answer = try await broker.hub.accounts()
-        do throws(MSALError) {
-            let result = try client.finish(call, answer)
-            // Unchanged (a spoofed post, a return to the foreground): nothing is written.
-            keychainFailure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
-            return .success(result)
-        } catch {
-            return .failure(error)
+    /// `(current, previous)`, to `completion` on the connection's owner thread; on an error
+    /// nothing is written. A keychain that cannot be written (a full disk) does not withhold
+    /// the result, since the app must act on a sign-out: the account is kept in memory,
+    /// written at the next call, and `keychainFailure` says why.
+    /// Another call may run while this one waits for the broker: both report a change they
+    /// overlap, as MSAL's do.
+    public func getCurrentAccount(
+        completion: @escaping @Sendable (Result<MSALClient.CurrentAccount, MSALError>) -> Void
+    ) {
+        let call = state.withLock { $0.client.beginCall() }
+        broker.hub.accounts { [self] answer in
+            completion(
+                state.withLock { state in
+                    do throws(MSALError) {
+                        let result = try state.client.finish(call, answer)
+                        // Unchanged (a spoofed post, a return to the foreground): nothing is written.
+                        state.keychainFailure = whyFailed {
+                            try state.lastSeen.write(state.client.lastSeen, to: keychain)
+                        }
+                        return .success(result)
+                    } catch {
+                        return .failure(error)
+                    }
+                })
         }
+    }
+
+    /// `getCurrentAccount(completion:)`, awaited.
+    public func getCurrentAccount() async -> Result<MSALClient.CurrentAccount, MSALError> {
+        await withCheckedContinuation { continuation in getCurrentAccount { continuation.resume(returning: $0) } }
     }
 
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
@@ -136,13 +154,13 @@ public actor MSALPublicClient {
     public func signOut() async throws { try await broker.signOut() }
 
     /// The broker's accounts, or why they could not be had.
-    public nonisolated func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
         try await broker.hub.accounts()
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
+    public func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
         -> SignalSubscription
     {
         try await broker.observeAccountChanges(handler)

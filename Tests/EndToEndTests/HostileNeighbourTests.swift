@@ -77,7 +77,7 @@ struct SquatterTests {
 
             let keychain = try Keychain(folder: lab.directory + "/sdk-keychain")
             let msal = MSALPublicClient(connection: lab.connection, clientID: "sdk", keychain: keychain)
-            guard case .failure(let error) = try await msal.getCurrentAccount() else {
+            guard case .failure(let error) = await msal.getCurrentAccount() else {
                 Issue.record("a user name that is a path was taken for an account")
                 return
             }

@@ -17,7 +17,7 @@ struct MSALPublicClientTests {
 
     /// The callback an app records for a successful call, or the error's label.
     static func current(_ client: MSALPublicClient) async throws -> String {
-        switch try await client.getCurrentAccount() {
+        switch await client.getCurrentAccount() {
         case .success(let result): result.callback.description
         case .failure(let error): "error \(error.label)"
         }
@@ -252,7 +252,7 @@ struct MSALPublicClientTests {
             let saved = try #require(FileIdentity(Self.lastSeenFile(device)))
 
             await device.stopHub()
-            #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
+            #expect(await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
             #expect(await refusal { _ = try await client.deviceInformation() } != nil)
             #expect(await refusal { try await client.signOut() } == DBusError.device(SDKErrors.hubUnreachable).name)
             #expect(FileIdentity(Self.lastSeenFile(device)) == saved)
