@@ -47,12 +47,13 @@ struct BusMainLoop {
         }
         // Blocks queued before the loop started poked no descriptor.
         drainMainQueue()
+        let mainRunLoop = CFRunLoopGetMain()!
         while true {
             if fds[2].revents != 0 { drainMainQueue() }
             let wait = connection.serve(
                 socketReadiness: fds[0].revents, wakeReady: fds[1].revents != 0, afterEachMessage: drainMainQueue)
             if wait.isClosed { break }
-            if appUsesRunLoop() {
+            if Self.hasTimer(mainRunLoop) {
                 connection.handOffToOwnThread()
                 break
             }
@@ -65,10 +66,10 @@ struct BusMainLoop {
         Self.runRunLoop()
     }
 
-    /// A timer on the main run loop, which only the run loop fires. The check costs a lookup
-    /// under the run loop's lock per wake-up.
-    private func appUsesRunLoop() -> Bool {
-        CFRunLoopGetNextTimerFireDate(CFRunLoopGetMain(), kCFRunLoopDefaultMode) != 0
+    /// Whether the app scheduled a timer on the main run loop, which only the run loop fires.
+    /// The check costs a lookup under the run loop's lock per wake-up.
+    private static func hasTimer(_ mainRunLoop: CFRunLoop) -> Bool {
+        CFRunLoopGetNextTimerFireDate(mainRunLoop, kCFRunLoopDefaultMode) != 0
     }
 
     /// CoreFoundation's loop, kept running by a timer that never fires when the app adds no
