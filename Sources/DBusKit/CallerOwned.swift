@@ -95,10 +95,8 @@ extension Connection {
             case .closing:
                 shutDown()
                 return OwnerWait(socketEvents: 0, timeoutMilliseconds: -1, isClosed: true)
-            case .expired(let calls):
-                for call in calls {
-                    call.reply(.failure(DBusError.noReply("no reply within the timeout")))
-                }
+            case .expired(let expiries):
+                for expiry in expiries { expiry() }
                 runJobs()
             case .message(let raw):
                 if route(raw) {
@@ -149,7 +147,7 @@ extension Connection {
     }
 
     private enum OwnerStep {
-        case closed, closing, idle(OwnerWait), expired([PendingCall]), message(OpaquePointer)
+        case closed, closing, idle(OwnerWait), expired([Expiry]), message(OpaquePointer)
     }
 
     /// The owner's next step, under the lock: one message at a time, so that a receiver that
@@ -159,7 +157,7 @@ extension Connection {
             guard state.isOpen else { return .closed }
             guard !state.closeRequested else { return .closing }
             let now = monotonicNanoseconds()
-            if now >= state.earliestDeadline { return .expired(state.removeExpiredCalls(now: now)) }
+            if now >= state.earliestDeadline { return .expired(state.removeExpired(now: now)) }
             if let message = dbus_connection_pop_message(state.raw.pointer) { return .message(message) }
             var timeout: Int32 = -1
             if state.earliestDeadline != .max {

@@ -45,6 +45,8 @@ public final class Connection: Sendable {
         fileprivate var closeWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         fileprivate var nextCloseWaiter: UInt64 = 0
         fileprivate var pendingCalls: [UInt32: PendingCall] = [:]
+        /// `schedule(after:_:)`'s work, each with its deadline.
+        fileprivate var timers: [(deadline: UInt64, fire: Expiry)] = []
         fileprivate(set) var earliestDeadline = UInt64.max
         var objects = ObjectRegistry()
         var subscriptions = SubscriptionRegistry()
@@ -60,6 +62,9 @@ public final class Connection: Sendable {
         let reply: ReplyHandler
         let deadline: UInt64
     }
+
+    /// What runs on the owner thread once its deadline has passed: a call's `NoReply`, a timer.
+    typealias Expiry = @Sendable () -> Void
 
     /// Opens a private connection to `address` and registers with the bus (`Hello`).
     public static func connect(to address: String) async throws -> Connection {
@@ -156,6 +161,22 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Runs `work` on the owner thread once `delay` has passed (at once if the connection is
+    /// closed, or when it closes): a timer for a process whose connection is served by its main
+    /// thread, which starts no thread for it (a dispatch timer would start two).
+    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
+        let deadline = monotonicNanoseconds() &+ delay.nanoseconds
+        let scheduled = state.withLock { state -> (accepted: Bool, earlier: Bool) in
+            guard state.isOpen, !state.closeRequested else { return (false, false) }
+            state.timers.append((deadline, work))
+            let earlier = deadline < state.earliestDeadline
+            if earlier { state.earliestDeadline = deadline }
+            return (true, earlier)
+        }
+        if !scheduled.accepted { return work() }
+        if scheduled.earlier { wakeOwner() }
+    }
+
     /// Sends a signal from `path` and returns its serial, which receivers see. Anyone may
     /// emit any signal; see `emit(_:of:from:_:)` for signals of an interface this process exports.
     @discardableResult
@@ -250,7 +271,7 @@ public final class Connection: Sendable {
 
     private struct Pump {
         var incoming: [OpaquePointer] = []
-        var expired: [PendingCall] = []
+        var expired: [Expiry] = []
         /// What libdbus waits for on the socket (POLLIN, POLLOUT).
         var socketEvents: Int16 = 0
         var timeoutMilliseconds: Int32 = -1
@@ -273,9 +294,7 @@ public final class Connection: Sendable {
                 // before the next message is routed: it sees exactly what arrived before it.
                 runJobs()
             }
-            for call in pump.expired {
-                call.reply(.failure(DBusError.noReply("no reply within the timeout")))
-            }
+            for expiry in pump.expired { expiry() }
             if disconnected { break }
             runJobs()
             fds[0].events = pump.socketEvents
@@ -301,7 +320,7 @@ public final class Connection: Sendable {
             var pump = Pump()
             while let message = dbus_connection_pop_message(state.raw.pointer) { pump.incoming.append(message) }
             let now = monotonicNanoseconds()
-            if now >= state.earliestDeadline { pump.expired = state.removeExpiredCalls(now: now) }
+            if now >= state.earliestDeadline { pump.expired = state.removeExpired(now: now) }
             pump.socketEvents = state.watches.events()
             if state.earliestDeadline != .max {
                 let remaining = (state.earliestDeadline - min(now, state.earliestDeadline) + 999_999) / 1_000_000
@@ -340,7 +359,7 @@ public final class Connection: Sendable {
     }
 
     func shutDown() {
-        let (calls, subscribers, waiters, leftover) = state.withLock { state in
+        let (calls, timers, subscribers, waiters, leftover) = state.withLock { state in
             state.isOpen = false
             state.closeRequested = true
             dbus_connection_flush(state.raw.pointer)
@@ -348,17 +367,19 @@ public final class Connection: Sendable {
             dbus_connection_unref(state.raw.pointer)
             defer {
                 state.pendingCalls = [:]
+                state.timers = []
                 state.closeWaiters = [:]
                 state.jobs = []
             }
             return (
-                Array(state.pendingCalls.values), state.subscriptions.removeAll(),
+                Array(state.pendingCalls.values), state.timers.map(\.fire), state.subscriptions.removeAll(),
                 Array(state.closeWaiters.values), state.jobs
             )
         }
         // Whatever still prefers this executor runs on the global one from now on.
         for job in leftover { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for call in calls { call.reply(.failure(DBusError.disconnected("the connection was closed"))) }
+        for fire in timers { fire() }
         for subscriber in subscribers { subscriber.finish() }
         for waiter in waiters { waiter.resume() }
     }
@@ -495,16 +516,25 @@ extension Connection.State {
         return (serial, dbus_connection_has_messages_to_send(raw.pointer) != 0)
     }
 
-    mutating func removeExpiredCalls(now: UInt64) -> [Connection.PendingCall] {
-        var expired: [Connection.PendingCall] = []
+    /// Takes out the calls and timers whose deadline has passed; what each then runs.
+    mutating func removeExpired(now: UInt64) -> [Connection.Expiry] {
+        var expired: [Connection.Expiry] = []
         var earliest = UInt64.max
         for (serial, call) in pendingCalls {
             if call.deadline <= now {
-                expired.append(call)
+                expired.append { call.reply(.failure(DBusError.noReply("no reply within the timeout"))) }
                 pendingCalls[serial] = nil
             } else {
                 earliest = min(earliest, call.deadline)
             }
+        }
+        timers.removeAll { timer in
+            if timer.deadline <= now {
+                expired.append(timer.fire)
+                return true
+            }
+            earliest = min(earliest, timer.deadline)
+            return false
         }
         earliestDeadline = earliest
         return expired

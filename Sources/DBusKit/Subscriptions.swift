@@ -83,7 +83,7 @@ struct SubscriptionRegistry {
     /// Subscribers per rule; the rule is on the bus while this is above zero.
     private(set) var ruleUsers: [String: Int] = [:]
     /// The `AddMatch` in flight or done for each rule, so later subscribers wait for it too.
-    var ruleInstalls: [String: Task<Void, any Error>] = [:]
+    var ruleInstalls: [String: RuleInstall] = [:]
 
     /// Adds a subscriber; true when it is the rule's first, so the rule must be added.
     mutating func add(_ subscriber: Subscriber) -> (id: UInt64, isFirst: Bool) {
@@ -151,20 +151,22 @@ extension Connection {
         finish: @escaping @Sendable () -> Void
     ) async throws -> SignalSubscription {
         try rule.validate()
-        let (id, install) = state.withLock { state in
+        let (id, install, isFirst) = state.withLock { state in
             let (id, isFirst) = state.subscriptions.add(.init(rule: rule, deliver: deliver, finish: finish))
-            if isFirst {
-                // A plain Task never prefers this connection as its executor: starting it
-                // enqueues nothing here, so it cannot re-enter the lock.
-                state.subscriptions.ruleInstalls[rule.text] = Task {
-                    try await self.busCall("AddMatch", [.string(rule.text)])
-                }
-            }
-            return (id, state.subscriptions.ruleInstalls[rule.text]!)
+            if isFirst { state.subscriptions.ruleInstalls[rule.text] = RuleInstall() }
+            return (id, state.subscriptions.ruleInstalls[rule.text]!, isFirst)
+        }
+        if isFirst {
+            // Sent once the lock is let go, with no task: a task here would start a worker
+            // thread in a process whose connection is served by its main thread.
+            call(
+                destination: Connection.busName, path: Connection.busPath, interface: Connection.busName,
+                member: "AddMatch", [.string(rule.text)]
+            ) { install.finish($0.map { _ in }) }
         }
         let subscription = SignalSubscription { [weak self] in self?.unsubscribe(id) }
         do {
-            try await install.value
+            try await install.wait()
         } catch {
             subscription.cancel()
             finish()
@@ -208,5 +210,33 @@ public final class SignalSubscription: Sendable {
             defer { end = nil }
             return end
         }?()
+    }
+}
+
+/// A rule's `AddMatch`, sent once: every subscriber of the rule waits for its outcome.
+final class RuleInstall: Sendable {
+    private struct State {
+        var outcome: Result<Void, any Error>?
+        var waiting: [CheckedContinuation<Void, any Error>] = []
+    }
+    private let state = Mutex(State())
+
+    func finish(_ outcome: Result<Void, any Error>) {
+        let waiting = state.withLock { state in
+            state.outcome = outcome
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for waiter in waiting { waiter.resume(with: outcome) }
+    }
+
+    func wait() async throws {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+            let outcome = state.withLock { state in
+                if state.outcome == nil { state.waiting.append(waiter) }
+                return state.outcome
+            }
+            if let outcome { waiter.resume(with: outcome) }
+        }
     }
 }

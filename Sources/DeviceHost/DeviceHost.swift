@@ -75,7 +75,8 @@ public final class DeviceHost: Sendable {
         }
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
-        let app = HostedApp(options: options, support: support, sandbox: sandbox, trace: trace)
+        let app = HostedApp(
+            options: options, support: support, sandbox: sandbox, trace: trace, timer: connection.schedule(after:_:))
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
             DeviceLink(
@@ -124,16 +125,17 @@ public final class DeviceHost: Sendable {
         await launch()
         app.trace?.record(.ready)
         AppOptions.sayReady(on: app.options.readyDescriptor)
-        let terminated = await firstOf([
-            { @Sendable in
-                _ = await TerminationSignals.next()
-                return true
-            },
-            { @Sendable [connection] in
-                await connection.closed()
-                return false
-            },
-        ])
+        let terminated = await firstOf(
+            [
+                { @Sendable in
+                    _ = await TerminationSignals.next()
+                    return true
+                },
+                { @Sendable [connection] in
+                    await connection.closed()
+                    return false
+                },
+            ], on: connection)
         if terminated {
             await lifecycle { $0.willTerminate() }
             await settled()

@@ -24,6 +24,10 @@ final class HostedApp: DeviceListener, Sendable {
     private let statePath: String
     /// Where the byte scans run: never the main thread (the app's) or the bus's.
     private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
+    /// Runs work after a delay: the bus connection's timer, since a dispatch timer would start
+    /// two threads in every app, and an app out of descriptors could not start them at all.
+    typealias Timer = @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    private let timer: Timer
     /// The built-in app, told each check's result on the main queue.
     private let builtInApp = Mutex<AppValue<BuiltInDeviceLabApp?>>(AppValue(nil))
 
@@ -111,8 +115,9 @@ final class HostedApp: DeviceListener, Sendable {
     static let firstPoll = Duration.milliseconds(5)
     static let longestPoll = Duration.seconds(1)
 
-    init(options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?) {
+    init(options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?, timer: @escaping Timer) {
         self.options = options
+        self.timer = timer
         self.support = support
         self.sandbox = sandbox
         self.trace = trace
@@ -373,9 +378,11 @@ final class HostedApp: DeviceListener, Sendable {
             return state.pollDelay
         }
         guard let delay else { return }
-        scans.asyncAfter(deadline: .now() + .nanoseconds(Int(delay.nanoseconds))) {
-            self.state.withLock { $0.pollScheduled = false }
-            self.scan(afterCheck: false)
+        timer(delay) {
+            self.scans.async {
+                self.state.withLock { $0.pollScheduled = false }
+                self.scan(afterCheck: false)
+            }
         }
     }
 
@@ -445,7 +452,7 @@ final class HostedApp: DeviceListener, Sendable {
                 return state.nextSettleWaiter
             }
             guard let number else { return continuation.resume() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(bound.nanoseconds))) {
+            timer(bound) {
                 self.state.withLock { $0.settleWaiters.removeValue(forKey: number) }?.resume()
             }
         }

@@ -33,9 +33,12 @@ public func detachThread(_ body: @escaping @Sendable () -> Void) {
 
 /// The result of whichever of `racers` finishes first. The others are cancelled and not
 /// waited for: a racer blocked off the pool (waiting for a process) ends when its process does.
-public func firstOf<T: Sendable>(_ racers: [@Sendable () async -> T]) async -> T {
+/// The racers run on `executor` when given (racers that only wait need no worker thread).
+public func firstOf<T: Sendable>(
+    _ racers: [@Sendable () async -> T], on executor: (any TaskExecutor)? = nil
+) async -> T {
     let (stream, continuation) = AsyncStream<T>.makeStream()
-    let tasks = racers.map { racer in Task { continuation.yield(await racer()) } }
+    let tasks = racers.map { racer in Task(executorPreference: executor) { continuation.yield(await racer()) } }
     defer { tasks.forEach { $0.cancel() } }
     for await first in stream { return first }
     preconditionFailure("the race stream never finishes")

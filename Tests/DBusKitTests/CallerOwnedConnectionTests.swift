@@ -137,6 +137,43 @@ import Testing
         }
     }
 
+    /// A call with a reply handler and a timer need no task: each runs on the caller's thread,
+    /// the timer no sooner than asked; one scheduled on a closed connection runs at once.
+    @Test(.timeLimit(.minutes(1)))
+    func aReplyHandlerAndATimerRunOnTheCallersThread() async throws {
+        try await withConnections(1) { daemon, connections in
+            let peer = connections[0]
+            try peer.export([echoInterface("s")], at: testPath)
+            let loop = try await CallerLoop.start(on: daemon.address)
+            defer { loop.stop() }
+            let (done, finish) = AsyncStream<Void>.makeStream()
+            let started = ContinuousClock.now
+            let elapsed = Mutex<Duration?>(nil)
+            loop.connection.call(
+                destination: peer.uniqueName, path: testPath, interface: testInterface, member: "Echo",
+                [.string("handled")], timeout: .seconds(10)
+            ) { outcome in
+                loop.note("reply \((try? outcome.get())?.first?.string ?? "?")")
+                finish.yield()
+            }
+            loop.connection.schedule(after: .milliseconds(50)) {
+                elapsed.withLock { $0 = ContinuousClock.now - started }
+                loop.note("timer")
+                finish.yield()
+            }
+            try await next(done)
+            try await next(done)
+            #expect(loop.notes.map(\.text).sorted() == ["reply handled", "timer"])
+            #expect(loop.notes.allSatisfy { $0.onOwner }, "\(loop.notes)")
+            #expect(try #require(elapsed.withLock { $0 }) >= .milliseconds(50))
+
+            await loop.connection.close()
+            let ranAtOnce = Mutex(false)
+            loop.connection.schedule(after: .seconds(60)) { ranAtOnce.withLock { $0 = true } }
+            #expect(ranAtOnce.withLock { $0 })
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func closingFromAnotherThreadEndsTheCallersServing() async throws {
         try await BusDaemon.withTemporary { daemon, _ in
