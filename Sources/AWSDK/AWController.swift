@@ -156,7 +156,9 @@ public class AWController: NSObject, @unchecked Sendable {
         }
         guard first else { return }
         let call = AWSDKErrors.facade.call(completingOn: .main)
-        guard let link = call.link, let keychain = try? Keychain(folder: link.keychainFolder + "/awsdk") else {
+        guard let link = call.link,
+            let keychain = try? Keychain(folder: WorkspaceOneController.keychainFolder(in: link.keychainFolder))
+        else {
             // Without a device, or without its keychain, the host hears nothing: no check began.
             return DispatchQueue.main.async {
                 self.delegate?.controllerDidFinishInitialCheck(error: Self.error(.hubNotReachable))

@@ -96,7 +96,10 @@ final class WorkspaceOneFlavour: SDKFlavour {
     init() throws {
         // Where the SDK keeps its keys in the app's keychain (the host installed the link).
         guard let link = DeviceLink.current else { throw AppError.notSupported.dbusError }
-        dataKey = (try Keychain(folder: link.keychainFolder + "/awsdk"), WorkspaceOneController.dataKeyName)
+        dataKey = (
+            try Keychain(folder: WorkspaceOneController.keychainFolder(in: link.keychainFolder)),
+            WorkspaceOneController.dataKeyName
+        )
     }
 
     func start(heard: @escaping @MainActor () -> Void) {

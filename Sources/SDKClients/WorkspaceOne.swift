@@ -21,6 +21,8 @@ public protocol WorkspaceOneControllerDelegate: Sendable {
 public actor WorkspaceOneController {
     /// The SDK's data-encryption key in the app's keychain (for `sensitive` records).
     public static let dataKeyName = "ws1-sdk-data"
+    /// The SDK's folder in the app's keychain folder (`DeviceLink.keychainFolder`).
+    public static func keychainFolder(in appKeychain: String) -> String { appKeychain + "/awsdk" }
     static let item = "ws1-last-session"
 
     private let hub: HubCalls
