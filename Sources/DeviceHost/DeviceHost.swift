@@ -76,7 +76,7 @@ public final class DeviceHost: Sendable {
         HostedBackgroundTasks.shared.attach(trace: trace, connection: connection)
         HostedBackgroundTasks.shared.give(options.backgroundMode ? nil : options.backgroundTime)
         let app = HostedApp(
-            options: options, support: support, sandbox: sandbox, trace: trace, timer: connection.schedule(after:_:))
+            options: options, support: support, sandbox: sandbox, trace: trace, schedule: connection.schedule(after:_:))
         let hub = HubAddress(nameFile: options.hubNameFile)
         DeviceLink.install(
             DeviceLink(

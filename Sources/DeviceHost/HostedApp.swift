@@ -26,8 +26,8 @@ final class HostedApp: DeviceListener, Sendable {
     private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
     /// Runs work after a delay: the bus connection's timer, since a dispatch timer would start
     /// two threads in every app, and an app out of descriptors could not start them at all.
-    typealias Timer = @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
-    private let timer: Timer
+    typealias Scheduler = @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    private let schedule: Scheduler
     /// The built-in app, told each check's result on the main queue.
     private let builtInApp = Mutex<AppValue<BuiltInDeviceLabApp?>>(AppValue(nil))
 
@@ -115,9 +115,12 @@ final class HostedApp: DeviceListener, Sendable {
     static let firstPoll = Duration.milliseconds(5)
     static let longestPoll = Duration.seconds(1)
 
-    init(options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?, timer: @escaping Timer) {
+    init(
+        options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?,
+        schedule: @escaping Scheduler
+    ) {
         self.options = options
-        self.timer = timer
+        self.schedule = schedule
         self.support = support
         self.sandbox = sandbox
         self.trace = trace
@@ -378,7 +381,7 @@ final class HostedApp: DeviceListener, Sendable {
             return state.pollDelay
         }
         guard let delay else { return }
-        timer(delay) {
+        schedule(delay) {
             self.scans.async {
                 self.state.withLock { $0.pollScheduled = false }
                 self.scan(afterCheck: false)
@@ -452,7 +455,7 @@ final class HostedApp: DeviceListener, Sendable {
                 return state.nextSettleWaiter
             }
             guard let number else { return continuation.resume() }
-            timer(bound) {
+            schedule(bound) {
                 self.state.withLock { $0.settleWaiters.removeValue(forKey: number) }?.resume()
             }
         }

@@ -44,11 +44,11 @@ public class MSALPublicClientApplication: NSObject {
         }
         link.listener.checkStarted()
         // A post costs every app this call: no task, only the reply's handler.
-        client.getCurrentAccount { answer in
+        client.getCurrentAccount { answer, keychainFailure in
             switch answer {
             case .success(let result):
                 var checked = CheckResult(result)
-                checked.keychainFailure = client.keychainFailure
+                checked.keychainFailure = keychainFailure
                 link.listener.checkFinished(checked)
                 let (current, previous) = (result.current.map(MSALAccount.init), result.previous.map(MSALAccount.init))
                 call.complete(afterCheck: true) { completion.value(current, previous, nil) }

@@ -97,13 +97,9 @@ public final class MSALPublicClient: Sendable {
     private struct State {
         var client: MSALClient
         var lastSeen: KeychainRecord<BrokerAccount?>
-        var keychainFailure: String?
     }
     private let state: Mutex<State>
     static let item = "msal-last-seen-account"
-
-    /// Why the last-seen account could not be written at the last call, if it could not.
-    public var keychainFailure: String? { state.withLock { $0.keychainFailure } }
 
     public init(
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
@@ -115,36 +111,39 @@ public final class MSALPublicClient: Sendable {
         state = Mutex(State(client: MSALClient(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved)))
     }
 
+    /// What `getCurrentAccount` answers: `(current, previous)`, or why there is none.
+    public typealias CurrentAccountAnswer = Result<MSALClient.CurrentAccount, MSALError>
+
     /// `(current, previous)`, to `completion` on the connection's owner thread; on an error
     /// nothing is written. A keychain that cannot be written (a full disk) does not withhold
-    /// the result, since the app must act on a sign-out: the account is kept in memory,
-    /// written at the next call, and `keychainFailure` says why.
+    /// the result, since the app must act on a sign-out: the account is kept in memory and
+    /// written at the next call, and `keychainFailure` says why it was not written at this one.
     /// Another call may run while this one waits for the broker: both report a change they
     /// overlap, as MSAL's do.
     public func getCurrentAccount(
-        completion: @escaping @Sendable (Result<MSALClient.CurrentAccount, MSALError>) -> Void
+        completion: @escaping @Sendable (CurrentAccountAnswer, _ keychainFailure: String?) -> Void
     ) {
         let call = state.withLock { $0.client.beginCall() }
         broker.hub.accounts { [self] answer in
-            completion(
-                state.withLock { state in
-                    do throws(MSALError) {
-                        let result = try state.client.finish(call, answer)
-                        // Unchanged (a spoofed post, a return to the foreground): nothing is written.
-                        state.keychainFailure = whyFailed {
-                            try state.lastSeen.write(state.client.lastSeen, to: keychain)
-                        }
-                        return .success(result)
-                    } catch {
-                        return .failure(error)
-                    }
-                })
+            let (result, keychainFailure) = state.withLock { state in
+                do throws(MSALError) {
+                    let result = try state.client.finish(call, answer)
+                    // Unchanged (a spoofed post, a return to the foreground): nothing is written.
+                    let failure = whyFailed { try state.lastSeen.write(state.client.lastSeen, to: keychain) }
+                    return (CurrentAccountAnswer.success(result), failure)
+                } catch {
+                    return (.failure(error), nil)
+                }
+            }
+            completion(result, keychainFailure)
         }
     }
 
     /// `getCurrentAccount(completion:)`, awaited.
-    public func getCurrentAccount() async -> Result<MSALClient.CurrentAccount, MSALError> {
-        await withCheckedContinuation { continuation in getCurrentAccount { continuation.resume(returning: $0) } }
+    public func getCurrentAccount() async -> CurrentAccountAnswer {
+        await withCheckedContinuation { continuation in
+            getCurrentAccount { answer, _ in continuation.resume(returning: answer) }
+        }
     }
 
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
