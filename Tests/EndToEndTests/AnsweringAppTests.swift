@@ -88,7 +88,9 @@ struct AnsweringAppTests {
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let failure = try #require(
             result.stdout.split(separator: "\n").first { $0.contains("notes.within") }, "\(result.stdout)")
-        #expect(failure.contains("expected ≤ 1000.00 ms, got 20"), "\(failure)")
+        // Exposed for the 2 s wait and then for the resumed app's check and cleanup, which a
+        // loaded machine can stretch past 100 ms: 2000–2999 ms.
+        #expect(failure.contains(/expected ≤ 1000\.00 ms, got 2\d{3}\.\d\d ms/), "\(failure)")
         try await eventually("nothing of the run is left") {
             await offPool { LiveProcesses.mentioning(folder).isEmpty }
         }
