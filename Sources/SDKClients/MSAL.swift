@@ -94,10 +94,15 @@ public struct ReceivedPost: Sendable, Equatable {
 public final class MSALPublicClient: Sendable {
     private let broker: Broker
     private let keychain: Keychain
-    private struct State {
+    fileprivate struct State {
         var client: MSALClient
         var lastSeen: KeychainRecord<BrokerAccount?>
+        /// The calls the broker's answer in flight will end, if one is in flight.
+        var asked: [Waiting]?
+        /// The calls begun since that answer was asked for: the next answer ends them all.
+        var next: [Waiting] = []
     }
+    fileprivate typealias Waiting = (call: MSALClient.Call, completion: Completion)
     private let state: Mutex<State>
     static let item = "msal-last-seen-account"
 
@@ -113,29 +118,36 @@ public final class MSALPublicClient: Sendable {
 
     /// What `getCurrentAccount` answers: `(current, previous)`, or why there is none.
     public typealias CurrentAccountAnswer = Result<MSALClient.CurrentAccount, MSALError>
+    public typealias Completion = @Sendable (CurrentAccountAnswer, _ keychainFailure: String?) -> Void
 
     /// `(current, previous)`, to `completion` on the connection's owner thread; on an error
     /// nothing is written. A keychain that cannot be written (a full disk) does not withhold
     /// the result, since the app must act on a sign-out: the account is kept in memory and
     /// written at the next call, and `keychainFailure` says why it was not written at this one.
-    /// Another call may run while this one waits for the broker: both report a change they
-    /// overlap, as MSAL's do.
-    public func getCurrentAccount(
-        completion: @escaping @Sendable (CurrentAccountAnswer, _ keychainFailure: String?) -> Void
-    ) {
-        let call = state.withLock { $0.client.beginCall() }
+    ///
+    /// Calls may overlap: all report a change they overlap, as MSAL's do. The broker is asked
+    /// one question at a time: calls begun while one is out wait for the next, asked as soon as
+    /// that one is answered, so each call's answer was given after it began, and a burst of
+    /// posts costs the broker about two questions, not one per post (Docs/behaviour.md §4).
+    public func getCurrentAccount(completion: @escaping Completion) {
+        let ask = state.withLock { state in
+            state.next.append((state.client.beginCall(), completion))
+            return state.startNextQuestion()
+        }
+        if ask { askBroker() }
+    }
+
+    private func askBroker() {
         broker.hub.accounts { [self] answer in
-            let (result, keychainFailure) = state.withLock { state in
-                do throws(MSALError) {
-                    let result = try state.client.finish(call, answer)
-                    // Unchanged (a spoofed post, a return to the foreground): nothing is written.
-                    let failure = whyFailed { try state.lastSeen.write(state.client.lastSeen, to: keychain) }
-                    return (CurrentAccountAnswer.success(result), failure)
-                } catch {
-                    return (.failure(error), nil)
+            let (ended, askAgain) = state.withLock { state in
+                let ended = (state.asked ?? []).map { waiting in
+                    (waiting.completion, state.finish(waiting.call, answer, keychain))
                 }
+                state.asked = nil
+                return (ended, state.startNextQuestion())
             }
-            completion(result, keychainFailure)
+            if askAgain { askBroker() }
+            for (completion, (result, keychainFailure)) in ended { completion(result, keychainFailure) }
         }
     }
 
@@ -163,6 +175,29 @@ public final class MSALPublicClient: Sendable {
         -> SignalSubscription
     {
         try await broker.observeAccountChanges(handler)
+    }
+}
+
+extension MSALPublicClient.State {
+    /// Moves the calls begun since the last question to a new one, if none is out and some wait.
+    mutating func startNextQuestion() -> Bool {
+        guard asked == nil, !next.isEmpty else { return false }
+        (asked, next) = (next, [])
+        return true
+    }
+
+    /// Ends `call` with the broker's answer, writing the last-seen account if it changed.
+    mutating func finish(
+        _ call: MSALClient.Call, _ answer: Result<[BrokerAccount], MSALError>, _ keychain: Keychain
+    ) -> (MSALPublicClient.CurrentAccountAnswer, keychainFailure: String?) {
+        do throws(MSALError) {
+            let result = try client.finish(call, answer)
+            // Unchanged (a spoofed post, a return to the foreground): nothing is written.
+            let failure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
+            return (.success(result), failure)
+        } catch {
+            return (.failure(error), nil)
+        }
     }
 }
 
