@@ -1,7 +1,8 @@
 // The watch's other side, in the runner: reads each waiting call's path from the caller's
 // memory, resolves it as the kernel would (its working folder or descriptor, `.` and `..`,
 // links), and answers. The runner is an ancestor of every process it watches, so the kernel
-// lets it read their memory.
+// lets it read their memory. Each answer holds a call of the app up, so it is kept to a few
+// system calls: one read of the caller's memory per page, one walk of the kernel per folder.
 #define _GNU_SOURCE
 #include "fence_watch.h"
 
@@ -11,12 +12,14 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -29,12 +32,18 @@ struct allowed {
     int folder_count, file_count;
 };
 
-/// The process a call came from: `/proc/PID`, and its memory, open for reading.
+/// The thread a call came from, and its `/proc/PID`.
 struct caller {
     pid_t pid;
     char proc[32];
-    int memory;
 };
+
+/// Copies `size` bytes at `address` in the caller's memory; what it copied, or -1.
+static ssize_t read_memory(const struct caller *caller, unsigned long long address, void *out, size_t size) {
+    struct iovec local = {.iov_base = out, .iov_len = size};
+    struct iovec remote = {.iov_base = (void *)(uintptr_t)address, .iov_len = size};
+    return process_vm_readv(caller->pid, &local, 1, &remote, 1, 0);
+}
 
 /// Reads the string at `address` in the caller's memory, page by page (a string may end just
 /// before an unmapped page).
@@ -43,17 +52,21 @@ static int read_string(const struct caller *caller, unsigned long long address, 
     while (used < size - 1) {
         size_t page_left = 4096 - ((address + used) % 4096);
         size_t want = page_left < size - 1 - used ? page_left : size - 1 - used;
-        ssize_t got = pread(caller->memory, out + used, want, (off_t)(address + used));
-        if (got <= 0) return -1;
+        ssize_t got = read_memory(caller, address + used, out + used, want);
+        if (got <= 0) {
+            if (got == 0) errno = EFAULT;
+            return -1;
+        }
         char *end = memchr(out + used, '\0', (size_t)got);
         if (end) return 0;
         used += (size_t)got;
     }
-    return -1;  // longer than PATH_MAX: the kernel refuses it too (ENAMETOOLONG)
+    errno = ENAMETOOLONG;  // longer than PATH_MAX: the kernel refuses it too
+    return -1;
 }
 
 static int read_bytes(const struct caller *caller, unsigned long long address, void *out, size_t size) {
-    return pread(caller->memory, out, size, (off_t)address) == (ssize_t)size ? 0 : -1;
+    return read_memory(caller, address, out, size) == (ssize_t)size ? 0 : -1;
 }
 
 /// The target of the caller's link `name` (`cwd`, `fd/N`) in `out`; -1 when it has none.
@@ -129,27 +142,36 @@ static int absolute(const struct caller *caller, int dirfd, const char *path, ch
     return 0;
 }
 
+/// Where the existing `path` is, as the kernel resolves it (every link followed) in one walk:
+/// 0, or -1 when nothing is there.
+static int resolved(const char *path, char *out, size_t size) {
+    int fd = open(path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char self[32];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    ssize_t length = readlink(self, out, size - 1);
+    close(fd);
+    if (length < 0) return -1;
+    out[length] = '\0';
+    return 0;
+}
+
 /// Where an absolute `path` lands once the kernel follows its links: its folder resolved, and
 /// its last part too when the call follows it (`follow`), a dangling link included.
 static void landing(const char *path, int follow, char *out, size_t size) {
     char current[PATH_MAX];
     snprintf(current, sizeof current, "%s", path);
     for (int hops = 0; hops < 16; hops++) {
-        char *real = follow ? realpath(current, NULL) : NULL;
-        if (real) {
-            snprintf(out, size, "%s", real);
-            free(real);
-            return;
-        }
+        if (follow && resolved(current, out, size) == 0) return;
         char *slash = strrchr(current, '/');
         char parent[PATH_MAX];
         snprintf(parent, sizeof parent, "%.*s", (int)(slash - current), current);
         const char *last = slash + 1;
-        char *real_parent = realpath(parent[0] ? parent : "/", NULL);
-        const char *folder = real_parent ? real_parent : parent;
+        char real_parent[PATH_MAX];
+        int found = resolved(parent[0] ? parent : "/", real_parent, sizeof real_parent) == 0;
+        const char *folder = found ? real_parent : parent;
         char joined[PATH_MAX];
         snprintf(joined, sizeof joined, "%s/%s", strcmp(folder, "/") == 0 ? "" : folder, last);
-        free(real_parent);
         char target[PATH_MAX];
         ssize_t length = follow ? readlink(joined, target, sizeof target - 1) : -1;
         if (length < 0) {
@@ -216,7 +238,7 @@ static int permitted_at(const struct caller *caller, const struct allowed *allow
                         unsigned long long address, int follow, char *said, size_t size) {
     char path[PATH_MAX];
     if (read_string(caller, address, path, sizeof path) != 0) {
-        snprintf(said, size, "(a path that could not be read at %#llx)", address);
+        snprintf(said, size, "(a path that could not be read at %#llx: %s)", address, strerror(errno));
         return 0;
     }
     return permitted(caller, allowed, dirfd, path, follow, said, size);
@@ -375,14 +397,9 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
                    const struct allowed *allowed, sdlab_watch_refused refused, void *context) {
     struct caller caller = {.pid = (pid_t)request->pid};
     snprintf(caller.proc, sizeof caller.proc, "/proc/%d", caller.pid);
-    char memory[48];
-    snprintf(memory, sizeof memory, "%s/mem", caller.proc);
-    caller.memory = open(memory, O_RDONLY | O_CLOEXEC);
     const char *call = "?";
     char said[PATH_MAX * 2 + 64];
-    int allow = caller.memory >= 0 && judge(request, &caller, allowed, &call, said, sizeof said);
-    if (caller.memory < 0) snprintf(said, sizeof said, "(its memory could not be read: %s)", strerror(errno));
-    if (caller.memory >= 0) close(caller.memory);
+    int allow = judge(request, &caller, allowed, &call, said, sizeof said);
     // What was read belongs to the call only if it still waits (its PID was not reused).
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request->id) != 0) return;
     if (!allow) {
