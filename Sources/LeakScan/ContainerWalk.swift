@@ -26,6 +26,9 @@ struct ContainerWalk {
     var listed = false
     /// Whether an entry is out of scope (the scenario's declaration): not opened, nor its folder's contents.
     var outOfScope: (String) -> Bool = { _ in false }
+    /// Which regular files to open and visit, by their size at the listing (a walk for keys
+    /// wants only those of a key's size); nil: all.
+    var opensFile: ((Int) -> Bool)?
 
     /// Calls `visit` with each entry's place (its path in the container, escaped as
     /// `PathText` does) and what it is; descriptors are closed after `visit` returns.
@@ -43,30 +46,39 @@ struct ContainerWalk {
 
     /// Lists the open folder `folder` at `place` and visits its entries, folders depth first.
     private func walk(folder: Int32, place: [UInt8], _ visit: (String, Item) -> Void) {
-        let listing = dup(folder)
-        guard listing >= 0, let stream = fdopendir(listing) else {
-            if listing >= 0 { close(listing) }
-            visit(Self.text(place), .unreadable(reason: "cannot be listed: \(Self.error(errno))"))
-            return
-        }
-        defer { closedir(stream) }
-        var names: [[UInt8]] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(stream) else {
-                if errno != 0 {
-                    visit(Self.text(place), .unreadable(reason: "cannot be listed to its end: \(Self.error(errno))"))
-                }
-                break
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
-            if name != [0x2E], name != [0x2E, 0x2E] { names.append(name) }
+        let (names, failure) = Self.names(in: folder)
+        if let failure {
+            let reason = names.isEmpty ? "cannot be listed" : "cannot be listed to its end"
+            visit(Self.text(place), .unreadable(reason: "\(reason): \(Self.error(failure))"))
         }
         for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             let path = place.isEmpty ? name : place + [0x2F] + name
             let shown = Self.text(path)
             guard !outOfScope(shown) else { continue }
             visitEntry(name, in: folder, path: path, shown: shown, visit)
+        }
+    }
+
+    /// The names in the open folder `folder`, but `.` and `..`, read through its own descriptor
+    /// (no second descriptor, no stream); and the error that ended the listing early, if one did.
+    private static func names(in folder: Int32) -> (names: [[UInt8]], failure: Int32?) {
+        var names: [[UInt8]] = []
+        return withUnsafeTemporaryAllocation(byteCount: 8192, alignment: 8) { buffer in
+            while true {
+                let count = sdlab_getdents64(folder, buffer.baseAddress, UInt(buffer.count))
+                if count < 0, errno == EINTR { continue }
+                if count < 0 { return (names, errno) }
+                if count == 0 { return (names, nil) }
+                // struct linux_dirent64: d_ino, d_off (8 bytes each), d_reclen (2), d_type (1), d_name.
+                var offset = 0
+                while offset < count {
+                    let record = UnsafeRawBufferPointer(rebasing: buffer[offset..<count])
+                    let length = Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
+                    let name = Array(record[19..<length].prefix { $0 != 0 })
+                    if name != [0x2E], name != [0x2E, 0x2E] { names.append(name) }
+                    offset += length
+                }
+            }
         }
     }
 
@@ -98,6 +110,7 @@ struct ContainerWalk {
             visit(shown, .folder(descriptor: descriptor))
             walk(folder: descriptor, place: path, visit)
         case S_IFREG:
+            if let opensFile, !opensFile(Int(status.st_size)) { return }
             guard let descriptor = opened(O_NONBLOCK) else { return }
             defer { close(descriptor) }
             // Its size now, not at the listing.
@@ -131,7 +144,8 @@ struct ContainerWalk {
         guard size <= limit else { return .failure(.tooLarge(size)) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // One read more than its size finds its end; a small file needs no 64 KiB buffer.
+        var buffer = [UInt8](repeating: 0, count: min(max(size + 1, 4096), 64 << 10))
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }

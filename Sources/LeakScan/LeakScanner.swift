@@ -149,7 +149,7 @@ public struct LeakScanner: Sendable {
         // The keys first: any file of exactly 32 bytes, wherever it lies.
         var keys: [SymmetricKey] = []
         for (app, root) in containers {
-            walk(app: app, root: root) { _, item in
+            walk(app: app, root: root, opensFile: { $0 == 32 }) { _, item in
                 guard case .file(descriptor: let descriptor, size: 32) = item,
                     case .success(let bytes) = ContainerWalk.contents(of: descriptor, size: 32, limit: 32)
                 else { return }
@@ -224,11 +224,14 @@ public struct LeakScanner: Sendable {
     /// Walks one container, leaving out what its app's patterns declare out of scope; returns
     /// the places left out.
     @discardableResult
-    private func walk(app: String, root: String, _ visit: (String, ContainerWalk.Item) -> Void) -> [String] {
+    private func walk(
+        app: String, root: String, opensFile: ((Int) -> Bool)? = nil, _ visit: (String, ContainerWalk.Item) -> Void
+    ) -> [String] {
         let patterns = outOfScope[app] ?? []
         var skipped: [String] = []
         var walk = ContainerWalk(root: root)
         walk.listed = listed
+        walk.opensFile = opensFile
         if !patterns.isEmpty {
             walk.outOfScope = { place in
                 guard patterns.contains(where: { fnmatch($0, place, 0) == 0 }) else { return false }
