@@ -47,8 +47,7 @@ public struct LaunchedApp: Sendable {
             // its ready line. The fence (`AppFence`) becomes the app: the same process.
             (process, _) = try ChildProcess.spawn(
                 fenced.executable, fenced.arguments, stdout: .sameAsStderr, stderr: .cappedFile(log),
-                environment: ProcessInfo.processInfo.environment.merging(
-                    AppContainer(root: container).environment, uniquingKeysWith: { $1 }),
+                environment: AppContainer(root: container).launchEnvironment(),
                 newSession: true, descriptor3: ready.write)
         } catch {
             close(ready.read)
