@@ -114,8 +114,18 @@ final class MappedLog: Sendable {
             (UnsafeMutableRawPointer(bitPattern: state.base)! + state.end).copyMemory(
                 from: from, byteCount: source.count)
         }
+        let filledBefore = state.end / pageSize * pageSize
         state.end += bytes.count
+        // Pages the log has moved past are never touched again: the file keeps them, the
+        // process lets them go, so a long trace does not add to the app's memory.
+        let filled = state.end / pageSize * pageSize
+        if filled > filledBefore {
+            let start = UnsafeMutableRawPointer(bitPattern: state.base)! + filledBefore
+            madvise(start, filled - filledBefore, MADV_DONTNEED)
+        }
     }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// Cuts the file back to its data and unmaps it.
     func close() {
