@@ -400,9 +400,11 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
     const char *call = "?";
     char said[PATH_MAX * 2 + 64];
     int allow = judge(request, &caller, allowed, &call, said, sizeof said);
-    // What was read belongs to the call only if it still waits (its PID was not reused).
-    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request->id) != 0) return;
     if (!allow) {
+        // What was read belongs to the call only if it still waits (its PID was not reused):
+        // a refusal is reported only then. An answer to a call that ended is refused by the
+        // kernel, so one that goes on needs no such look.
+        if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request->id) != 0) return;
         char command[32];
         caller_file(&caller, "comm", command, sizeof command);
         command[strcspn(command, "\n")] = '\0';
