@@ -124,7 +124,7 @@ final class WorkspaceOneFlavour: SDKFlavour {
 }
 
 /// MSAL for Android (Docs/behaviour.md §5): a single-account application made from its
-/// configuration file, the broker's notification, and `getCurrentAccountAsync` at every check.
+/// configuration file, the broker's broadcast, and `getCurrentAccountAsync` at every check.
 @MainActor
 final class MSALAndroidFlavour: SDKFlavour {
     let dataKey: (keychain: Keychain, name: String)
@@ -132,7 +132,6 @@ final class MSALAndroidFlavour: SDKFlavour {
     private var application: SingleAccountPublicClientApplication?
     /// A check asked for before the application was made.
     private var checkWaits = false
-    private var token: Int32 = 0
 
     init(clientID: String, keychain: Keychain, folder: String) throws {
         dataKey = (keychain, "app-data")
@@ -142,9 +141,8 @@ final class MSALAndroidFlavour: SDKFlavour {
     }
 
     func start(heard: @escaping @MainActor () -> Void) {
-        notify_register_dispatch(NotifyCenter.accountChanged, &token, .main) { _ in
-            MainActor.assumeIsolated { heard() }
-        }
+        Context.application.registerReceiver(
+            AccountChanged(heard: heard), IntentFilter(AndroidBroker.accountChangedAction))
         PublicClientApplication.createSingleAccountPublicClientApplication(
             configFile: configFile, listener: Created(flavour: self))
     }
@@ -169,6 +167,18 @@ final class MSALAndroidFlavour: SDKFlavour {
         if checkWaits {
             checkWaits = false
             check()
+        }
+    }
+
+    /// The broker's broadcast, heard as MSAL's shared device docs tell an Android app to.
+    private final class AccountChanged: BroadcastReceiver {
+        private let heard: @MainActor () -> Void
+
+        init(heard: @escaping @MainActor () -> Void) { self.heard = heard }
+
+        override func onReceive(_ context: Context, _ intent: Intent) {
+            let heard = heard
+            MainActor.assumeIsolated { heard() }
         }
     }
 

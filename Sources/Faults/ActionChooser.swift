@@ -79,7 +79,7 @@ struct ActionChooser {
         case .post:
             .post(
                 name: Int.random(in: 0..<5, using: &generator) == 0
-                    ? "SOME_OTHER_NOTIFICATION" : NotifyCenter.accountChanged)
+                    ? "SOME_OTHER_NOTIFICATION" : pick(SDKKind.allCases.compactMap(\.announcement))!)
         case .hubCrash: .hub(.crash)
         case .hubRestart: .hub(.restart)
         }

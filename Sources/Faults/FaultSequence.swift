@@ -91,7 +91,7 @@ extension StepKind {
         case .hub(.crash): "hub crashes"
         case .hub(.restart): "hub restarts"
         case .network(online: false): "offline periods"
-        case .post(let name) where name == NotifyCenter.accountChanged: "spoofed posts"
+        case .post(let name) where SDKKind.allCases.contains(where: { $0.announcement == name }): "spoofed posts"
         case .checkout, .checkin, .signin, .signout, .removeAccount, .wipe: "session changes"
         default: nil
         }

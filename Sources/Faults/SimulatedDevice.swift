@@ -120,7 +120,7 @@ public struct SimulatedDevice: Sendable {
             return .done
         case .write(let app, let kind, _): return write(kind, in: app)
         case .post(let name):
-            if name == NotifyCenter.accountChanged { deliverPost() }
+            deliverPost(name)
             return .done
         case .hub(let action):
             // The hub crashes while it runs and restarts while it is down (a step removed in
@@ -150,7 +150,7 @@ public struct SimulatedDevice: Sendable {
             if hub.session.generation < before {
                 violations.append("the generation went back from \(before) to \(hub.session.generation)")
             }
-            for case .post in effects { deliverPost() }
+            for effect in effects { deliverPost(effect.name) }
             return .done
         } catch {
             return .refused(error.rawValue)
@@ -169,7 +169,7 @@ public struct SimulatedDevice: Sendable {
             return .refused(error.rawValue)
         }
         apps[app]?.changedHere(to: user?.name)
-        for case .post in effects { deliverPost() }
+        for effect in effects { deliverPost(effect.name) }
         check(app)
         return .done
     }
@@ -187,7 +187,7 @@ public struct SimulatedDevice: Sendable {
             return .refused(error.rawValue)
         }
         apps[app]?.changedHere(to: nil)
-        for case .post in effects { deliverPost() }
+        for effect in effects { deliverPost(effect.name) }
         check(app)
         return .done
     }
@@ -222,9 +222,10 @@ public struct SimulatedDevice: Sendable {
 
     // MARK: - The bus and the apps
 
-    /// The broker's post, or anyone's: every awake MSAL app checks; a stopped one will once continued.
-    private mutating func deliverPost() {
-        for name in appNames where apps[name]?.sdk.listensToPosts == true {
+    /// A post of `posted`, the broker's or anyone's: every awake app whose SDK hears that name
+    /// checks; a stopped one will once continued.
+    private mutating func deliverPost(_ posted: String) {
+        for name in appNames where apps[name]?.sdk.announcement == posted {
             if isAwake(name) {
                 check(name)
                 checkedOnPost.insert(name)

@@ -87,11 +87,19 @@ func answering<T>(_ body: () throws(DeviceError) -> T) throws(DBusError) -> T {
 }
 
 extension HubCore {
-    /// Carries out the posts a change asks for; the notify state is already set and saved.
+    /// Carries out the posts a change asks for, in order; the notify state is already set and
+    /// saved. An Android broadcast travels as a post of its action, which only receivers
+    /// registered for that action hear.
     func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
-        for case .post(let name, let state) in effects {
-            try connection.post(name)
-            trace?.record(.posted, [.name: .string(name), .state: .uint(state)])
+        for effect in effects {
+            switch effect {
+            case .post(let name, let state):
+                try connection.post(name)
+                trace?.record(.posted, [.name: .string(name), .state: .uint(state)])
+            case .broadcast(let action):
+                try connection.post(action)
+                trace?.record(.posted, [.name: .string(action)])
+            }
         }
     }
 }

@@ -15,8 +15,8 @@ public enum PublicClientApplication {
 
     /// `createSingleAccountPublicClientApplication(context, configFile, listener)`: the
     /// application of the configuration file at `configFile` (MSAL's JSON: `client_id`, and
-    /// `account_mode`, which must be `SINGLE`). There is no Android `Context`: the app is this
-    /// process, and its device (if any) is the one its host installed.
+    /// `account_mode`, which must be `SINGLE`). It takes no `Context`: the app is this process, and
+    /// its device (if any) is the one its host installed.
     public static func createSingleAccountPublicClientApplication(
         configFile: String, listener: ISingleAccountApplicationCreatedListener
     ) {

@@ -3,9 +3,10 @@ import DeviceContract
 import SharedDevice
 import Synchronization
 
-/// The MSAL calls both flavours share: global sign-in and sign-out through the broker, tokens,
-/// the device's information, and the account-change notification. None needs the app's
-/// keychain, so the iOS facade calls them even when its keychain cannot be opened.
+/// The MSAL calls both flavours share: global sign-in and sign-out through the broker, tokens
+/// and the device's information. None needs the app's keychain, so the iOS facade calls them
+/// even when its keychain cannot be opened. Each flavour hears its own platform's announcement
+/// of a change (`observeAccountChanges`).
 public struct Broker: Sendable {
     let hub: HubCalls
     let clientID: String
@@ -62,17 +63,6 @@ public struct Broker: Sendable {
     public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
         try await hub.accounts()
     }
-
-    /// Calls `handler` for every `SHARED_MODE_CURRENT_ACCOUNT_CHANGED` post, in the order they
-    /// arrive, on the connection's thread (so it must not block). A post is a hint: the handler
-    /// should ask `getCurrentAccount`.
-    public func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-        -> SignalSubscription
-    {
-        try await hub.connection.onSignal(matching: DeviceBus.posts(of: NotifyCenter.accountChanged)) { message in
-            handler(ReceivedPost(sender: message.sender ?? "", serial: message.serial))
-        }
-    }
 }
 
 /// A token the broker handed out: valid until `expiresOn` (seconds since 1970), and only while
@@ -87,6 +77,27 @@ public struct BrokerToken: Sendable, Equatable {
 public struct ReceivedPost: Sendable, Equatable {
     public let sender: String
     public let serial: UInt32
+
+    /// Calls `handler` for every post of `name` (a Darwin notification's name, or an Android
+    /// broadcast's action), in the order they arrive, on the connection's thread (so it must
+    /// not block). A post is a hint: an MSAL app's handler should ask `getCurrentAccount`.
+    public static func observe(
+        _ name: String, on connection: Connection, _ handler: @escaping @Sendable (ReceivedPost) -> Void
+    ) async throws -> PostSubscription {
+        PostSubscription(
+            try await connection.onSignal(matching: DeviceBus.posts(of: name)) { message in
+                handler(ReceivedPost(sender: message.sender ?? "", serial: message.serial))
+            })
+    }
+}
+
+/// Posts of one name heard until `cancel()`.
+public struct PostSubscription: Sendable {
+    private let subscription: SignalSubscription
+
+    init(_ subscription: SignalSubscription) { self.subscription = subscription }
+
+    public func cancel() { subscription.cancel() }
 }
 
 /// MSAL in an iOS app in shared device mode (Docs/behaviour.md §4), as an app calls it. The last-seen
@@ -171,10 +182,11 @@ public final class MSALPublicClient: Sendable {
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
+    /// Calls `handler` for every post of the broker's Darwin name (`NotifyCenter.accountChanged`).
     public func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-        -> SignalSubscription
+        -> PostSubscription
     {
-        try await broker.observeAccountChanges(handler)
+        try await ReceivedPost.observe(NotifyCenter.accountChanged, on: broker.hub.connection, handler)
     }
 }
 
@@ -268,10 +280,12 @@ public actor AndroidMSALPublicClient {
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
+    /// Calls `handler` for every broadcast of the Android broker's action
+    /// (`AndroidBroker.accountChangedAction`); the Darwin name is not an Android app's.
     public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-        -> SignalSubscription
+        -> PostSubscription
     {
-        try await broker.observeAccountChanges(handler)
+        try await ReceivedPost.observe(AndroidBroker.accountChangedAction, on: broker.hub.connection, handler)
     }
 
     /// Writes the stored account if the keychain does not hold it yet.

@@ -201,8 +201,18 @@ public enum SDKKind: String, Codable, CaseIterable, Sendable {
     case msalAndroid = "msal-android"
     case ws1
 
+    /// What an app of the SDK hears of an account change: the iOS broker's Darwin name, or the
+    /// Android broker's broadcast action; nothing for Workspace ONE (Docs/behaviour.md §2, §6).
+    public var announcement: String? {
+        switch self {
+        case .msal: NotifyCenter.accountChanged
+        case .msalAndroid: AndroidBroker.accountChangedAction
+        case .ws1: nil
+        }
+    }
+
     /// MSAL apps listen to the broker's posts; Workspace ONE apps never do.
-    public var listensToPosts: Bool { self != .ws1 }
+    public var listensToPosts: Bool { announcement != nil }
 
     /// MSAL apps ask for the current account whenever they are resumed (MSAL's guidance, both
     /// flavours), not only when a post came: a post may have been dropped while the app was

@@ -18,9 +18,21 @@ public struct HubModel: Equatable, Sendable, Codable {
         }
     }
 
-    /// What the hub must do after a change: set the notify state, then post.
+    /// What the hub must do after a change, in order: each platform's broker tells the apps its
+    /// own way (Docs/behaviour.md §2).
     public enum Effect: Equatable, Sendable {
+        /// The iOS broker's Darwin notification: its state (already set) is `state`, then the post.
         case post(name: String, state: UInt64)
+        /// The Android broker's broadcast intent: an action, no state.
+        case broadcast(action: String)
+
+        /// The name apps hear it by (`SDKKind.announcement`).
+        public var name: String {
+            switch self {
+            case .post(let name, _): name
+            case .broadcast(let action): action
+            }
+        }
     }
 
     public private(set) var session = Session.unenrolled
@@ -208,19 +220,23 @@ public struct HubModel: Equatable, Sendable, Codable {
         session = Session(state: .checkedOut, user: user.name, generation: session.generation + 1)
         checkedOutUser = user
         passcodeSet = policy.passcode
-        return policy.broadcastOnSignIn ? [announce()] : []
+        return policy.broadcastOnSignIn ? announce() : []
     }
 
     private mutating func end(posting: Bool) -> [Effect] {
         session = Session(state: .checkedIn, user: nil, generation: session.generation + 1)
         checkedOutUser = nil
         passcodeSet = false
-        return posting ? [announce()] : []
+        return posting ? announce() : []
     }
 
-    /// The broker sets the state to the new generation, then posts (Docs/behaviour.md §2).
-    private mutating func announce() -> Effect {
+    /// The iOS broker sets the state to the new generation, then posts; the Android broker sends
+    /// its broadcast (Docs/behaviour.md §2).
+    private mutating func announce() -> [Effect] {
         notify.setState(of: NotifyCenter.accountChanged, to: session.generation)
-        return .post(name: NotifyCenter.accountChanged, state: session.generation)
+        return [
+            .post(name: NotifyCenter.accountChanged, state: session.generation),
+            .broadcast(action: AndroidBroker.accountChangedAction),
+        ]
     }
 }

@@ -32,7 +32,7 @@ final class AndroidCallbacks: SingleAccountPublicClientApplication.CurrentAccoun
 
     /// Marks the main queue, whose blocks may run on any thread once the main thread has
     /// handed it over to Dispatch.
-    private static let main: DispatchSpecificKey<Bool> = {
+    static let main: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()
         DispatchQueue.main.setSpecific(key: key, value: true)
         return key
@@ -200,6 +200,58 @@ struct MSALAndroidOnADeviceTests {
         }
     }
 
+    /// The broker's broadcast reaches a registered receiver on the main queue, once per
+    /// broadcast; the iOS Darwin name does not, nor does an action once its receiver is
+    /// unregistered (Docs/behaviour.md §5).
+    @Test func aReceiverHearsTheBrokersBroadcastNotTheDarwinName() async throws {
+        try await AndroidDevice.with { device in
+            try await device.console(HubMethod.enroll, ["stage", "stage"])
+            try await device.console(HubMethod.checkOut, ["cou1", "cou1"])
+            let context = Context(link: try await device.link())
+            let changed = Receiver(), other = Receiver()
+            let action = AndroidBroker.accountChangedAction
+            context.registerReceiver(changed, IntentFilter(action))
+            context.registerReceiver(other, IntentFilter("com.example.OTHER"))
+            let poster = try await device.poster()
+
+            // One sender's posts arrive in order: the Darwin one, sent first, would come first.
+            let darwin = try poster.post(NotifyCenter.accountChanged)
+            let spoofed = try poster.post(action)
+            #expect(try await next(changed.heard) == action)
+            #expect(device.listener.posts.withLock { $0 } == ["\(action)#\(spoofed)"], "not #\(darwin)")
+
+            try await device.console(HubMethod.checkIn)
+            #expect(try await next(changed.heard) == action, "the broker's own broadcast")
+
+            context.unregisterReceiver(changed)
+            try poster.post(action)
+            try poster.post("com.example.OTHER")
+            #expect(try await next(other.heard) == "com.example.OTHER")
+            #expect(changed.count == 2, "nothing after it was unregistered")
+        }
+    }
+
+    /// What a receiver heard: each intent's action, marked when it ran off the main queue.
+    final class Receiver: BroadcastReceiver, @unchecked Sendable {
+        let heard: AsyncStream<String>
+        private let continuation: AsyncStream<String>.Continuation
+        private let received = Mutex(0)
+
+        var count: Int { received.withLock { $0 } }
+
+        override init() {
+            (heard, continuation) = AsyncStream.makeStream()
+            super.init()
+        }
+
+        override func onReceive(_ context: Context, _ intent: Intent) {
+            received.withLock { $0 += 1 }
+            let action = intent.getAction() ?? "none"
+            let onMain = DispatchQueue.getSpecific(key: AndroidCallbacks.main) == true
+            continuation.yield(onMain ? action : "\(action) off the main queue")
+        }
+    }
+
     @Test func theAppsOwnSignInAndSignOutAndTheirRefusals() async throws {
         try await AndroidDevice.with { device in
             try await device.console(HubMethod.enroll, ["stage", "stage"])
@@ -259,7 +311,10 @@ final class AndroidListener: DeviceListener {
 
     func type(_ user: String, _ password: String) { typed.withLock { $0 = (user, password) } }
 
-    func heardPost(_ name: String, sender: String, serial: UInt32) {}
+    /// The posts heard, by name and serial.
+    let posts = Mutex<[String]>([])
+
+    func heardPost(_ name: String, sender: String, serial: UInt32) { posts.withLock { $0.append("\(name)#\(serial)") } }
     func checkStarted() { started.withLock { $0 += 1 } }
     func checkFinished(_ result: CheckResult) { results.withLock { $0.append(result) } }
     func checkFailed(_ error: String) { failures.withLock { $0.append(error) } }
@@ -334,11 +389,18 @@ final class AndroidDevice: Sendable {
 
     /// The app `scanner`'s application, on a connection of its own.
     func application() async throws -> SingleAccountPublicClientApplication {
-        let link = DeviceLink(
+        SingleAccountPublicClientApplication(clientId: "scanner", link: try await link())
+    }
+
+    /// The app `scanner`'s link to the device, on a connection of its own.
+    func link() async throws -> DeviceLink {
+        DeviceLink(
             connection: try await connection(), hub: .wellKnown, hubTimeout: .seconds(5), appName: "scanner",
             keychainFolder: keychain, listener: listener)
-        return SingleAccountPublicClientApplication(clientId: "scanner", link: link)
     }
+
+    /// A process that is not the broker, to post from.
+    func poster() async throws -> Connection { try await connection() }
 
     /// Another MSAL app of the device, as its broker calls go.
     func otherApp() async throws -> Broker { Broker(connection: try await connection(), clientID: "other") }

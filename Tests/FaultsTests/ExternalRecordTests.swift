@@ -111,7 +111,7 @@ import Testing
 
     @Test func sequencesWriteEveryKindAndExternalWritesEndEveryWay() {
         var outcomes: [String: Int] = [:]
-        for seed in UInt64(1)...300 {
+        for seed in UInt64(1)...400 {
             for step in FaultSequence.random(base: FaultSequence.defaultDevice, seed: seed, length: 60).scenario()
                 .scenario.steps
             {

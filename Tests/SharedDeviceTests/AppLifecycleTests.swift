@@ -82,13 +82,15 @@ import Testing
         #expect(fleet.foregroundApp == "mail")
     }
 
-    /// Docs/behaviour.md §4–§6: which SDK asks when the app is resumed, and which hears posts.
+    /// Docs/behaviour.md §2, §4–§6: which SDK asks when the app is resumed, and which post it hears.
     @Test(arguments: [
-        (SDKKind.msal, true, true), (.msalAndroid, true, true), (.ws1, false, false),
+        (SDKKind.msal, true, NotifyCenter.accountChanged as String?),
+        (.msalAndroid, true, "com.microsoft.identity.client.sharedmode.CURRENT_ACCOUNT_CHANGED"), (.ws1, false, nil),
     ])
-    func whoChecksWhenResumed(sdk: SDKKind, checksWhenResumed: Bool, listensToPosts: Bool) {
+    func whoChecksWhenResumedAndWhatItHears(sdk: SDKKind, checksWhenResumed: Bool, announcement: String?) {
         #expect(sdk.checksWhenResumed == checksWhenResumed)
-        #expect(sdk.listensToPosts == listensToPosts)
+        #expect(sdk.announcement == announcement)
+        #expect(sdk.listensToPosts == (announcement != nil))
     }
 
     /// A check begun since the app was continued (for the posts it missed) serves the resume.

@@ -10,6 +10,12 @@ import Testing
     static let cou2 = DirectoryUser(name: "cou2")
     static let changed = NotifyCenter.accountChanged
 
+    /// What the brokers do at an account change: the iOS broker's post at `state`, then the
+    /// Android broker's broadcast.
+    static func announced(state: UInt64) -> [HubModel.Effect] {
+        [.post(name: changed, state: state), .broadcast(action: AndroidBroker.accountChangedAction)]
+    }
+
     /// A shared device, enrolled, checked in.
     static func enrolled(_ policy: HubModel.Policy = .init()) throws -> HubModel {
         var hub = HubModel(policy: policy)
@@ -54,7 +60,7 @@ import Testing
         var hub = try Self.enrolled()
         #expect(try hub.checkOut(as: Self.cou1) == [])
         #expect(hub.session == Session(state: .checkedOut, user: "cou1", generation: 1))
-        #expect(try hub.checkIn() == [.post(name: Self.changed, state: 2)])
+        #expect(try hub.checkIn() == Self.announced(state: 2))
         #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 2))
         #expect(hub.notify.state(of: Self.changed) == 2)
     }
@@ -67,7 +73,7 @@ import Testing
 
     @Test func signInAlsoPostsWhenBroadcastOnSignIn() throws {
         var hub = try Self.enrolled(.init(broadcastOnSignIn: true))
-        #expect(try hub.checkOut(as: Self.cou1) == [.post(name: Self.changed, state: 1)])
+        #expect(try hub.checkOut(as: Self.cou1) == Self.announced(state: 1))
         #expect(hub.notify.state(of: Self.changed) == 1)
     }
 
@@ -167,7 +173,7 @@ import Testing
 
     @Test func enterpriseWipeEndsTheSessionAndUnenrolls() throws {
         var hub = try Self.checkedOut()
-        #expect(try hub.enterpriseWipe() == [.post(name: Self.changed, state: 2)])
+        #expect(try hub.enterpriseWipe() == Self.announced(state: 2))
         #expect(hub.session == Session(state: .unenrolled, user: nil, generation: 2))
         #expect(hub.staging == nil)
         #expect(throws: DeviceError.notEnrolled) { try hub.enterpriseWipe() }
@@ -187,7 +193,7 @@ import Testing
             try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou2"))
         }
         #expect(
-            try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "COU1")) == [.post(name: Self.changed, state: 2)])
+            try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "COU1")) == Self.announced(state: 2))
         #expect(throws: DeviceError.noCurrentAccount) {
             try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1"))
         }

@@ -1,0 +1,33 @@
+import DeviceContract
+import SDKClients
+import SharedDevice
+import TestSupport
+import Testing
+
+/// Each MSAL flavour hears its own platform's announcement of a change and not the other's: the
+/// iOS broker's Darwin name, the Android broker's broadcast action (Docs/behaviour.md §2).
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+struct AnnouncementTests {
+    @Test(arguments: [SDKKind.msal, .msalAndroid])
+    func eachFlavourHearsItsOwnPlatformsAnnouncementOnly(sdk: SDKKind) async throws {
+        try await TestDevice.with { device in
+            try await device.enrollAndCheckOut("cou1")
+            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
+            let subscription =
+                switch sdk {
+                case .msalAndroid:
+                    try await AndroidMSALPublicClientTests.client(device).observeAccountChanges { received.yield($0) }
+                default: try await MSALPublicClientTests.client(device).observeAccountChanges { received.yield($0) }
+                }
+            defer { subscription.cancel() }
+            let heard = try #require(sdk.announcement)
+            let other = [NotifyCenter.accountChanged, AndroidBroker.accountChangedAction].first { $0 != heard }!
+            let poster = try await device.appConnection()
+            try poster.post(other)
+            let announcement = try poster.post(heard)
+            // One sender's posts arrive in order: had the other name reached the client, it
+            // would have come first.
+            #expect(try await next(posts, within: .seconds(10)).serial == announcement)
+        }
+    }
+}
