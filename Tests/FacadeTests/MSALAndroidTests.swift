@@ -210,8 +210,12 @@ struct MSALAndroidOnADeviceTests {
             let context = Context(link: try await device.link())
             let changed = Receiver(), other = Receiver()
             let action = AndroidBroker.accountChangedAction
-            context.registerReceiver(changed, IntentFilter(action))
-            context.registerReceiver(other, IntentFilter("com.example.OTHER"))
+            // Off the cooperative pool, as an app registers on its main thread: registering
+            // waits for the bus to take the rule.
+            await offPool {
+                context.registerReceiver(changed, IntentFilter(action))
+                context.registerReceiver(other, IntentFilter("com.example.OTHER"))
+            }
             let poster = try await device.poster()
 
             // One sender's posts arrive in order: the Darwin one, sent first, would come first.
@@ -223,7 +227,7 @@ struct MSALAndroidOnADeviceTests {
             try await device.console(HubMethod.checkIn)
             #expect(try await next(changed.heard) == action, "the broker's own broadcast")
 
-            context.unregisterReceiver(changed)
+            await offPool { context.unregisterReceiver(changed) }
             try poster.post(action)
             try poster.post("com.example.OTHER")
             #expect(try await next(other.heard) == "com.example.OTHER")
