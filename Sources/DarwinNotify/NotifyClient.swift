@@ -69,6 +69,11 @@ public final class NotifyClient: Sendable {
         } catch {
             throw .failed
         }
+        // notify(3): a check right after the process's own post sees it, without waiting for the
+        // post to come back from the bus; when it comes back it is delivered, not counted again.
+        registry.withLock { registry in
+            for registration in registry.watches[name]?.registrations ?? [] { registration.postedSinceCheck = true }
+        }
     }
 
     // MARK: - Registering
@@ -262,16 +267,18 @@ public final class NotifyClient: Sendable {
     private func received(_ message: Message, by watch: NameWatch) {
         guard DeviceBus.isPost(message, of: watch.name) else { return }
         listener?.heardPost(watch.name, sender: message.sender ?? "", serial: message.serial)
-        deliverPost(named: watch.name, by: watch)
+        // This process's own post was counted for `check` as it was sent (`post`).
+        deliverPost(named: watch.name, by: watch, counted: message.sender == connection.uniqueName)
     }
 
     /// Gives a post to every registration of the name (only while `watch`, when given, is the
-    /// name's current one: a subscription being dropped delivers nothing).
-    private func deliverPost(named name: String, by watch: NameWatch? = nil) {
+    /// name's current one: a subscription being dropped delivers nothing); `counted`: `check`
+    /// already answers it.
+    private func deliverPost(named name: String, by watch: NameWatch? = nil, counted: Bool = false) {
         let raises = registry.withLock { registry -> [Registration] in
             guard let current = registry.watches[name], watch == nil || current === watch else { return [] }
             var raises: [Registration] = []
-            for registration in current.registrations where notice(registration) {
+            for registration in current.registrations where notice(registration, counted: counted) {
                 raises.append(registration)
             }
             return raises
@@ -279,10 +286,10 @@ public final class NotifyClient: Sendable {
         for registration in raises { raiseSignal(of: registration) }
     }
 
-    /// With the lock held: records a post for the registration and delivers it unless suspended.
-    /// True when a signal is to be raised once the lock is released.
-    private func notice(_ registration: Registration) -> Bool {
-        registration.postedSinceCheck = true
+    /// With the lock held: records a post for the registration (unless `counted`) and delivers
+    /// it unless suspended. True when a signal is to be raised once the lock is released.
+    private func notice(_ registration: Registration, counted: Bool) -> Bool {
+        if !counted { registration.postedSinceCheck = true }
         guard registration.suspensions == 0 else {
             registration.heldPost = true
             return false

@@ -192,7 +192,8 @@ public final class DeviceHost: Sendable {
     /// checks as its SDK does when resumed.
     func resumed(continuedAt: UInt64) async {
         app.trace?.record(.resumed)
-        HostedBackgroundTasks.shared.suspensionCalledOff()
+        // Woken in the background: its background time starts again (none with background mode).
+        HostedBackgroundTasks.shared.enteredBackground()
         let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInDeviceLabApp) }
         guard builtIn.value != nil else { return }
         let lastCheckBegan = app.withState { $0.lastCheckBegan }

@@ -43,11 +43,11 @@ public final class HostedBackgroundTasks: Sendable {
     /// nil for an app with background mode.
     func give(_ backgroundTime: BackgroundTime?) { state.withLock { $0.backgroundTime = backgroundTime } }
 
-    /// The app is sent to the background at `now`: its background time starts.
+    /// The app is sent to the background, or woken there from a suspension, at `now`: its
+    /// background time starts.
     func enteredBackground(at now: ContinuousClock.Instant = .now) { state.withLock { $0.backgroundSince = now } }
 
-    /// No suspension is pending any more: the app is in the foreground, or was continued in the
-    /// background (it then runs on).
+    /// No suspension is pending any more: the app is in the foreground.
     func suspensionCalledOff() { state.withLock { $0.backgroundSince = nil } }
 
     /// The time the app has left before the device suspends it, in seconds: unbounded

@@ -88,12 +88,9 @@ public struct AppLifecycle: Equatable, Sendable {
             return [.kill]
         case (_, .notRunning):
             throw .notRunning(action)
-        case (.resume, .background):
-            // Continued in the background, as a resumed app is: a pending suspension is off.
-            backgroundSince = nil
-            return []
         case (.foreground, .foreground), (.background, .background), (.background, .suspended),
-            (.suspend, .suspended), (.resume, .foreground):
+            (.suspend, .suspended), (.resume, .foreground), (.resume, .background):
+            // Nothing to do. A resumed app that runs is not woken: its background time goes on.
             return []
         case (.foreground, let from):
             state = .foreground
@@ -111,7 +108,15 @@ public struct AppLifecycle: Equatable, Sendable {
             state = .suspended
             return [.stop]
         case (.resume, _):
+            // iOS wakes a suspended app to handle an event, then suspends it again under the
+            // same background time, counted from the resume.
             state = .background
+            guard !backgroundMode else { return [.continue, .toldResumed] }
+            guard backgroundTime.allowance(withTasks: true) > .zero else {
+                state = .suspended
+                return [.continue, .toldResumed, .stop]
+            }
+            backgroundSince = now
             return [.continue, .toldResumed]
         }
     }

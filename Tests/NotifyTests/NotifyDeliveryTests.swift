@@ -26,6 +26,22 @@ struct NotifyDeliveryTests {
         }
     }
 
+    /// notify(3): check is true when an application posts a name and then checks it, at once;
+    /// the post, coming back from the bus, is delivered but not counted again.
+    @Test func aProcessSeesItsOwnPostAtItsNextCheck() async throws {
+        try await NotifyDevice.with { device in
+            let app = try await device.process()
+            let name = uniqueName("own-check")
+            let token = try await app.blocking { try $0.registerCheck(name) }
+            #expect(try app.client.check(token), "the first check")
+            let probe = try await app.deliveries(of: name, on: DispatchQueue(label: "probe"))
+            try app.client.post(name)
+            #expect(try app.client.check(token), "its own post, at once")
+            try await probe.stream.next()
+            #expect(try !app.client.check(token), "back from the bus, it is not counted again")
+        }
+    }
+
     @Test func aProcessHearsItsOwnPosts() async throws {
         try await NotifyDevice.with { device in
             let app = try await device.process()

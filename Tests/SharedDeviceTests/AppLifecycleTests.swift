@@ -25,7 +25,8 @@ import Testing
         ([.launch, .background, .foreground], false, .foreground, [.continue, .toldForeground]),
         ([.launch, .suspend], true, .suspended, [.stop]),
         ([.launch, .suspend, .resume], true, .background, [.continue, .toldResumed]),
-        ([.launch, .background, .resume], false, .background, [.continue, .toldResumed]),
+        // Woken to handle the resume, then suspended again: with no background time, at once.
+        ([.launch, .background, .resume], false, .suspended, [.continue, .toldResumed, .stop]),
         ([.launch, .terminate], true, .notRunning, [.terminate]),
         ([.launch, .suspend, .terminate], true, .notRunning, [.kill]),
         ([.launch, .background, .terminate], false, .notRunning, [.kill]),

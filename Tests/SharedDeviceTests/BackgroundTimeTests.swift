@@ -85,11 +85,38 @@ import Testing
         // suspended it yet, so it ran on); once it is suspended, the time that was up is up.
         ([.act(.background, at: 0), .tasks(1, at: 6000)], iOS, false, .background, []),
         ([.act(.background, at: 0), .advance(to: 6000), .tasks(1, at: 6001)], iOS, false, .suspended, []),
-        // A return to the foreground, a resume or a suspend before the time is up: no suspension falls due.
+        // A return to the foreground or a suspend before the time is up: no suspension falls due.
         ([.act(.background, at: 0), .act(.foreground, at: 3000)], iOS, false, .foreground, [.toldForeground]),
         ([.act(.background, at: 0), .act(.foreground, at: 3000), .advance(to: 60000)], iOS, false, .foreground, []),
+        // A resume of an app still running wakes nothing: its time goes on.
         ([.act(.background, at: 0), .act(.resume, at: 3000)], iOS, false, .background, []),
-        ([.act(.background, at: 0), .act(.resume, at: 3000), .advance(to: 60000)], iOS, false, .background, []),
+        ([.act(.background, at: 0), .act(.resume, at: 3000), .advance(to: 5000)], iOS, false, .suspended, [.stop]),
+        // A suspended app woken by a resume runs for its background time again, from the resume.
+        (
+            [.act(.background, at: 0), .advance(to: 5000), .act(.resume, at: 10000)], iOS, false, .background,
+            [.continue, .toldResumed]
+        ),
+        (
+            [.act(.background, at: 0), .advance(to: 5000), .act(.resume, at: 10000), .advance(to: 14999)], iOS, false,
+            .background, []
+        ),
+        (
+            [.act(.background, at: 0), .advance(to: 5000), .act(.resume, at: 10000), .advance(to: 15000)], iOS, false,
+            .suspended, [.stop]
+        ),
+        (
+            [
+                .act(.background, at: 0), .advance(to: 5000), .act(.resume, at: 10000), .tasks(1, at: 10010),
+                .advance(to: 40000),
+            ],
+            iOS, false, .suspended, [.toldTasksExpire, .stop]
+        ),
+        // With background mode it runs on; with no time at all it is suspended once it handled the resume.
+        ([.act(.suspend, at: 0), .act(.resume, at: 1000), .advance(to: 600_000)], iOS, true, .background, []),
+        (
+            [.act(.suspend, at: 0), .act(.resume, at: 1000)], BackgroundTime.immediate, false, .suspended,
+            [.continue, .toldResumed, .stop]
+        ),
         ([.act(.background, at: 0), .act(.suspend, at: 1000)], iOS, false, .suspended, [.stop]),
         ([.act(.background, at: 0), .act(.suspend, at: 1000), .advance(to: 60000)], iOS, false, .suspended, []),
         ([.act(.background, at: 0), .act(.launch, at: 3000), .advance(to: 60000)], iOS, false, .foreground, []),
