@@ -44,8 +44,6 @@ func sdkFlavour(_ kind: SDKKind, clientID: String, container: Container) throws 
 final class MSALiOSFlavour: SDKFlavour {
     private let application: MSALPublicClientApplication
     let dataKey: (keychain: Keychain, name: String)
-    /// The account the latest check returned: the one a sign-out signs out.
-    private var account: MSALAccount?
     private var token: Int32 = 0
 
     init(clientID: String, keychain: Keychain) throws {
@@ -63,11 +61,7 @@ final class MSALiOSFlavour: SDKFlavour {
     func check() {
         let parameters = MSALParameters()
         parameters.completionBlockQueue = .main
-        application.getCurrentAccount(with: parameters) { [weak self] current, _, error in
-            MainActor.assumeIsolated {
-                if error == nil { self?.account = current }
-            }
-        }
+        application.getCurrentAccount(with: parameters) { _, _, _ in }
     }
 
     func signIn(completion: @escaping (String?, (any Error)?) -> Void) {
@@ -76,8 +70,18 @@ final class MSALiOSFlavour: SDKFlavour {
         application.acquireToken(with: parameters) { result, error in completion(result?.account.username, error) }
     }
 
+    /// Signs out the account the broker holds, asked for first (Docs/behaviour.md §4): the one
+    /// the latest check returned may be gone or another since (a check-out posts nothing).
     func signOut(completion: @escaping ((any Error)?) -> Void) {
-        guard let account else { return completion(DeviceError.noCurrentAccount.dbusError) }
+        let account: MSALAccount
+        do {
+            guard let signedIn = try application.allAccounts().first else {
+                return completion(DeviceError.noCurrentAccount.dbusError)
+            }
+            account = signedIn
+        } catch {
+            return completion(error)
+        }
         let parameters = MSALSignoutParameters(
             webviewParameters: MSALWebviewParameters(authPresentationViewController: self))
         application.signout(with: account, signoutParameters: parameters) { _, error in completion(error) }
