@@ -92,14 +92,10 @@ extension HubCore {
     /// registered for that action hear.
     func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
         for effect in effects {
-            switch effect {
-            case .post(let name, let state):
-                try connection.post(name)
-                trace?.record(.posted, [.name: .string(name), .state: .uint(state)])
-            case .broadcast(let action):
-                try connection.post(action)
-                trace?.record(.posted, [.name: .string(action)])
-            }
+            try connection.post(effect.name)
+            var fields: [(TraceField, TraceValue)] = [(.name, .string(effect.name))]
+            if case .post(_, let state) = effect { fields.append((.state, .uint(state))) }
+            trace?.record(.posted, fields: fields)
         }
     }
 }

@@ -4,10 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// An app starts with its container's environment and little of the runner's: a phone's app
-/// does not see its developer's shell (Docs/behaviour.md §10, the sandbox).
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
-struct AppEnvironmentTests {
+/// What of the runner's environment an app gets: a phone's app does not see its developer's
+/// shell (Docs/behaviour.md §10, the sandbox).
+@Suite struct AppEnvironmentRuleTests {
     @Test(arguments: [
         ("PATH", true), ("LD_LIBRARY_PATH", true), ("LANG", true), ("LC_ALL", true), ("TZ", true),
         ("SDLAB_FENCE_WATCH", true), ("SWIFT_BACKTRACE", true), ("ASAN_OPTIONS", true),
@@ -17,7 +16,11 @@ struct AppEnvironmentTests {
     func whatOfTheRunnersEnvironmentPassesOn(name: String, passes: Bool) {
         #expect(AppContainer.passesOn(name) == passes)
     }
+}
 
+/// An app starts with its container's environment and only what passes on of the runner's.
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+struct AppEnvironmentTests {
     @Test func aLaunchedAppSeesItsContainerAndOnlyWhatPassesOn() async throws {
         try await AppDevice.with { lab in
             let mail = try await lab.launch(AppSpec(name: "mail", sdk: .msal, backgroundMode: true))
