@@ -186,7 +186,7 @@ let package = Package(
         // entry only picks the mistake it ships with.
         .target(
             name: "MSALNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"],
-            path: "Sources/Examples/MSALNotes",
+            path: "Sources/Examples/MSALNotes", exclude: ["Info.plist"],
             swiftSettings: [.swiftLanguageMode(.v5)]),
         // Linked as Docs/your-app.md advises a team to build an app for fleets: `sdlab bench
         // --executable` measures it.
@@ -258,7 +258,9 @@ let package = Package(
 
         // MARK: Runner
         // Scenario files: YAML into a validated model, every node with its file:line:col.
-        .target(name: "Scenario", dependencies: ["SharedDevice", .product(name: "Yams", package: "Yams")]),
+        .target(
+            name: "Scenario",
+            dependencies: ["DeviceContract", "SharedDevice", .product(name: "Yams", package: "Yams")]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
         .target(
@@ -380,7 +382,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Runner.
-        .testTarget(name: "ScenarioTests", dependencies: ["Faults", "Scenario", "SharedDevice", "TestSupport"]),
+        .testTarget(
+            name: "ScenarioTests",
+            dependencies: ["DeviceContract", "Faults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(
             name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
         .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),

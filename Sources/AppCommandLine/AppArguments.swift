@@ -118,6 +118,13 @@ public struct AppArguments: ParsableArguments, Sendable {
             valueName: "glob"))
     var scanSkip: [String] = []
 
+    @Option(
+        name: .app(.infoPlist),
+        help: ArgumentHelp(
+            "The app's Info.plist, which MSAL reads as it starts (its bundle identifier, URL schemes and queried schemes; default: none, and MSAL checks nothing of its redirect URI).",
+            valueName: "file"))
+    var infoPlist: String?
+
     public init() {}
 
     public func validate() throws {
@@ -157,7 +164,7 @@ public struct AppArguments: ParsableArguments, Sendable {
             backgroundTime: BackgroundTime(grace: backgroundGrace, task: backgroundTaskTime), policy: policy,
             hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
             hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyDescriptor: readyFD,
-            scanSkips: scanSkip)
+            scanSkips: scanSkip, infoPlist: infoPlist)
     }
 
     /// The cleanup the options declare.

@@ -36,6 +36,9 @@ public struct AppOptions: Sendable, Equatable {
     public var readyDescriptor: Int32?
     /// The places of the container out of scope of the scan (globs, `scan: {skip:}`).
     public var scanSkips: [String]
+    /// The app's Info.plist, which its SDKs read as they start (nil: none; MSAL then checks
+    /// nothing of its redirect URI).
+    public var infoPlist: String?
 
     /// A flood of posts from any bus client would make every app's trace, and the runner that
     /// reads them, grow with it: past the burst, lines are few. A storm of a thousand session
@@ -49,9 +52,11 @@ public struct AppOptions: Sendable, Equatable {
         backgroundTime: BackgroundTime = .iOS, policy: CleanupPolicy = .wipeAll, hookDirectory: String? = nil,
         hookTimeout: Duration = defaultHookTimeout,
         container: String, trace: String? = nil, bus: String? = nil, hubNameFile: String? = nil,
-        tracedPostsPerSecond: Int? = nil, readyDescriptor: Int32? = nil, scanSkips: [String] = []
+        tracedPostsPerSecond: Int? = nil, readyDescriptor: Int32? = nil, scanSkips: [String] = [],
+        infoPlist: String? = nil
     ) {
         self.scanSkips = scanSkips
+        self.infoPlist = infoPlist
         self.bus = bus
         self.name = name
         self.sdk = sdk
@@ -81,6 +86,7 @@ public struct AppOptions: Sendable, Equatable {
         case tracedPostsPerSecond = "traced-posts-per-second"
         case readyFD = "ready-fd"
         case scanSkip = "scan-skip"
+        case infoPlist = "info-plist"
 
         /// The option as written: `--name`.
         public var flag: String { "--" + rawValue }
@@ -100,6 +106,7 @@ public struct AppOptions: Sendable, Equatable {
         if let tracedPostsPerSecond { arguments += [Option.tracedPostsPerSecond.flag, "\(tracedPostsPerSecond)"] }
         if let readyDescriptor { arguments += [Option.readyFD.flag, "\(readyDescriptor)"] }
         arguments += scanSkips.flatMap { [Option.scanSkip.flag, $0] }
+        if let infoPlist { arguments += [Option.infoPlist.flag, infoPlist] }
         if backgroundMode { arguments.append(Option.backgroundMode.flag) }
         if backgroundTask { arguments.append(Option.backgroundTask.flag) }
         // A built-in policy keeps what its name says; a hook or the app's own code declares it.

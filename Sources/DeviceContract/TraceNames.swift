@@ -39,6 +39,9 @@ public enum TraceName: String, Sendable, CaseIterable {
     case checkFinished = "check-finished"
     /// The SDK could not answer: `trigger`, `error`.
     case checkFailed = "check-failed"
+    /// An SDK refused to start, before any check: `error` (MSAL's init, whose redirect URI the
+    /// app's Info.plist does not allow: `redirectSchemeNotRegistered`, `invalidRedirectURI`).
+    case sdkRefused = "sdk-refused"
     /// An SDK callback: `name` (`current-account(A,B)`, `wipe`, …), `trigger`.
     case callback
     /// The SDK acted on the hub's answer but could not write its state to the keychain (it

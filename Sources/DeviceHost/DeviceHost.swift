@@ -78,10 +78,16 @@ public final class DeviceHost: Sendable {
         let app = HostedApp(
             options: options, support: support, sandbox: sandbox, trace: trace, schedule: connection.schedule(after:_:))
         let hub = HubAddress(nameFile: options.hubNameFile)
+        let appInfo: AppInfo?
+        do {
+            appInfo = try options.infoPlist.map(InfoPlist.read)
+        } catch {
+            cannotStart(options.name, "its Info.plist \(options.infoPlist ?? ""): \(error)")
+        }
         DeviceLink.install(
             DeviceLink(
                 connection: connection, hub: hub, hubTimeout: .seconds(5), appName: options.name,
-                keychainFolder: sandbox.keychain, listener: app))
+                keychainFolder: sandbox.keychain, appInfo: appInfo, listener: app))
         return DeviceHost(
             app: app, connection: connection, hub: hub, hubTimeout: .seconds(5))
     }

@@ -249,6 +249,11 @@ final class HostedApp: DeviceListener, Sendable {
         tellApp(nil)
     }
 
+    func sdkRefused(_ error: String) {
+        trace?.record(.sdkRefused, [.error: .string(error)])
+        state.withLock { $0.lastError = error }
+    }
+
     func appCodeReturned(afterCheck: Bool) {
         let watching = settling { state in
             if afterCheck, let index = state.answered.firstIndex(where: { !$0.codeReturned }) {

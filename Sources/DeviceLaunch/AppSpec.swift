@@ -22,13 +22,16 @@ public struct AppSpec: Sendable, Equatable {
     public var tracedPostsPerSecond: Int?
     /// The places of its container the scenario declares out of scope of the scan.
     public var scanSkips: [String]
+    /// The app's Info.plist (nil: none).
+    public var infoPlist: String?
 
     public init(
         name: String, sdk: SDKKind, backgroundMode: Bool = false, backgroundTask: Bool = false,
         backgroundTime: BackgroundTime = .iOS, cleanup: CleanupPolicy = .wipeAll, executable: String? = nil,
-        hookDirectory: String? = nil, scanSkips: [String] = [],
+        hookDirectory: String? = nil, scanSkips: [String] = [], infoPlist: String? = nil,
         tracedPostsPerSecond: Int? = nil
     ) {
+        self.infoPlist = infoPlist
         self.scanSkips = scanSkips
         self.tracedPostsPerSecond = tracedPostsPerSecond
         self.name = name
@@ -50,7 +53,7 @@ public struct AppSpec: Sendable, Equatable {
             hookDirectory: hookDirectory, container: RunFolder.container(of: name, in: directory),
             trace: RunFolder.trace(of: name, in: directory), bus: bus,
             hubNameFile: RunFolder.hubName(in: directory), tracedPostsPerSecond: tracedPostsPerSecond,
-            readyDescriptor: LaunchedApp.readyDescriptor, scanSkips: scanSkips
+            readyDescriptor: LaunchedApp.readyDescriptor, scanSkips: scanSkips, infoPlist: infoPlist
         ).arguments
     }
 }

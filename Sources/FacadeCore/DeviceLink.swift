@@ -18,11 +18,14 @@ public final class DeviceLink: Sendable {
     /// The app's keychain: a folder beside its sandbox, which outlives the app's data as on a phone.
     public let keychainFolder: String
     public let listener: any DeviceListener
+    /// What the app's Info.plist says (nil: it has none), which MSAL reads as it starts.
+    public let appInfo: AppInfo?
 
     public init(
         connection: Connection, hub: HubAddress, hubTimeout: Duration, appName: String, keychainFolder: String,
-        listener: any DeviceListener
+        appInfo: AppInfo? = nil, listener: any DeviceListener
     ) {
+        self.appInfo = appInfo
         self.connection = connection
         self.hub = hub
         self.hubTimeout = hubTimeout
@@ -55,6 +58,8 @@ public protocol DeviceListener: Sendable {
     /// returned; `afterCheck`: the code a check's answer led to (its completion, or the
     /// delegate calls of a Workspace ONE detection), once per `checkStarted`.
     func appCodeReturned(afterCheck: Bool)
+    /// An SDK refused to start (`error`: its name, as the app's `error` expectation reads it).
+    func sdkRefused(_ error: String)
     /// What the person at the device types into MSAL's sign-in page; nil when nobody is there
     /// (the app started an interactive sign-in that no scenario step asked for).
     func takeCredentials() -> (user: String, password: String)?

@@ -13,8 +13,16 @@ public class MSALPublicClientApplication: NSObject {
     public let configuration: MSALPublicClientApplicationConfig
 
     /// An application object for `configuration`; it asks the device's broker at each call.
+    /// It fails as MSAL does when the app's Info.plist does not allow the redirect URI
+    /// (Docs/behaviour.md §10); an app without an Info.plist is not checked.
     public init(configuration: MSALPublicClientApplicationConfig) throws {
         self.configuration = configuration
+        super.init()
+        guard let link = DeviceLink.current, let app = link.appInfo else { return }
+        if case .failure(let refusal) = MSALRedirectURI.check(configuration.redirectRequest, in: app) {
+            link.listener.sdkRefused(refusal.name)
+            throw MSALErrors.make(.internal, refusal.internalCode, refusal.message)
+        }
     }
 
     /// An application object with MSAL's default authority.
@@ -377,6 +385,43 @@ private enum Calls {
         return MSALResult(
             accessToken: token.accessToken, account: account,
             expiresOn: Date(timeIntervalSince1970: TimeInterval(token.expiresOn)), scopes: scopes, authority: authority)
+    }
+}
+
+extension MSALPublicClientApplicationConfig {
+    /// What MSAL's check of the redirect URI reads of this configuration.
+    var redirectRequest: MSALRedirectURI.Request {
+        MSALRedirectURI.Request(
+            redirectURI: redirectUri.map(Self.parts), clientID: clientId,
+            brokerAllowed: MSALGlobalConfig.brokerAvailability == .auto,
+            organizationalAuthority: authority.isOrganizational, bypass: bypassRedirectURIValidation)
+    }
+
+    /// The URI's parts as `NSURL` splits them (none of an unparseable one).
+    private static func parts(_ text: String) -> MSALRedirectURI.Parts {
+        let url = URL(string: text)
+        return MSALRedirectURI.Parts(
+            text: text, scheme: url?.scheme ?? "", host: url?.host ?? "", hasFragment: url?.fragment != nil)
+    }
+}
+
+extension MSALAuthority {
+    /// A Microsoft Entra organisation's authority (not B2C, not `consumers`), whose sign-ins go
+    /// through the broker.
+    var isOrganizational: Bool {
+        !(self is MSALB2CAuthority) && !(url.host ?? "").hasSuffix("b2clogin.com")
+            && url.pathComponents.dropFirst().first?.lowercased() != "consumers"
+    }
+}
+
+extension MSALRedirectURI.Refusal {
+    /// MSAL's internal code for the refusal (nil: `internal` alone).
+    var internalCode: MSALInternalError? {
+        switch self {
+        case .schemeNotRegistered, .querySchemesNotRegistered: .redirectSchemeNotRegistered
+        case .cannotReachBroker: .invalidRedirectURI
+        case .fragment: nil
+        }
     }
 }
 

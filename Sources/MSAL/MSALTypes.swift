@@ -31,6 +31,8 @@ public enum MSALError: Int, Sendable {
 /// The specific codes of `MSALError.internal`.
 public enum MSALInternalError: Int, Sendable {
     case invalidParameter = -42000
+    case redirectSchemeNotRegistered = -42001
+    case invalidRedirectURI = -42011
     case ambiguousAccount = -42102
     case brokerNotAvailable = -42714
 }
@@ -154,6 +156,8 @@ public class MSALPublicClientApplicationConfig: NSObject {
     public var redirectUri: String?
     public var authority: MSALAuthority
     public var knownAuthorities: [MSALAuthority] = []
+    /// Skips the check of the redirect URI against the app's Info.plist.
+    public var bypassRedirectURIValidation = false
 
     public convenience init(clientId: String) {
         self.init(clientId: clientId, redirectUri: nil, authority: nil)

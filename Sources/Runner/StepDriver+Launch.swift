@@ -52,7 +52,7 @@ extension StepDriver {
         let spec = AppSpec(
             name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
             backgroundTime: scenario.device.backgroundTime, cleanup: entry.cleanup, executable: entry.executable,
-            hookDirectory: scenario.folder, scanSkips: entry.scanSkips)
+            hookDirectory: scenario.folder, scanSkips: entry.scanSkips, infoPlist: entry.infoPlist)
         if let ended = ended.removeValue(forKey: name) { await untilOffTheBus(ended) }
         let app: LaunchedApp
         do {

@@ -98,11 +98,16 @@ public struct AppEntry: Sendable, Equatable {
     /// patterns matched against the place (`*` crosses folders too). The scan lists them as
     /// out of scope; nothing else of the container is left unread.
     public var scanSkips: [String]
+    /// `info_plist:`, absolute: the app's Info.plist, which MSAL checks its redirect URI against
+    /// as it starts; nil: none (Docs/your-app.md).
+    public var infoPlist: String?
 
     public init(
         name: String, sdk: SDKKind, background: Bool = false, backgroundTask: Bool = false,
-        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, scanSkips: [String] = [], location: Location
+        cleanup: CleanupPolicy = .wipeAll, executable: String? = nil, scanSkips: [String] = [],
+        infoPlist: String? = nil, location: Location
     ) {
+        self.infoPlist = infoPlist
         self.name = name
         self.sdk = sdk
         self.background = background

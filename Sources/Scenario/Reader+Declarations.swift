@@ -1,3 +1,5 @@
+import DeviceContract
+import Foundation
 import SharedDevice
 import Yams
 
@@ -188,7 +190,9 @@ extension Reader {
 
     // MARK: - apps
 
-    static let appKeys = ["name", "sdk", "background", "background_task", "cleanup", "count", "executable", "scan"]
+    static let appKeys = [
+        "name", "sdk", "background", "background_task", "cleanup", "count", "executable", "info_plist", "scan",
+    ]
 
     /// One `apps` entry before fleets are expanded.
     struct Declared {
@@ -271,11 +275,14 @@ extension Reader {
         let cleanup =
             fields["cleanup"].map { cleanupPolicy($0.value, teamBuilt: fields["executable"] != nil) } ?? .wipeAll
         let skips = fields["scan"].map { scanSkips($0.value) } ?? []
+        let infoPlist = fields["info_plist"].map { infoPlistPath($0.value, sdk: sdk) }
         var app: AppEntry?
-        if let sdk, let background, let backgroundTask, let cleanup, executable != .some(nil), let skips {
+        if let sdk, let background, let backgroundTask, let cleanup, executable != .some(nil), let skips,
+            infoPlist != .some(nil)
+        {
             app = AppEntry(
                 name: name, sdk: sdk, background: background, backgroundTask: backgroundTask, cleanup: cleanup,
-                executable: executable ?? nil, scanSkips: skips, location: location(node))
+                executable: executable ?? nil, scanSkips: skips, infoPlist: infoPlist ?? nil, location: location(node))
         }
         return Declared(name: name, nameNode: nameNode, count: count, app: app)
     }
@@ -347,6 +354,34 @@ extension Reader {
         let path = ScenarioPath.absolute(written, in: folder)
         if checksFiles, let problem = ScenarioPath.problem(running: path, written: written, folder: folder) {
             report(node, "executable: \(problem)")
+            return nil
+        }
+        return path
+    }
+
+    /// `info_plist:`, absolute: an iOS app's Info.plist, which MSAL reads as it starts; from a
+    /// file, one MSAL could read.
+    mutating func infoPlistPath(_ node: Node, sdk: SDKKind?) -> String? {
+        guard let written = text(node, "info_plist", expecting: "a path") else { return nil }
+        guard !written.isEmpty else {
+            expected("info_plist", "a path", found: node)
+            return nil
+        }
+        if let sdk, sdk != .msal {
+            report(
+                node, "info_plist: only MSAL for iOS reads the app's Info.plist here (sdk: msal, not \(sdk.rawValue))")
+            return nil
+        }
+        let path = ScenarioPath.absolute(written, in: folder)
+        guard checksFiles else { return path }
+        guard FileManager.default.fileExists(atPath: path) else {
+            report(node, "info_plist: " + ScenarioPath.missing(path, written: written, folder: folder))
+            return nil
+        }
+        do {
+            _ = try InfoPlist.read(path)
+        } catch {
+            report(node, "info_plist: \(path): \(error)")
             return nil
         }
         return path

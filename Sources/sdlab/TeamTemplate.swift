@@ -26,6 +26,7 @@ struct TeamTemplate {
             ("Sources/\(Self.appTarget)/NotesStore.swift", notesStore),
             ("Sources/\(Self.appTarget)/KeychainHelper.swift", keychainHelper),
             ("Sources/\(Self.appTarget)/DeviceLabApp.swift", deviceLabApp),
+            ("Sources/\(Self.appTarget)/Info.plist", infoPlist),
             (Self.scenarioFile, scenario),
             ("README.md", readme),
             (".gitignore", "/.build/\n/.swiftpm/\n"),
@@ -55,6 +56,7 @@ struct TeamTemplate {
                         .product(name: "UIKit", package: "\#(literal(labIdentity))"),
                         .product(name: "DeviceHost", package: "\#(literal(labIdentity))"),
                     ],
+                    exclude: ["Info.plist"],  // read by MSAL as the app starts (the scenario's info_plist:)
                     swiftSettings: [
                         .swiftLanguageMode(.v5),
                         // As on iOS, where Foundation brings Security and CoreFoundation: a file that
@@ -336,7 +338,12 @@ struct TeamTemplate {
         # phone would, and finds none of cou1's data.
         name: The notes app removes the previous worker's data on check-in
         apps:
-          - {name: notes, sdk: msal, background: true, executable: ../.build/debug/\#(Self.appTarget), cleanup: own}
+          - name: notes
+            sdk: msal
+            background: true
+            executable: ../.build/debug/\#(Self.appTarget)
+            info_plist: ../Sources/\#(Self.appTarget)/Info.plist
+            cleanup: own
         steps:
           - enroll: stage
           - checkout: cou1
@@ -354,6 +361,36 @@ struct TeamTemplate {
         """#
     }
 
+    /// The app's Info.plist as MSAL's setup asks: its redirect URI's scheme, and the broker's
+    /// schemes it may query.
+    private var infoPlist: String {
+        #"""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+          <key>CFBundleIdentifier</key>
+          <string>com.contoso.notes</string>
+          <key>CFBundleURLTypes</key>
+          <array>
+            <dict>
+              <key>CFBundleURLSchemes</key>
+              <array>
+                <string>msauth.com.contoso.notes</string>
+              </array>
+            </dict>
+          </array>
+          <key>LSApplicationQueriesSchemes</key>
+          <array>
+            <string>msauthv2</string>
+            <string>msauthv3</string>
+          </array>
+        </dict>
+        </plist>
+
+        """#
+    }
+
     private var readme: String {
         #"""
         # \#(name)
@@ -365,6 +402,8 @@ struct TeamTemplate {
           `AccountChangeObserver.swift` and `NotesStore.swift` import Foundation alone, as on iOS:
           the target's `-import-module Security` setting brings the keychain and CoreFoundation.
         - `Sources/\#(Self.appTarget)/DeviceLabApp.swift`: the one file added to run it in a device.
+        - `Sources/\#(Self.appTarget)/Info.plist`: the app's bundle identifier and URL schemes; MSAL
+          checks its redirect URI against them as it starts, as on iOS.
         - `\#(Self.scenarioFile)`: a worker writes notes and checks the phone in; the
           app must leave none of that worker's data.
 
