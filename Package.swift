@@ -212,6 +212,9 @@ let package = Package(
             name: "ExampleMSALNotesChecksOnBackground", dependencies: ["MSALNotes", "UIKit"],
             path: "Sources/Examples/Entries/ExampleMSALNotesChecksOnBackground",
             swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(
+            name: "ExampleMSALNotesLeavesTaskOpen", dependencies: ["MSALNotes", "UIKit"],
+            path: "Sources/Examples/Entries/ExampleMSALNotesLeavesTaskOpen", swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(
             name: "WS1Inventory", dependencies: ["AWSDK", "DeviceHost", "UIKit"], path: "Sources/Examples/WS1Inventory",
             swiftSettings: [.swiftLanguageMode(.v5)]),

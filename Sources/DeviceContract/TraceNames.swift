@@ -24,7 +24,7 @@ public enum TraceName: String, Sendable, CaseIterable {
     /// The app ended one: `count` (how many it has open now).
     case backgroundTaskEnded = "background-task-ended"
     /// Its background time ran out with tasks open: their expiration handlers run (`count`
-    /// of them); it is suspended next.
+    /// of them); it is suspended next, or ended if a task outlives them.
     case backgroundTasksExpired = "background-tasks-expired"
     /// The SDK's UI block began (Workspace ONE, until the next launch).
     case blocked

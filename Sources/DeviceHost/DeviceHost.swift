@@ -213,15 +213,16 @@ public final class DeviceHost: Sendable {
     }
 
     /// The app's background time is up: the expiration handlers of its open background tasks
-    /// run on the main queue, oldest first, as iOS calls them; returns once they and what they
-    /// queued there have run.
-    func expireBackgroundTasks() async {
+    /// run on the main queue, oldest first, as iOS calls them; returns, once they and what they
+    /// queued there have run, how many tasks are still open.
+    func expireBackgroundTasks() async -> Int {
         let handlers = HostedBackgroundTasks.shared.expirationHandlers()
-        guard !handlers.isEmpty else { return }
+        guard !handlers.isEmpty else { return 0 }
         let all = AppValue(handlers)
         await onMain { for handler in all.value { handler.value?() } }
         app.appCodeReturned(afterCheck: false)
         await onMain {}
+        return HostedBackgroundTasks.shared.count
     }
 
     /// Calls the app's lifecycle receiver on the main queue and waits for it.

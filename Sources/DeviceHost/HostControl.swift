@@ -25,9 +25,8 @@ struct HostControl: Sendable {
                     await host.background()
                     return []
                 },
-                .init(AppBus.Method.expireBackgroundTasks.rawValue) { [host] _ async in
-                    await host.expireBackgroundTasks()
-                    return []
+                .init(AppBus.Method.expireBackgroundTasks.rawValue, out: [.init("still_open", "u")]) { [host] _ async in
+                    [.uint32(UInt32(clamping: await host.expireBackgroundTasks()))]
                 },
                 .init(
                     AppBus.Method.write.rawValue, in: [.init("kind", "s"), .init("count", "u")],

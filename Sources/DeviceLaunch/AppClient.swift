@@ -42,13 +42,14 @@ public struct AppClient: Sendable {
     /// Told it was continued at `continuedAt` (CLOCK_MONOTONIC ns).
     public func resumed(continuedAt: UInt64) async throws { try await call(.resumed, [.uint64(continuedAt)]) }
 
-    /// The app's background time is up: its tasks' expiration handlers run. An app built
-    /// before this call existed answers UnknownMethod: it is suspended all the same.
-    public func expireBackgroundTasks() async throws {
+    /// The app's background time is up: its tasks' expiration handlers run. Returns how many
+    /// tasks they left open. An app built before this call existed answers UnknownMethod, and one
+    /// built before it answered a count answers nothing: both count as having ended them.
+    public func expireBackgroundTasks() async throws -> Int {
         do {
-            try await call(.expireBackgroundTasks)
+            return try await call(.expireBackgroundTasks).first?.uint32.map(Int.init) ?? 0
         } catch let error as DBusError where error.name == DBusError.prefix + "UnknownMethod" {
-            return
+            return 0
         }
     }
     public func settle() async throws { try await call(.settle) }

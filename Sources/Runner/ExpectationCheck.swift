@@ -41,6 +41,7 @@ struct ExpectationCheck {
                         cleanup: cleanup),
                     unreadable: findings.unreadable.filter { $0.app == app },
                     timing: timings.last { $0.app == app },
+                    expiry: TaskExpiry.latest(of: app, in: events),
                     callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
                         .compactMap { $0[.name] })
                 for field in expectation.fields {
@@ -139,6 +140,8 @@ private struct AppContext {
     /// unknown, never what was found.
     let unreadable: [LeakScanner.Unreadable]
     let timing: SessionChangeTiming?
+    /// How long after the app last entered the background its expiration handlers ran.
+    let expiry: Duration?
     let callbacks: [String]
 
     /// A count the scan cannot vouch for: what it could not read, three places at most.
@@ -195,6 +198,8 @@ private struct AppContext {
         case .records(let count): return ("records", "\(count)", "\(value?.displayed.count ?? 0)")
         case .prefsApplied: return ("prefs", "applied", value?.preferencesApplied == true ? "applied" : "not applied")
         case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue, timing?.mechanism.rawValue ?? "none")
+        case .expired(let ran, let after, let before):
+            return ("expired", Self.expiry(ran: ran, after: after, before: before), expiryText(within: after, before))
         case .within(let limit):
             let bound = "≤ \(Self.milliseconds(limit))"
             guard let timing, timing.exposed else { return ("within", bound, bound) }  // nothing was exposed
@@ -206,6 +211,27 @@ private struct AppContext {
         default:
             return ("field", "an app field", "\(check)")
         }
+    }
+
+    /// What `expired` expects, in words.
+    static func expiry(ran: Bool, after: Duration?, before: Duration?) -> String {
+        switch (after, before) {
+        case (nil, nil): "\(ran)"
+        case (let after?, nil): "ran ≥ \(milliseconds(after)) after the background"
+        case (nil, let before?): "ran ≤ \(milliseconds(before)) after the background"
+        case (let after?, let before?):
+            "ran \(milliseconds(after)) to \(milliseconds(before)) after the background"
+        }
+    }
+
+    /// What the trace says of the handlers: the expectation's own words when it holds.
+    private func expiryText(within after: Duration?, _ before: Duration?) -> String {
+        guard let expiry else { return "false" }
+        guard after != nil || before != nil else { return "true" }
+        guard expiry >= after ?? .zero, expiry <= before ?? expiry else {
+            return "ran \(Self.milliseconds(expiry)) after the background"
+        }
+        return Self.expiry(ran: true, after: after, before: before)
     }
 }
 

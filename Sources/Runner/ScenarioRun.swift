@@ -140,6 +140,13 @@ public enum ScenarioRun {
     }
 
     private static func run(_ step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {
+        var result = await outcome(of: step, driver: driver, since: &since)
+        result.notes = driver.notices + result.notes
+        driver.notices = []
+        return result
+    }
+
+    private static func outcome(of step: Step, driver: StepDriver, since: inout UInt64) async -> StepResult {
         let title = step.title
         do {
             // What fell due since the previous step (an app's background time ran out) first.

@@ -4,7 +4,7 @@ import DeviceContract
 // Background time: what the apps say of their background tasks, suspensions when due, and `wait`.
 
 extension StepDriver {
-    /// How long an app's expiration handlers may take before it is suspended regardless.
+    /// How long an app's expiration handlers may take: past it, they ended no task.
     static let expirationBound = Duration.seconds(5)
 
     /// Now, on the clock the domain reckons background time on (the trace's).

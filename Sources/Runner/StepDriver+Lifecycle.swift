@@ -44,9 +44,23 @@ extension StepDriver {
         case .toldBackground: try await client(name).background()
         case .toldResumed: try await client(name).resumed(continuedAt: continuedAt[name] ?? 0)
         case .toldTasksExpire:
-            // An app whose expiration handlers do not return in time is suspended all the same.
-            try? await client(name, timeout: Self.expirationBound).expireBackgroundTasks()
+            // Handlers that do not return in time ended no task.
+            let stillOpen = try? await client(name, timeout: Self.expirationBound).expireBackgroundTasks()
+            let next = fleet.expirationHandlersReturned(stillOpen: stillOpen, of: name)
+            if next.contains(where: { $0.effect == .kill }) {
+                notices.append(
+                    "\(name)'s background task outlived its expiration handler: iOS ends such an app, and it ran no more"
+                        + " code (\(Self.stillOpen(stillOpen)))"
+                )
+            }
+            for (app, effect) in next { try await carryOut(effect, on: app) }
         }
+    }
+
+    /// Why an app was ended at the end of its background time, in words.
+    static func stillOpen(_ count: Int?) -> String {
+        guard let count else { return "its handlers did not return within \(expirationBound)" }
+        return count == 1 ? "1 task still open" : "\(count) tasks still open"
     }
 
     /// Stops every app it started (a stopped one is continued first, so it can exit).

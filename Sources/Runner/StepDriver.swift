@@ -36,6 +36,9 @@ public final class StepDriver {
     /// Each app whose process ended though no step ended it, with how it ended, in the order
     /// noticed: the run cannot be judged (Docs/outputs.md, exit 3).
     var endedOnTheirOwn: [(app: String, how: ChildProcess.ExitStatus?)] = []
+    /// What a person should know of what happened to the apps outside any step's own doing (an
+    /// app iOS ended when its background time ran out), until the step that saw it reports it.
+    var notices: [String] = []
     /// What the apps say of their background tasks, once listened to (at the first step).
     let taskReports = Mailbox<BackgroundTaskReport>(most: BackgroundTaskReport.most)
     var taskSubscription: SignalSubscription?

@@ -267,6 +267,9 @@ public struct ExpectField: Sendable, Equatable {
         case records(Int)
         case prefsApplied
         case mechanism(Mechanism)
+        /// The app's background tasks' expiration handlers ran (or not) since it last entered
+        /// the background; when they did, between `after` and `before` after it (either: unbounded).
+        case expired(ran: Bool, after: Duration? = nil, before: Duration? = nil)
         case within(Duration)
         // The hub.
         case hubState(Session.State)

@@ -5,7 +5,7 @@ import Yams
 extension Reader {
     static let appCheckKeys = [
         "state", "user", "previous", "callbacks", "error", "leaks", "exposed", "retained",
-        "records", "prefs", "mechanism", "within",
+        "records", "prefs", "mechanism", "expired", "within",
     ]
     static let hubCheckKeys = ["state", "user", "generation", "online", "locked", "foreground"]
 
@@ -102,6 +102,7 @@ extension Reader {
             }
             return .prefsApplied
         case "mechanism": return choice(value, key, Mechanism.self).map { .mechanism($0) }
+        case "expired": return expired(value)
         default: return duration(value, key).map { .within($0) }  // "within", the last allowed key
         }
     }
@@ -143,6 +144,28 @@ extension Reader {
         let common = fields["common"].map { int($0.value, "common", in: 0...Int.max) }
         guard preferences != .some(nil), common != .some(nil) else { return nil }
         return .retained(preferences: preferences ?? nil, common: common ?? nil)
+    }
+
+    /// `expired: true` / `false`, or `{after: DURATION, before: DURATION}` (either or both):
+    /// the handlers ran, that long after the app entered the background.
+    mutating func expired(_ node: Node) -> ExpectField.Check? {
+        guard case .mapping(let raw) = node else { return bool(node, "expired").map { .expired(ran: $0) } }
+        if raw.isEmpty {
+            report(node, "expired: expected true, false, or {after: DURATION, before: DURATION}")
+            return nil
+        }
+        guard let fields = mapping(node, "expired", allowed: ["after", "before"]) else { return nil }
+        let after = fields["after"].map { duration($0.value, "after") }
+        let before = fields["before"].map { duration($0.value, "before") }
+        guard after != .some(nil), before != .some(nil) else { return nil }
+        if let after = after ?? nil, let before = before ?? nil, before < after, let entry = fields["before"] {
+            let written = { (key: String) in fields[key]?.value.scalar?.string ?? "" }
+            report(
+                entry.value,
+                "before: \(written("before")) is earlier than after: \(written("after")), so nothing could hold")
+            return nil
+        }
+        return .expired(ran: true, after: after ?? nil, before: before ?? nil)
     }
 
     /// YAML splits a flow list at every comma, so `[account-changed(cou1,none)]` arrives as two

@@ -143,6 +143,7 @@ extension AppEntry {
         if backgroundTask { fields.append(("background_task", "true")) }
         if let written = cleanup.yaml { fields.append(("cleanup", written)) }
         if let executable { fields.append(("executable", YAMLText.scalar(executable))) }
+        if let infoPlist { fields.append(("info_plist", YAMLText.scalar(infoPlist))) }
         if !scanSkips.isEmpty {
             fields.append(("scan", YAMLText.flow([("skip", YAMLText.flowList(scanSkips.map(YAMLText.scalar)))])))
         }
@@ -270,6 +271,12 @@ extension ExpectField.Check {
         case .records(let count): return ("records", "\(count)")
         case .prefsApplied: return ("prefs", "applied")
         case .mechanism(let mechanism): return ("mechanism", mechanism.rawValue)
+        case .expired(let ran, nil, nil): return ("expired", "\(ran)")
+        case .expired(_, let after, let before):
+            let bounds = [("after", after), ("before", before)].compactMap { key, bound in
+                bound.map { (key, YAMLText.duration($0)) }
+            }
+            return ("expired", YAMLText.flow(bounds))
         case .within(let duration): return ("within", YAMLText.duration(duration))
         case .hubState(let state): return ("state", state.rawValue)
         case .generation(let generation): return ("generation", "\(generation)")

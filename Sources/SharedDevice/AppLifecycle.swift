@@ -22,7 +22,7 @@ public struct AppLifecycle: Equatable, Sendable {
         /// MSAL app then polls for what it may have missed: posts to a stopped app can be lost).
         case toldForeground, toldBackground, toldResumed
         /// Tell the app its background time is up: the expiration handlers of its open
-        /// background tasks run (a `stop` follows).
+        /// background tasks run; once they return, `expirationHandlersReturned` says what follows.
         case toldTasksExpire
     }
 
@@ -39,6 +39,8 @@ public struct AppLifecycle: Equatable, Sendable {
     public private(set) var backgroundSince: Duration?
     /// The background tasks the app has open, as it last said.
     public private(set) var openTasks = 0
+    /// Its background time ran out with tasks open, and their expiration handlers run.
+    public private(set) var expiring = false
 
     /// Without a `backgroundTime`, an app without background mode is suspended the moment it
     /// is told it went to the background: the models that keep no time take it so.
@@ -59,7 +61,10 @@ public struct AppLifecycle: Equatable, Sendable {
     public mutating func apply(_ action: Action, at now: Duration = .zero) throws(Refusal) -> [Effect] {
         let effects = try transition(action, at: now)
         // Out of the background, no suspension is pending; a process that ended has no tasks.
-        if state != .background { backgroundSince = nil }
+        if state != .background {
+            backgroundSince = nil
+            expiring = false
+        }
         if state == .notRunning { openTasks = 0 }
         return effects
     }
@@ -128,6 +133,7 @@ public struct AppLifecycle: Equatable, Sendable {
         state = .notRunning
         backgroundSince = nil
         openTasks = 0
+        expiring = false
     }
 
     /// The app says how many background tasks it has open (`beginBackgroundTask`,
@@ -141,13 +147,34 @@ public struct AppLifecycle: Equatable, Sendable {
         return advance(to: now)
     }
 
-    /// What has fallen due by `now`: the suspension, after the expiration handlers when the
-    /// app's time ran out with a task open.
+    /// What has fallen due by `now`: the suspension, or, when the app's time ran out with a
+    /// task open, its expiration handlers first (`expirationHandlersReturned` then decides).
     public mutating func advance(to now: Duration) -> [Effect] {
         guard state == .background, let due = suspensionDue, now >= due else { return [] }
-        state = .suspended
         backgroundSince = nil
-        return openTasks > 0 ? [.toldTasksExpire, .stop] : [.stop]
+        guard openTasks > 0 else {
+            state = .suspended
+            return [.stop]
+        }
+        expiring = true
+        return [.toldTasksExpire]
+    }
+
+    /// The expiration handlers returned, leaving `stillOpen` tasks (nil: they did not return in
+    /// time, so none was ended). An app that ended every task is suspended; one whose task
+    /// outlived its handler is ended, without running more code, as iOS ends an app that does
+    /// not end its tasks before its time is up (Docs/behaviour.md §7).
+    public mutating func expirationHandlersReturned(stillOpen: Int?) -> [Effect] {
+        guard expiring, state == .background else { return [] }
+        expiring = false
+        guard let stillOpen, stillOpen == 0 else {
+            state = .notRunning
+            openTasks = 0
+            return [.kill]
+        }
+        state = .suspended
+        openTasks = 0
+        return [.stop]
     }
 }
 
@@ -186,6 +213,12 @@ public struct AppFleet: Equatable, Sendable {
     public mutating func backgroundTasks(_ open: Int, of name: String, at now: Duration) -> Effects {
         guard apps[name] != nil else { return [] }
         return apps[name]!.backgroundTasks(open, at: now).map { (name, $0) }
+    }
+
+    /// `name`'s expiration handlers returned, leaving `stillOpen` tasks (nil: not in time).
+    public mutating func expirationHandlersReturned(stillOpen: Int?, of name: String) -> Effects {
+        guard apps[name] != nil else { return [] }
+        return apps[name]!.expirationHandlersReturned(stillOpen: stillOpen).map { (name, $0) }
     }
 
     /// Every suspension due by `now`, earliest first (then by name).

@@ -13,12 +13,15 @@ import Testing
         /// The app says it has this many background tasks open.
         case tasks(Int, at: Int)
         case advance(to: Int)
+        /// The expiration handlers returned with this many tasks still open (nil: not in time).
+        case handlersReturned(Int?)
 
         var description: String {
             switch self {
             case .act(let action, let at): "\(action.rawValue)@\(at)"
             case .tasks(let open, let at): "tasks(\(open))@\(at)"
             case .advance(let to): "advance@\(to)"
+            case .handlersReturned(let open): "handlersReturned(\(open.map(String.init) ?? "late"))"
             }
         }
     }
@@ -40,6 +43,7 @@ import Testing
             case .act(let action, let at): effects = try app.apply(action, at: ms(at))
             case .tasks(let open, let at): effects = app.backgroundTasks(open, at: ms(at))
             case .advance(let to): effects = app.advance(to: ms(to))
+            case .handlersReturned(let open): effects = app.expirationHandlersReturned(stillOpen: open)
             }
         }
         return (app.state, effects)
@@ -59,18 +63,43 @@ import Testing
         // A background task: about 30 s from entering the background, its expiration handlers first.
         ([.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 29999)], iOS, false, .background, []),
         (
-            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000)], iOS, false, .suspended,
-            [.toldTasksExpire, .stop]
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000)], iOS, false, .background,
+            [.toldTasksExpire]
         ),
         (
             [.act(.background, at: 0), .tasks(2, at: 10), .tasks(1, at: 20), .advance(to: 30000)], iOS, false,
-            .suspended, [.toldTasksExpire, .stop]
+            .background, [.toldTasksExpire]
         ),
+        // The handlers ended every task: suspended. A task that outlives its handler (or a
+        // handler that does not return in time) ends the app: iOS kills it, and no code runs.
+        (
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000), .handlersReturned(0)], iOS, false,
+            .suspended, [.stop]
+        ),
+        (
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000), .handlersReturned(1)], iOS, false,
+            .notRunning, [.kill]
+        ),
+        (
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000), .handlersReturned(nil)], iOS, false,
+            .notRunning, [.kill]
+        ),
+        // Nothing more falls due while they run; a word of no tasks meanwhile changes nothing.
+        (
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000), .advance(to: 90000)], iOS, false,
+            .background, []
+        ),
+        (
+            [.act(.background, at: 0), .tasks(1, at: 10), .advance(to: 30000), .tasks(0, at: 30001)], iOS, false,
+            .background, []
+        ),
+        // A word that they returned, with no handlers running, changes nothing.
+        ([.act(.background, at: 0), .handlersReturned(1)], iOS, false, .background, []),
         // A task begun in the foreground counts once the app is in the background.
         ([.tasks(1, at: 100), .act(.background, at: 1000), .advance(to: 6000)], iOS, false, .background, []),
         (
-            [.tasks(1, at: 100), .act(.background, at: 1000), .advance(to: 31000)], iOS, false, .suspended,
-            [.toldTasksExpire, .stop]
+            [.tasks(1, at: 100), .act(.background, at: 1000), .advance(to: 31000)], iOS, false, .background,
+            [.toldTasksExpire]
         ),
         // Its last task ended within the grace: suspended when the grace is over.
         ([.act(.background, at: 0), .tasks(1, at: 10), .tasks(0, at: 3000)], iOS, false, .background, []),
@@ -109,7 +138,7 @@ import Testing
                 .act(.background, at: 0), .advance(to: 5000), .act(.resume, at: 10000), .tasks(1, at: 10010),
                 .advance(to: 40000),
             ],
-            iOS, false, .suspended, [.toldTasksExpire, .stop]
+            iOS, false, .background, [.toldTasksExpire]
         ),
         // With background mode it runs on; with no time at all it is suspended once it handled the resume.
         ([.act(.suspend, at: 0), .act(.resume, at: 1000), .advance(to: 600_000)], iOS, true, .background, []),
@@ -147,7 +176,7 @@ import Testing
         ),
         (
             [.act(.background, at: 0), .tasks(1, at: 0), .advance(to: 5000)], BackgroundTime(task: .seconds(2)), false,
-            .suspended, [.toldTasksExpire, .stop]
+            .background, [.toldTasksExpire]
         ),
     ])
     func suspension(
@@ -201,9 +230,12 @@ import Testing
         #expect(fleet.advance(to: .seconds(5)).isEmpty)
         #expect(
             fleet.advance(to: .seconds(40)).map { "\($0.app) \($0.effect)" } == [
-                "notes stop", "mail toldTasksExpire", "mail stop",
+                "notes stop", "mail toldTasksExpire",
             ])
         #expect(fleet.nextSuspension == nil)
+        #expect(
+            fleet.expirationHandlersReturned(stillOpen: 0, of: "mail").map { "\($0.app) \($0.effect)" } == ["mail stop"]
+        )
         #expect(fleet.apps["scanner"]?.state == .foreground && fleet.apps["mail"]?.state == .suspended)
         #expect(fleet.backgroundTasks(1, of: "nobody", at: .seconds(41)).isEmpty)
     }

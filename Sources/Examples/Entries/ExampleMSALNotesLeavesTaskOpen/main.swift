@@ -1,0 +1,5 @@
+import MSALNotes
+import UIKit
+
+AppDelegate.syncsWithoutEndingItsTask = true
+AppDelegate.main()
