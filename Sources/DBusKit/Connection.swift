@@ -198,6 +198,15 @@ public final class Connection: Sendable {
             interface: "org.freedesktop.DBus.Peer", member: "Ping")
     }
 
+    /// Blocks this thread until every message queued so far is written to the socket: for a
+    /// process about to end itself on purpose (the owner thread may be this one, so `flush`,
+    /// which waits for the bus's answer, would never return).
+    public func writeQueued() {
+        state.withLock { state in
+            if state.isOpen { dbus_connection_flush(state.raw.pointer) }
+        }
+    }
+
     /// Closes the connection after writing what is queued, and waits until the owner thread
     /// has let go of it. Pending calls fail with `Disconnected`; subscriptions end.
     public func close() async {

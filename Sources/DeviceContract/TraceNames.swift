@@ -11,6 +11,8 @@ public enum TraceName: String, Sendable, CaseIterable {
     case sessionChanged = "session-changed"
     /// The broker posted a notification: `name`, `state` (the notify state it set first).
     case posted
+    /// The hub killed itself at the point of a change a scenario armed (`name`: the point).
+    case hubCrashed = "hub-crashed"
 
     // An app's life.
     /// The process started: `sdk`, `pid`, `background_mode`, and its cleanup (`policy`, `hook`, `keeps`).

@@ -91,6 +91,7 @@ public final class RunningDevice: Sendable {
         var arguments = [
             "hub", "--bus", bus.address, "--state", RunFolder.hubState(in: directory),
             "--trace", RunFolder.hubTrace(in: directory), "--name-file", RunFolder.hubName(in: directory),
+            "--crash-file", RunFolder.hubCrashPoint(in: directory),
         ]
         if let setup {
             do {

@@ -17,6 +17,8 @@ public enum RunFolder {
     /// The PID records `device down`, another process, stops the device by.
     public static func busPID(in directory: String) -> String { directory + "/dbus-daemon.pid" }
     public static func hubPID(in directory: String) -> String { directory + "/hub.pid" }
+    /// Where the runner arms the hub's crash at a point of the next change (`hub_crash:`).
+    public static func hubCrashPoint(in directory: String) -> String { directory + "/hub-crash-at" }
     /// Held by whoever starts a device in the folder, so that only one does.
     public static func lock(in directory: String) -> String { directory + "/device.lock" }
     /// The processes the device's guard has noted as the run's (`DeviceGuard`).

@@ -18,12 +18,17 @@ final class HubCore: Sendable {
     private let verifiedKey = SymmetricKey(size: .bits256)
     private let lockout = Mutex(PasswordLockout())
     private let started = ContinuousClock.now
+    /// Where the runner arms a crash at a point of the next session change (nil: never).
+    private let crashFile: String?
+    /// The point of the change in hand at which the hub dies, once taken from `crashFile`.
+    private let armed = Mutex<HubCrashPoint?>(nil)
 
-    init(_ state: HubState, store: StateFile?, trace: TraceLog?) {
+    init(_ state: HubState, store: StateFile?, trace: TraceLog?, crashFile: String? = nil) {
         directory = state.directory
         model = Mutex(state.model)
         self.store = store
         self.trace = trace
+        self.crashFile = crashFile
     }
 
     /// The directory's user for this name and password from the client `sender`, or nil for
@@ -56,6 +61,10 @@ final class HubCore: Sendable {
         try model.withLock { (current) throws(DBusError) -> T in
             var next = current
             let result = try answering { () throws(DeviceError) in try body(&next) }
+            // A point the previous change never reached is not carried over.
+            armed.withLock { $0 = nil }
+            if next.session != current.session { arm() }
+            crashIfArmed(at: .beforeCommit)
             if next != current {
                 do {
                     // Registrations alone (Notify1.Register and Cancel) change nothing saved.
@@ -74,6 +83,7 @@ final class HubCore: Sendable {
                             .user: .user(next.session.user), .generation: .uint(next.session.generation),
                         ])
                 }
+                crashIfArmed(at: .afterCommit)
                 current = next
             }
             return result
@@ -96,6 +106,26 @@ extension HubCore {
             var fields: [(TraceField, TraceValue)] = [(.name, .string(effect.name))]
             if case .post(_, let state) = effect { fields.append((.state, .uint(state))) }
             trace?.record(.posted, fields: fields)
+            if case .post = effect { crashIfArmed(at: .afterIOSPost, flushing: connection) }
         }
+        if !effects.isEmpty { crashIfArmed(at: .afterPosts, flushing: connection) }
+    }
+
+    /// Takes the point the runner armed for this change, if any: read once, then removed, so
+    /// that the hub started again after the crash does not crash too.
+    fileprivate func arm() {
+        guard let crashFile, let text = try? String(contentsOfFile: crashFile, encoding: .utf8) else { return }
+        unlink(crashFile)
+        armed.withLock { $0 = HubCrashPoint(rawValue: text.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Dies at `point` if the change in hand is armed for it: traced, then SIGKILL to itself,
+    /// as a crash there would leave the device. What it sent on the bus is flushed first, as
+    /// the kernel would have delivered it.
+    fileprivate func crashIfArmed(at point: HubCrashPoint, flushing connection: Connection? = nil) {
+        guard armed.withLock({ $0 == point }) else { return }
+        trace?.record(.hubCrashed, [.name: .string(point.rawValue)])
+        connection?.writeQueued()
+        kill(getpid(), SIGKILL)
     }
 }

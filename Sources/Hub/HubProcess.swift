@@ -29,9 +29,9 @@ public enum HubProcess {
     @discardableResult
     public static func serve(
         _ state: HubState, savingTo store: StateFile?, trace: TraceLog? = nil,
-        on connection: Connection, recordingNameIn nameFile: String? = nil
+        on connection: Connection, recordingNameIn nameFile: String? = nil, crashFile: String? = nil
     ) async throws -> String? {
-        let core = HubCore(state, store: store, trace: trace)
+        let core = HubCore(state, store: store, trace: trace, crashFile: crashFile)
         try await watchDepartures(on: connection, core)
         let service = HubService(core)
         try connection.export(service.interfaces, at: DeviceBus.hubPath)

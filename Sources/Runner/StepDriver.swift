@@ -74,6 +74,7 @@ public final class StepDriver {
     /// of how it went (a launch that found the app running).
     @discardableResult
     public func perform(_ step: Step) async throws -> [String] {
+        if let point = step.hubCrash { return try await crashingHub(at: point, step.kind) }
         let notes = launchesOfRunningApps(step.kind) + terminationsOfSuspendedApps(step.kind)
         do {
             try await act(step.kind)
@@ -88,6 +89,44 @@ public final class StepDriver {
             throw StepFailure(description: "expected error \(expected), but the step succeeded")
         }
         return notes
+    }
+
+    /// `hub_crash: POINT`: the hub is armed to die at that point of the step's change (it takes
+    /// the point from its crash file at the change), then asked for it. The step holds when
+    /// the call got no answer and the hub's process ended; an answer means the change never
+    /// reached the point.
+    private func crashingHub(at point: HubCrashPoint, _ kind: StepKind) async throws -> [String] {
+        let file = RunFolder.hubCrashPoint(in: device.directory)
+        do {
+            try Data(point.rawValue.utf8).write(to: URL(fileURLWithPath: file))
+        } catch {
+            throw StepFailure(description: "cannot arm the hub's crash at \(file): \(error)")
+        }
+        defer { unlink(file) }
+        var answer: String?
+        do {
+            try await act(kind)
+            answer = "it answered"
+        } catch let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix) {
+            answer = "it answered \(error.name)"
+        } catch is DBusError {
+            // No answer: the hub is gone, or going.
+        }
+        let hub = device.hub
+        let ended = await offPool { hub.waitForExit(timeout: .seconds(5)) }
+        if let answer {
+            if ended {
+                throw StepFailure(description: "the hub ended, but \(answer), so it did not crash at \(point.rawValue)")
+            }
+            throw StepFailure(
+                description:
+                    "the hub did not crash: \(answer), so the change never reached \(point.rawValue) (see hub_crash in Docs/scenarios.md)"
+            )
+        }
+        guard ended else {
+            throw StepFailure(description: "the hub did not answer, yet its process is still running after 5 s")
+        }
+        return ["the hub crashed at \(point.rawValue) of the change, as the step asked: it is down until hub: restart"]
     }
 
     /// A `launch` of an app that runs brings it to the front, as a tap on its icon does: said,

@@ -48,7 +48,7 @@ extension Reader {
 
     mutating func mappingStep(_ node: Node) -> Step? {
         guard let entries = keyedEntries(node, "step") else { return nil }
-        let main = entries.filter { $0.key != "error" }
+        let main = entries.filter { $0.key != "error" && $0.key != "hub_crash" }
         guard main.count == 1, let entry = main.first else {
             report(
                 node,
@@ -59,11 +59,21 @@ extension Reader {
             return nil
         }
         var errorNode = entries.first { $0.key == "error" }?.value
-        var nested: Node?
-        guard let kind = stepKind(entry, error: &nested) else { return nil }
-        if let nested {
-            if errorNode != nil { report(nested, "error: given twice for one step") }
-            errorNode = nested
+        var crashNode = entries.first { $0.key == "hub_crash" }?.value
+        var nested = Nested()
+        guard let kind = stepKind(entry, nested: &nested) else { return nil }
+        if let inner = nested.error {
+            if errorNode != nil { report(inner, "error: given twice for one step") }
+            errorNode = inner
+        }
+        if let inner = nested.hubCrash {
+            if crashNode != nil { report(inner, "hub_crash: given twice for one step") }
+            crashNode = inner
+        }
+        var crash: HubCrashPoint?
+        if let crashNode {
+            guard let point = hubCrash(crashNode, step: entry.key, error: errorNode) else { return nil }
+            crash = point
         }
         var error: String?
         if let errorNode {
@@ -80,7 +90,26 @@ extension Reader {
                 entry.value,
                 "enroll needs a staging user: \(user) has role user (add error: NotStagingUser to expect the refusal)")
         }
-        return Step(location: location(node), error: error, kind: kind)
+        return Step(location: location(node), error: error, hubCrash: crash, kind: kind)
+    }
+
+    /// Steps whose change the runner asks of the hub, where `hub_crash:` may fall.
+    static let crashableSteps = ["checkout", "checkin", "remove-account", "wipe"]
+
+    /// `hub_crash: POINT`: where in the step's change the hub dies (Docs/scenarios.md).
+    mutating func hubCrash(_ node: Node, step: String, error: Node?) -> HubCrashPoint? {
+        guard Self.crashableSteps.contains(step) else {
+            report(
+                node,
+                "hub_crash: does not apply to \(step) (only to a change the runner asks of the hub: \(Self.crashableSteps.joined(separator: ", ")))"
+            )
+            return nil
+        }
+        if error != nil {
+            report(node, "hub_crash: a hub that crashes answers nothing, so the step cannot also expect error:")
+            return nil
+        }
+        return choice(node, "hub_crash", HubCrashPoint.self)
     }
 
     mutating func unknownStep(_ node: Node, _ name: String) {
@@ -88,23 +117,32 @@ extension Reader {
         report(node, "unknown step \(Self.shown(name)) (expected one of \(Self.stepNames.joined(separator: ", ")))")
     }
 
-    /// The step named by `entry.key`; `error` receives an `error:` written inside its mapping.
-    mutating func stepKind(_ entry: Entry, error: inout Node?) -> StepKind? {
+    /// What a step's own mapping says beside the step: `error:`, and `hub_crash:` for a change
+    /// the runner asks of the hub.
+    struct Nested {
+        var error: Node?
+        var hubCrash: Node?
+    }
+
+    /// The step named by `entry.key`; `nested` receives an `error:` and a `hub_crash:` written
+    /// inside its mapping.
+    mutating func stepKind(_ entry: Entry, nested: inout Nested) -> StepKind? {
         let (name, value) = (entry.key, entry.value)
         if let action = AppLifecycle.Action(rawValue: name) {
             return appTargets(value, name).map { .lifecycle(action, apps: $0) }
         }
         switch name {
-        case "enroll": return credentials(value, name, &error).map { .enroll(user: $0.user, password: $0.password) }
-        case "checkout": return credentials(value, name, &error).map { .checkout(user: $0.user, password: $0.password) }
+        case "enroll": return credentials(value, name, &nested).map { .enroll(user: $0.user, password: $0.password) }
+        case "checkout":
+            return credentials(value, name, &nested).map { .checkout(user: $0.user, password: $0.password) }
         case "settle": return Self.isNull(value) ? .settle(nil) : duration(value, "settle").map { .settle($0) }
         case "checkin", "remove-account", "lock", "wipe":
-            return onlyError(value, name, &error) ? Self.bareSteps[name] : nil
-        case "signin": return signin(value, &error)
-        case "signout": return signout(value, &error)
-        case "write": return write(value, &error)
+            return onlyError(value, name, &nested) ? Self.bareSteps[name] : nil
+        case "signin": return signin(value, &nested)
+        case "signout": return signout(value, &nested)
+        case "write": return write(value, &nested)
         case "network": return choice(value, "network", Network.self).map { .network(online: $0 == .online) }
-        case "unlock": return unlock(value, &error)
+        case "unlock": return unlock(value, &nested)
         case "post": return notifyName(value).map { .post(name: $0) }
         case "hub": return choice(value, "hub", StepKind.HubAction.self).map { .hub($0) }
         case "wait": return duration(value, "wait").map { .wait($0) }
@@ -129,25 +167,31 @@ extension Reader {
     }
 
     /// The value of a step that takes none: nothing, or `{error: NAME}`.
-    mutating func onlyError(_ node: Node, _ step: String, _ error: inout Node?) -> Bool {
+    mutating func onlyError(_ node: Node, _ step: String, _ nested: inout Nested) -> Bool {
         if Self.isNull(node) { return true }
         guard case .mapping = node else {
-            expected(step, "nothing or {error: NAME}", found: node)
+            expected(step, "nothing, {error: NAME} or {hub_crash: POINT}", found: node)
             return false
         }
-        guard let fields = mapping(node, step, allowed: ["error"]) else { return false }
-        error = fields["error"]?.value
+        guard let fields = mapping(node, step, allowed: ["error", "hub_crash"]) else { return false }
+        nested.error = fields["error"]?.value
+        nested.hubCrash = fields["hub_crash"]?.value
         return true
     }
 
     /// `enroll` / `checkout`: `USER` or `{user, password?, error?}`.
-    mutating func credentials(_ node: Node, _ step: String, _ error: inout Node?) -> (user: String, password: String?)?
-    {
+    mutating func credentials(_ node: Node, _ step: String, _ nested: inout Nested) -> (
+        user: String, password: String?
+    )? {
         guard case .mapping = node else { return userRef(node, step).map { ($0, nil) } }
-        guard let fields = mapping(node, step, allowed: ["user", "password", "error"], required: ["user"]) else {
+        guard
+            let fields = mapping(
+                node, step, allowed: ["user", "password", "error", "hub_crash"], required: ["user"])
+        else {
             return nil
         }
-        error = fields["error"]?.value
+        nested.error = fields["error"]?.value
+        nested.hubCrash = fields["hub_crash"]?.value
         let password = fields["password"].map { text($0.value, "password") }
         guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil) else {
             return nil
@@ -156,12 +200,12 @@ extension Reader {
     }
 
     /// `signin: {app, user, password?}`, in an MSAL app.
-    mutating func signin(_ node: Node, _ error: inout Node?) -> StepKind? {
+    mutating func signin(_ node: Node, _ nested: inout Nested) -> StepKind? {
         guard
             let fields = mapping(
                 node, "signin", allowed: ["app", "user", "password", "error"], required: ["app", "user"])
         else { return nil }
-        error = fields["error"]?.value
+        nested.error = fields["error"]?.value
         let app = fields["app"].flatMap { msalApp($0.value, "signin") }
         let user = fields["user"].flatMap { userRef($0.value, "user") }
         let password = fields["password"].map { text($0.value, "password") }
@@ -170,18 +214,18 @@ extension Reader {
     }
 
     /// `signout: APP` or `signout: {app}`, in an MSAL app.
-    mutating func signout(_ node: Node, _ error: inout Node?) -> StepKind? {
+    mutating func signout(_ node: Node, _ nested: inout Nested) -> StepKind? {
         guard case .mapping = node else { return msalApp(node, "signout").map { .signout(app: $0) } }
         guard let fields = mapping(node, "signout", allowed: ["app", "error"], required: ["app"]) else { return nil }
-        error = fields["error"]?.value
+        nested.error = fields["error"]?.value
         return fields["app"].flatMap { msalApp($0.value, "signout") }.map { .signout(app: $0) }
     }
 
-    mutating func write(_ node: Node, _ error: inout Node?) -> StepKind? {
+    mutating func write(_ node: Node, _ nested: inout Nested) -> StepKind? {
         guard
             let fields = mapping(node, "write", allowed: ["app", "kind", "count", "error"], required: ["app", "kind"])
         else { return nil }
-        error = fields["error"]?.value
+        nested.error = fields["error"]?.value
         let app = fields["app"].flatMap { appRef($0.value, "app") }
         let kind = fields["kind"].flatMap { choice($0.value, "kind", RecordKind.self) }
         let count = fields["count"].map { int($0.value, "count", in: 1...RecordKind.mostPerWrite) } ?? 1
@@ -190,13 +234,13 @@ extension Reader {
     }
 
     /// `unlock: USER` or `unlock: {app?, user, password?}`.
-    mutating func unlock(_ node: Node, _ error: inout Node?) -> StepKind? {
+    mutating func unlock(_ node: Node, _ nested: inout Nested) -> StepKind? {
         guard case .mapping = node else {
             return userRef(node, "unlock").map { .unlock(app: nil, user: $0, password: nil) }
         }
         guard let fields = mapping(node, "unlock", allowed: ["app", "user", "password", "error"], required: ["user"])
         else { return nil }
-        error = fields["error"]?.value
+        nested.error = fields["error"]?.value
         let app = fields["app"].map { appRef($0.value, "app") }
         let user = fields["user"].flatMap { userRef($0.value, "user") }
         let password = fields["password"].map { text($0.value, "password") }

@@ -168,12 +168,14 @@ extension CleanupPolicy {
 }
 
 extension Step {
-    /// The step's `- ` item at `indent`. Its `error` goes inside the step's own mapping when it
+    /// The step's `- ` item at `indent`. Its `error` (or `hub_crash`) goes inside the step's own mapping when it
     /// has one (`checkout: {user: cou1, error: Offline}`), else beside it (`{launch: mail, error: …}`).
     /// `apps`, every app of the scenario in order, is written `all`.
     func yamlLines(indent: String, apps: [String]) -> [String] {
         let (key, value) = kind.yamlValue(apps: apps)
-        let error: Field? = self.error.map { ("error", YAMLText.scalar($0)) }
+        // At most one of them: a crashed hub answers nothing to expect an error of.
+        let error: Field? =
+            self.error.map { ("error", YAMLText.scalar($0)) } ?? hubCrash.map { ("hub_crash", $0.rawValue) }
         switch value {
         case .bare:
             return [indent + "- " + (error.map { "\(key): \(YAMLText.flow([$0]))" } ?? key)]
@@ -185,7 +187,7 @@ extension Step {
             return ["\(indent)- \(key): \(written)"]
         case .block(let lines):
             return ["\(indent)- \(key):"] + lines.map { "\(indent)    \($0)" }
-                + (error.map { ["\(indent)  error: \($0.value)"] } ?? [])
+                + (error.map { ["\(indent)  \($0.key): \($0.value)"] } ?? [])
         }
     }
 }

@@ -3,6 +3,7 @@ import DeviceContract
 import DeviceProcesses
 import Hub
 import HubFiles
+import SharedDevice
 
 struct HubCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +37,12 @@ struct HubCommand: AsyncParsableCommand {
     @Option(help: "The file to record the hub's unique bus name in (clients given it call that name only).")
     var nameFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A file the runner writes a point of a change in (\(HubCrashPoint.allCases.map(\.rawValue).joined(separator: ", "))): the hub takes it at the next session change and dies there, for a scenario's hub_crash:.",
+            valueName: "file"))
+    var crashFile: String?
+
     func run() async throws {
         TerminationSignals.install()
         let store = state.map(StateFile.init(path:))
@@ -54,7 +61,8 @@ struct HubCommand: AsyncParsableCommand {
         let connection = try await busOptions.connect()
         do {
             let held = try await HubProcess.serve(
-                initial, savingTo: store, trace: traceLog, on: connection, recordingNameIn: nameFile)
+                initial, savingTo: store, trace: traceLog, on: connection, recordingNameIn: nameFile,
+                crashFile: crashFile)
             if let held { note("sdlab hub: \(held)") }
         } catch {
             await connection.close()

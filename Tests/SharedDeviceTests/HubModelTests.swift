@@ -279,3 +279,26 @@ import Testing
         #expect(try hub.externalKey(makeKey: make) == ("cou2", [2]))
     }
 }
+
+/// Where a scenario can have the hub crash in a change (Docs/behaviour.md §1).
+@Suite struct HubCrashPointTests {
+    static let darwin = HubModel.Effect.post(name: NotifyCenter.accountChanged, state: 2)
+    static let android = HubModel.Effect.broadcast(action: AndroidBroker.accountChangedAction)
+
+    @Test(arguments: [
+        ([HubModel.Effect](), [HubCrashPoint.beforeCommit, .afterCommit]),
+        ([darwin, android], [.beforeCommit, .afterCommit, .afterIOSPost, .afterPosts]),
+        ([android], [.beforeCommit, .afterCommit, .afterPosts]),
+    ])
+    func theCrashPointsAChangePasses(effects: [HubModel.Effect], points: [HubCrashPoint]) {
+        #expect(HubCrashPoint.passed(by: effects) == points)
+    }
+
+    @Test func aCheckInPassesEveryPointAndACheckOutOnlyTheCommitByDefault() throws {
+        var hub = HubModel()
+        _ = try hub.enroll(as: DirectoryUser(name: "stage", role: .staging))
+        let checkOut = try hub.checkOut(as: DirectoryUser(name: "cou1"))
+        #expect(HubCrashPoint.passed(by: checkOut) == [.beforeCommit, .afterCommit])
+        #expect(HubCrashPoint.passed(by: try hub.checkIn()) == HubCrashPoint.allCases)
+    }
+}
