@@ -38,6 +38,8 @@ extension AppError {
         case .notSupported: "only MSAL apps sign in and out"
         case .notInitialised: "the SDK has not finished its initial check"
         case .invalidParameter: "an account is already signed in"
+        case .suspended: "the app is suspended: bring it to the foreground (or resume it) first"
+        case .notRunning: "the app is not running: launch it first"
         }
     }
 }

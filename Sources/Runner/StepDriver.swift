@@ -69,6 +69,13 @@ public final class StepDriver {
         public let description: String
     }
 
+    /// A step a person does in an app that cannot take it (not running, suspended): refused
+    /// by the device as `error` names it, so that a scenario can expect it.
+    struct Refusal: Error {
+        let error: AppError
+        let message: String
+    }
+
     /// Runs one step (not `expect`, `repeat` or `settle`, which the runner handles). A step
     /// with `error:` must fail with `dev.sdlab.Error.NAME`. Returns what a person should know
     /// of how it went (a launch that found the app running).
@@ -78,6 +85,12 @@ public final class StepDriver {
         let notes = launchesOfRunningApps(step.kind) + terminationsOfSuspendedApps(step.kind)
         do {
             try await act(step.kind)
+        } catch let refusal as Refusal {
+            guard let expected = step.error else { throw StepFailure(description: refusal.message) }
+            guard refusal.error.rawValue == expected else {
+                throw StepFailure(description: "expected error \(expected), got \(refusal.error.rawValue): \(refusal.message)")
+            }
+            return notes
         } catch let error as DBusError {
             guard let expected = step.error else { throw StepFailure(description: error.description) }
             guard error.isDevice(expected) else {
@@ -200,9 +213,11 @@ public final class StepDriver {
 
     /// The app for a step that a person does in it: a stopped process would never answer.
     private func usable(_ name: String) throws -> AppClient {
-        guard running[name] != nil else { throw StepFailure(description: "\(name) is not running: launch it first") }
+        guard running[name] != nil else {
+            throw Refusal(error: .notRunning, message: "\(name) is not running: launch it first")
+        }
         guard frozen[name] == nil else {
-            throw StepFailure(description: "\(name) is suspended: bring it to the foreground (or resume it) first")
+            throw Refusal(error: .suspended, message: "\(name) is suspended: bring it to the foreground (or resume it) first")
         }
         return try client(name)
     }

@@ -11,4 +11,9 @@ public enum AppError: String, Error, Sendable, CaseIterable {
     case notInitialised = "NotInitialised"
     /// MSAL Android refused the app's own sign-in: an account is persisted in the app.
     case invalidParameter = "InvalidParameter"
+    /// A step a person does in the app (`write`, `signin`, `signout`, `unlock`) while it is
+    /// suspended: nobody can act in an app that is not on screen (Docs/behaviour.md §7).
+    case suspended = "Suspended"
+    /// The same, in an app that is not running.
+    case notRunning = "NotRunning"
 }
