@@ -34,6 +34,9 @@ public enum TraceName: String, Sendable, CaseIterable {
     // What an app heard and did.
     /// A post reached the app: `name`, `sender`, `serial` (which post it was).
     case postReceived = "post-received"
+    /// A broadcast reached a cached Android app, which Android holds until it leaves the cached
+    /// state (one per action then, traced `post-received`): `name`, `sender`, `serial`.
+    case postHeld = "post-held"
     /// A check began: `trigger` (`launch`, `foreground`, `signal`, `resume`, `sign-in`, `sign-out`).
     case checkStarted = "check-started"
     /// A check ended: `trigger`, `user` (whom the app acts for now); `opportunity: false` when

@@ -159,6 +159,10 @@ public final class DeviceHost: Sendable {
 
     // MARK: - The lifecycle, on the main queue
 
+    /// An Android app without a foreground service (background mode) is cached in the
+    /// background, and Android holds its broadcasts there (Docs/behaviour.md §7).
+    private var cachedInTheBackground: Bool { app.sdk.isAndroid && !app.backgroundMode }
+
     private func launch() async {
         app.withState { $0.opportunity = .launch }
         await lifecycle { $0.didFinishLaunching() }
@@ -168,6 +172,9 @@ public final class DeviceHost: Sendable {
     }
 
     func foreground() async {
+        // An Android app leaves the cached state: what Android held for it comes first, and its
+        // receivers have run before the app resumes.
+        if DeviceLink.current?.cached.leave() ?? 0 > 0 { await onMain {} }
         app.withState {
             $0.opportunity = .foreground
             $0.foreground = true
@@ -181,6 +188,7 @@ public final class DeviceHost: Sendable {
     }
 
     func background() async {
+        if cachedInTheBackground { DeviceLink.current?.cached.enter() }
         app.withState { $0.foreground = false }
         app.trace?.record(.background)
         // The device counts the app's background time from now (`backgroundTimeRemaining`).
@@ -198,6 +206,11 @@ public final class DeviceHost: Sendable {
     /// checks as its SDK does when resumed.
     func resumed(continuedAt: UInt64) async {
         app.trace?.record(.resumed)
+        // Android woke it for an event: what it held is delivered, and the app is cached again.
+        if cachedInTheBackground, let cached = DeviceLink.current?.cached {
+            if cached.leave() > 0 { await onMain {} }
+            cached.enter()
+        }
         // Woken in the background: its background time starts again (none with background mode).
         HostedBackgroundTasks.shared.enteredBackground()
         let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInDeviceLabApp) }

@@ -181,6 +181,10 @@ final class HostedApp: DeviceListener, Sendable {
         trace?.record(.postReceived, [.name: .string(name), .sender: .string(sender), .serial: .uint(UInt64(serial))])
     }
 
+    func heldPost(_ name: String, sender: String, serial: UInt32) {
+        trace?.record(.postHeld, [.name: .string(name), .sender: .string(sender), .serial: .uint(UInt64(serial))])
+    }
+
     /// Tells how many posts were heard past the trace budget since it was last told.
     private func noteUntraced(_ count: Int) {
         if count > 0 { trace?.record(.postsUntraced, [.count: .int(Int64(count))]) }

@@ -20,6 +20,8 @@ public final class DeviceLink: Sendable {
     public let listener: any DeviceListener
     /// What the app's Info.plist says (nil: it has none), which MSAL reads as it starts.
     public let appInfo: AppInfo?
+    /// Whether Android holds this app's broadcasts (cached), which its receivers go through.
+    public let cached = CachedProcess()
 
     public init(
         connection: Connection, hub: HubAddress, hubTimeout: Duration, appName: String, keychainFolder: String,
@@ -46,8 +48,11 @@ public final class DeviceLink: Sendable {
 /// What the facades tell the host as they work, so that the app's trace says what its SDK did
 /// and when, exactly as `sdlab-app`'s does.
 public protocol DeviceListener: Sendable {
-    /// A post reached this process (called on the bus connection's thread, as it arrives).
+    /// A post reached this process (called on the bus connection's thread, as it arrives, or
+    /// as Android delivers one it held while the app was cached).
     func heardPost(_ name: String, sender: String, serial: UInt32)
+    /// A broadcast reached this process while it is cached: Android holds it (`post-held`).
+    func heldPost(_ name: String, sender: String, serial: UInt32)
     /// An SDK began asking the device whom the app serves.
     func checkStarted()
     /// The SDK answered; called before the app's completion or delegate runs.
@@ -66,6 +71,9 @@ public protocol DeviceListener: Sendable {
 }
 
 extension DeviceListener {
+    /// A listener that keeps no trace has nothing to say of a held broadcast.
+    public func heldPost(_ name: String, sender: String, serial: UInt32) {}
+
     /// App code that no check led to returned (a notification callback, say).
     public func appCodeReturned() { appCodeReturned(afterCheck: false) }
 }

@@ -155,6 +155,7 @@ struct StepBuilder {
         // The simulation keeps no time: an app sent to the background is suspended at once
         // there, so it is on the real device too.
         scenario.device.backgroundTime = .immediate
+        scenario.device.androidFreezeAfter = .zero
         return BuiltScenario(scenario: scenario, failures: failures, checkpoints: checkpoints, finishStart: finishStart)
     }
 

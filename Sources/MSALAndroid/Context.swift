@@ -64,8 +64,12 @@ public final class Context: Sendable {
         let call = MsalErrors.facade.call(completingOn: .main, in: link)
         let subscription = call.wait {
             try? await ReceivedPost.observe(action, on: link.connection) { [self] post in
-                link.listener.heardPost(action, sender: post.sender, serial: post.serial)
-                DispatchQueue.main.async { self.deliver(action, link: link) }
+                // Android holds a cached app's broadcasts until it leaves the cached state.
+                let now = link.cached.arrive(action) {
+                    link.listener.heardPost(action, sender: post.sender, serial: post.serial)
+                    DispatchQueue.main.async { self.deliver(action, link: link) }
+                }
+                if !now { link.listener.heldPost(action, sender: post.sender, serial: post.serial) }
             }
         }
         let kept = actions.withLock { actions in

@@ -51,7 +51,8 @@ extension StepDriver {
         try checkOpenFiles(toLaunch: name)
         let spec = AppSpec(
             name: name, sdk: entry.sdk, backgroundMode: entry.background, backgroundTask: entry.backgroundTask,
-            backgroundTime: scenario.device.backgroundTime, cleanup: entry.cleanup, executable: entry.executable,
+            backgroundTime: scenario.device.backgroundTime(for: entry.sdk), cleanup: entry.cleanup,
+            executable: entry.executable,
             hookDirectory: scenario.folder, scanSkips: entry.scanSkips, infoPlist: entry.infoPlist)
         if let ended = ended.removeValue(forKey: name) { await untilOffTheBus(ended) }
         let app: LaunchedApp

@@ -54,7 +54,8 @@ public final class StepDriver {
                 uniqueKeysWithValues: scenario.apps.map {
                     (
                         $0.name,
-                        AppLifecycle(backgroundMode: $0.background, backgroundTime: scenario.device.backgroundTime)
+                        AppLifecycle(
+                            backgroundMode: $0.background, backgroundTime: scenario.device.backgroundTime(for: $0.sdk))
                     )
                 }))
     }
@@ -88,7 +89,8 @@ public final class StepDriver {
         } catch let refusal as Refusal {
             guard let expected = step.error else { throw StepFailure(description: refusal.message) }
             guard refusal.error.rawValue == expected else {
-                throw StepFailure(description: "expected error \(expected), got \(refusal.error.rawValue): \(refusal.message)")
+                throw StepFailure(
+                    description: "expected error \(expected), got \(refusal.error.rawValue): \(refusal.message)")
             }
             return notes
         } catch let error as DBusError {
@@ -217,7 +219,8 @@ public final class StepDriver {
             throw Refusal(error: .notRunning, message: "\(name) is not running: launch it first")
         }
         guard frozen[name] == nil else {
-            throw Refusal(error: .suspended, message: "\(name) is suspended: bring it to the foreground (or resume it) first")
+            throw Refusal(
+                error: .suspended, message: "\(name) is suspended: bring it to the foreground (or resume it) first")
         }
         return try client(name)
     }

@@ -56,14 +56,24 @@ public struct Device: Sendable, Equatable {
     public var policy: HubModel.Policy
     /// Whether the console is reachable when the device starts.
     public var online: Bool
-    /// How long an app without background mode runs in the background before it is suspended.
+    /// How long an iOS app without background mode runs in the background before it is suspended.
     public var backgroundTime: BackgroundTime
+    /// How long an Android app without background mode runs once cached, before it is frozen.
+    public var androidFreezeAfter: Duration
 
-    public init(policy: HubModel.Policy = HubModel.Policy(), online: Bool = true, backgroundTime: BackgroundTime = .iOS)
-    {
+    public init(
+        policy: HubModel.Policy = HubModel.Policy(), online: Bool = true, backgroundTime: BackgroundTime = .iOS,
+        androidFreezeAfter: Duration = BackgroundTime.androidFreezeAfter
+    ) {
         self.policy = policy
         self.online = online
         self.backgroundTime = backgroundTime
+        self.androidFreezeAfter = androidFreezeAfter
+    }
+
+    /// The background time of an app of `sdk` on this device.
+    public func backgroundTime(for sdk: SDKKind) -> BackgroundTime {
+        BackgroundTime.of(sdk, iOS: backgroundTime, androidFreezeAfter: androidFreezeAfter)
     }
 }
 

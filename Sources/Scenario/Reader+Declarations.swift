@@ -61,7 +61,10 @@ extension Reader {
         guard
             let fields = mapping(
                 node, "device",
-                allowed: ["shared", "broadcast_on", "online", "passcode", "background_grace", "background_task"])
+                allowed: [
+                    "shared", "broadcast_on", "online", "passcode", "background_grace", "background_task",
+                    "android_freeze_after",
+                ])
         else {
             return device
         }
@@ -77,16 +80,21 @@ extension Reader {
         if let value = fields["background_task"].flatMap({ backgroundTime($0.value, "background_task") }) {
             device.backgroundTime.task = value
         }
+        if let value = fields["android_freeze_after"].flatMap({ backgroundTime($0.value, "android_freeze_after") }) {
+            device.androidFreezeAfter = value
+        }
         return device
     }
 
-    /// `background_grace` or `background_task`: 0s (suspended at once) up to 10 minutes.
+    /// `background_grace`, `background_task` or `android_freeze_after`: 0s (suspended at once)
+    /// up to 10 minutes.
     mutating func backgroundTime(_ node: Node, _ what: String) -> Duration? {
         guard let value = duration(node, what) else { return nil }
         guard value <= BackgroundTime.longest else {
             report(
                 node,
-                "\(what): at most \(YAMLText.duration(BackgroundTime.longest)) (iOS gives about 5s, 30s with a task)")
+                "\(what): at most \(YAMLText.duration(BackgroundTime.longest)) (iOS gives about 5s, 30s with a task; Android freezes a cached app after 10s)"
+            )
             return nil
         }
         return value
@@ -268,7 +276,7 @@ extension Reader {
         let background = fields["background"].map { bool($0.value, "background") } ?? false
         let backgroundTask =
             fields["background_task"].map {
-                taskOption($0, background: background, teamBuilt: fields["executable"] != nil)
+                taskOption($0, background: background, teamBuilt: fields["executable"] != nil, sdk: sdk)
             }
             ?? false
         let executable = fields["executable"].map { executablePath($0.value) }
@@ -309,9 +317,16 @@ extension Reader {
     /// `background_task: true`: the built-in app begins a background task as it enters the
     /// background. An app with background mode needs none; an app of a team's own begins its
     /// own (UIKit's `beginBackgroundTask`).
-    mutating func taskOption(_ entry: Entry, background: Bool?, teamBuilt: Bool) -> Bool? {
+    mutating func taskOption(_ entry: Entry, background: Bool?, teamBuilt: Bool, sdk: SDKKind?) -> Bool? {
         guard let value = bool(entry.value, "background_task") else { return nil }
         guard value else { return false }
+        if sdk?.isAndroid == true {
+            report(
+                entry.keyNode,
+                "background_task: an Android app has no iOS background task (Android freezes it android_freeze_after it is cached)"
+            )
+            return nil
+        }
         if teamBuilt {
             report(
                 entry.keyNode,

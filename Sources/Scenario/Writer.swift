@@ -113,6 +113,9 @@ extension Device {
         if backgroundTime.task != defaults.backgroundTime.task {
             fields.append(("background_task", YAMLText.duration(backgroundTime.task)))
         }
+        if androidFreezeAfter != defaults.androidFreezeAfter {
+            fields.append(("android_freeze_after", YAMLText.duration(androidFreezeAfter)))
+        }
         return fields.isEmpty ? nil : YAMLText.flow(fields)
     }
 }

@@ -249,6 +249,9 @@ public enum SDKKind: String, Codable, CaseIterable, Sendable {
         }
     }
 
+    /// An Android app (MSAL Android); the others are iOS apps.
+    public var isAndroid: Bool { self == .msalAndroid }
+
     /// MSAL apps listen to the broker's posts; Workspace ONE apps never do.
     public var listensToPosts: Bool { announcement != nil }
 

@@ -19,6 +19,18 @@ public struct BackgroundTime: Equatable, Sendable {
     /// for models that do not keep time (the fuzzer's simulation).
     public static let immediate = BackgroundTime(grace: .zero, task: .zero)
 
+    /// Android freezes an app 10 s after it entered the cached state (the cached apps freezer
+    /// of Android 14 and later), and has no background task to extend that.
+    public static let androidFreezeAfter = Duration.seconds(10)
+
+    /// The background time of an app of `sdk`: the device's iOS times for an iOS app; for an
+    /// Android app, `freezeAfter` whether or not a task is open.
+    public static func of(_ sdk: SDKKind, iOS: BackgroundTime, androidFreezeAfter freezeAfter: Duration)
+        -> BackgroundTime
+    {
+        sdk.isAndroid ? BackgroundTime(grace: freezeAfter, task: freezeAfter) : iOS
+    }
+
     /// The most a scenario may set either to: iOS once gave apps up to 10 minutes.
     public static let longest = Duration.seconds(600)
 

@@ -67,7 +67,7 @@ public enum MSALRedirectURI {
         case querySchemesNotRegistered
         /// The URI cannot bring the broker's answer back (`MSALInternalErrorInvalidRedirectURI`).
         case cannotReachBroker(uri: String, expected: String)
-        /// A fragment (`#…`), which RFC 6749 §3.1.2 forbids (`MSALErrorInternal`).
+        /// A fragment (`#…`), which RFC 6749 forbids in a redirect URI (`MSALErrorInternal`).
         case fragment
 
         /// The name the app's `error` expectation reads: MSAL's internal code's.

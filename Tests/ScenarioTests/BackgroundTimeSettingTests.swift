@@ -52,3 +52,28 @@ import Testing
         #expect(try Scenario.parse(scenario.yaml, file: "s.yaml").apps.map(\.backgroundTask) == [true, false])
     }
 }
+
+/// `android_freeze_after` (Docs/scenarios.md): how long a cached Android app runs before it is
+/// frozen; an Android app has no iOS background task.
+@Suite struct AndroidFreezeSettingTests {
+    @Test func itIsAndroidsTenSecondsUnlessTheDeviceSaysOtherwise() throws {
+        let plain = try #require(parsed("name: x\n"))
+        #expect(plain.device.androidFreezeAfter == .seconds(10))
+        #expect(
+            plain.device.backgroundTime(for: .msalAndroid) == BackgroundTime(grace: .seconds(10), task: .seconds(10)))
+        let set = try #require(parsed("device: {android_freeze_after: 2s, background_grace: 1s}\n"))
+        #expect(set.device.backgroundTime(for: .msalAndroid) == BackgroundTime(grace: .seconds(2), task: .seconds(2)))
+        #expect(set.device.backgroundTime(for: .msal) == BackgroundTime(grace: .seconds(1), task: .seconds(30)))
+    }
+
+    @Test func anAndroidAppTakesNoBackgroundTask() {
+        #expect(
+            problems("apps:\n  - {name: scanner, sdk: msal-android, background_task: true}\n") == [
+                "s.yaml:2:40: background_task: an Android app has no iOS background task (Android freezes it android_freeze_after it is cached)"
+            ])
+        #expect(
+            problems("device: {android_freeze_after: 11m}\n") == [
+                "s.yaml:1:32: android_freeze_after: at most 600s (iOS gives about 5s, 30s with a task; Android freezes a cached app after 10s)"
+            ])
+    }
+}

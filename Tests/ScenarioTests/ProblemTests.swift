@@ -14,7 +14,7 @@ import Testing
         ("", "s.yaml:1:1: empty scenario"),
         (
             "device: [a]\n",
-            "s.yaml:1:9: device: expected a mapping with shared, broadcast_on, online, passcode, background_grace, background_task, found a list"
+            "s.yaml:1:9: device: expected a mapping with shared, broadcast_on, online, passcode, background_grace, background_task, android_freeze_after, found a list"
         ),
         ("device: {shared: maybe}\n", "s.yaml:1:18: shared: expected true or false, found 'maybe'"),
         ("device: {broadcast_on: [sign-in]}\n", "s.yaml:1:24: broadcast_on must include sign-out"),
@@ -31,7 +31,7 @@ import Testing
         ("users:\n  - {password: x}\n", "s.yaml:2:5: a user is missing name"),
         (
             "apps:\n  - {name: mail, sdk: msal, colour: red}\n",
-            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, background_task, cleanup, count, executable, scan)"
+            "s.yaml:2:29: unknown key colour in an app (expected name, sdk, background, background_task, cleanup, count, executable, info_plist, scan)"
         ),
         ("apps:\n  - {name: mail}\n", "s.yaml:2:5: an app is missing sdk"),
         (
@@ -126,7 +126,7 @@ import Testing
         (head + "  - checkout: cou3\n", "s.yaml:6:15: checkout: unknown user cou3 (the users are stage, cou1, cou2)"),
         (
             head + "  - checkout: {user: cou1, pasword: x}\n",
-            "s.yaml:6:28: unknown key pasword in checkout (expected user, password, error)"
+            "s.yaml:6:28: unknown key pasword in checkout (expected user, password, error, hub_crash)"
         ),
         (head + "  - enroll: cou1\n", "s.yaml:6:13: enroll needs a staging user: cou1 has role user"),
         (
@@ -191,7 +191,10 @@ import Testing
             head + "  - {checkout: {user: cou1, error: Offline}, error: Offline}\n",
             "s.yaml:6:36: error: given twice for one step"
         ),
-        (head + "  - checkin: now\n", "s.yaml:6:14: checkin: expected nothing or {error: NAME}, found 'now'"),
+        (
+            head + "  - checkin: now\n",
+            "s.yaml:6:14: checkin: expected nothing, {error: NAME} or {hub_crash: POINT}, found 'now'"
+        ),
         // Expectations.
         (
             head + "  - expect:\n      hub: {leaks: 0}\n",

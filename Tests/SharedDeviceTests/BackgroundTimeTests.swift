@@ -240,3 +240,28 @@ import Testing
         #expect(fleet.backgroundTasks(1, of: "nobody", at: .seconds(41)).isEmpty)
     }
 }
+
+/// Docs/behaviour.md §7: each platform's background time. Android freezes a cached app 10 s after
+/// it entered the cached state and has no background task to extend that.
+@Suite struct PlatformBackgroundTimeTests {
+    @Test(arguments: [
+        (SDKKind.msal, BackgroundTime.iOS),
+        (.ws1, .iOS),
+        (.msalAndroid, BackgroundTime(grace: .seconds(10), task: .seconds(10))),
+    ])
+    func eachPlatformsTime(sdk: SDKKind, time: BackgroundTime) {
+        #expect(BackgroundTime.of(sdk, iOS: .iOS, androidFreezeAfter: BackgroundTime.androidFreezeAfter) == time)
+    }
+
+    @Test func aCachedAndroidAppIsFrozenItsFreezeTimeAfterItWentToTheBackground() throws {
+        let time = BackgroundTime.of(.msalAndroid, iOS: .iOS, androidFreezeAfter: .seconds(10))
+        var app = AppLifecycle(backgroundMode: false, backgroundTime: time)
+        _ = try app.apply(.launch, at: .zero)
+        _ = try app.apply(.background, at: .seconds(1))
+        #expect(app.advance(to: .milliseconds(10_999)).isEmpty && app.state == .background)
+        #expect(app.advance(to: .seconds(11)) == [.stop] && app.state == .suspended)
+        // Woken for an event, it is cached again, and frozen once more its freeze time later.
+        #expect(try app.apply(.resume, at: .seconds(20)) == [.continue, .toldResumed])
+        #expect(app.suspensionDue == .seconds(30))
+    }
+}
