@@ -45,7 +45,8 @@ public enum TraceName: String, Sendable, CaseIterable {
     /// The SDK could not answer: `trigger`, `error`.
     case checkFailed = "check-failed"
     /// An SDK refused to start, before any check: `error` (MSAL's init, whose redirect URI the
-    /// app's Info.plist does not allow: `redirectSchemeNotRegistered`, `invalidRedirectURI`).
+    /// app's Info.plist does not allow: `redirectSchemeNotRegistered`, `invalidRedirectURI`) and
+    /// `message` (the SDK's words).
     case sdkRefused = "sdk-refused"
     /// An SDK callback: `name` (`current-account(A,B)`, `wipe`, …), `trigger`.
     case callback
@@ -100,6 +101,8 @@ public enum TraceField: String, Sendable, CaseIterable {
     case command
     /// What holds the app's writes (`WriteFenceState`).
     case fence
+    /// An SDK's own words for what it refused.
+    case message
 }
 
 /// Why an app checks its account: the mechanism a timing report names.

@@ -253,8 +253,8 @@ final class HostedApp: DeviceListener, Sendable {
         tellApp(nil)
     }
 
-    func sdkRefused(_ error: String) {
-        trace?.record(.sdkRefused, [.error: .string(error)])
+    func sdkRefused(_ error: String, message: String) {
+        trace?.record(.sdkRefused, [.error: .string(error), .message: .string(message)])
         state.withLock { $0.lastError = error }
     }
 

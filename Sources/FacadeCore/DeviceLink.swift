@@ -63,8 +63,9 @@ public protocol DeviceListener: Sendable {
     /// returned; `afterCheck`: the code a check's answer led to (its completion, or the
     /// delegate calls of a Workspace ONE detection), once per `checkStarted`.
     func appCodeReturned(afterCheck: Bool)
-    /// An SDK refused to start (`error`: its name, as the app's `error` expectation reads it).
-    func sdkRefused(_ error: String)
+    /// An SDK refused to start (`error`: its name, as the app's `error` expectation reads it;
+    /// `message`: the SDK's words).
+    func sdkRefused(_ error: String, message: String)
     /// What the person at the device types into MSAL's sign-in page; nil when nobody is there
     /// (the app started an interactive sign-in that no scenario step asked for).
     func takeCredentials() -> (user: String, password: String)?

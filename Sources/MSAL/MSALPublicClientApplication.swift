@@ -20,7 +20,7 @@ public class MSALPublicClientApplication: NSObject {
         super.init()
         guard let link = DeviceLink.current, let app = link.appInfo else { return }
         if case .failure(let refusal) = MSALRedirectURI.check(configuration.redirectRequest, in: app) {
-            link.listener.sdkRefused(refusal.name)
+            link.listener.sdkRefused(refusal.name, message: refusal.message)
             throw MSALErrors.make(.internal, refusal.internalCode, refusal.message)
         }
     }

@@ -25,6 +25,9 @@ extension Scenario {
 extension TraceEvent {
     /// What a person must hear of at once: an app's cleanup that failed or left data behind.
     var surfacedProblem: String? {
+        if self.is(.sdkRefused) {
+            return "\(proc): its SDK refused to start (\(self[.error] ?? "?")): \(self[.message] ?? "")"
+        }
         guard self.is(.cleanupFailed) else { return nil }
         return "\(proc): cleanup (\(cleanupThatRan)) for \(self[.previous] ?? "?") failed: \(self[.error] ?? "")"
     }

@@ -79,16 +79,16 @@ public enum MSALRedirectURI {
             }
         }
 
-        /// MSAL's description of the error, as it words it.
+        /// What went wrong and what to change, as the error's description says it.
         public var message: String {
             switch self {
             case .schemeNotRegistered(let scheme, let uri):
-                "The required app scheme \"\(scheme)\" is not registered in the app's info.plist file. Please add \"\(scheme)\" into Info.plist under CFBundleURLSchemes without any whitespaces and make sure that redirectURi \"\(uri)\" is register in the portal for your app."
+                "the redirect URI \(uri) uses the scheme \(scheme), which the app's Info.plist does not register: add it under CFBundleURLTypes, CFBundleURLSchemes"
             case .querySchemesNotRegistered:
-                "The required query schemes \"msauthv2\" and \"msauthv3\" are not registered in the app's info.plist file. Please add \"msauthv2\" and \"msauthv3\" into Info.plist under LSApplicationQueriesSchemes without any whitespaces."
+                "the app's Info.plist does not list msauthv2 and msauthv3 under LSApplicationQueriesSchemes, which MSAL needs to reach the broker"
             case .cannotReachBroker(let uri, let expected):
-                "The provided redirect URI \(uri) cannot reach the broker. Please ensure the redirect URI follows the valid format: \(expected)"
-            case .fragment: "RedirectUri MUST NOT include a fragment component."
+                "the redirect URI \(uri) cannot bring the broker's answer back to this app: use \(expected)"
+            case .fragment: "a redirect URI must not have a fragment (#...)"
             }
         }
     }
