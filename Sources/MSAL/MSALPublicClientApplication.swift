@@ -19,10 +19,21 @@ public class MSALPublicClientApplication: NSObject {
         self.configuration = configuration
         super.init()
         guard let link = DeviceLink.current, let app = link.appInfo else { return }
-        if case .failure(let refusal) = MSALRedirectURI.check(configuration.redirectRequest, in: app) {
+        if let (refusal, error) = Self.refusal(of: configuration, in: app) {
             link.listener.sdkRefused(refusal.name, message: refusal.message)
-            throw MSALErrors.make(.internal, refusal.internalCode, refusal.message)
+            throw error
         }
+    }
+
+    /// Why MSAL would not start with `configuration` in an app with `app`'s Info.plist, and the
+    /// error it throws; nil when it starts.
+    static func refusal(of configuration: MSALPublicClientApplicationConfig, in app: AppInfo)
+        -> (MSALRedirectURI.Refusal, NSError)?
+    {
+        guard case .failure(let refusal) = MSALRedirectURI.check(configuration.redirectRequest, in: app) else {
+            return nil
+        }
+        return (refusal, MSALErrors.make(.internal, refusal.internalCode, refusal.message))
     }
 
     /// An application object with MSAL's default authority.
