@@ -101,6 +101,15 @@ extension HubCore {
     /// saved. An Android broadcast travels as a post of its action, which only receivers
     /// registered for that action hear.
     func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
+        // A hub armed to die among its posts holds its state until it dies, so that no other
+        // caller is answered in between, as none would be by a hub that died there.
+        guard armed.withLock({ $0 == .afterIOSPost || $0 == .afterPosts }) else {
+            return try send(effects, on: connection)
+        }
+        try model.withLock { _ in try send(effects, on: connection) }
+    }
+
+    private func send(_ effects: [HubModel.Effect], on connection: Connection) throws {
         for effect in effects {
             try connection.post(effect.name)
             var fields: [(TraceField, TraceValue)] = [(.name, .string(effect.name))]
