@@ -263,7 +263,9 @@ let package = Package(
         // Scenario files: YAML into a validated model, every node with its file:line:col.
         .target(
             name: "Scenario",
-            dependencies: ["DeviceContract", "SharedDevice", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "DeviceContract", "DeviceProcesses", "SharedDevice", .product(name: "Yams", package: "Yams"),
+            ]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
         .target(

@@ -24,6 +24,10 @@ static inline int sdlab_spawn_close_from(void *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+/* memmem(3): glibc's fast search of bytes in bytes, declared only under _GNU_SOURCE. */
+extern void *memmem(const void *haystack, unsigned long haystack_length, const void *needle,
+                    unsigned long needle_length);
+
 /* pipe2(2) with O_CLOEXEC (02000000): both ends close-on-exec from the start, with no window
    for a process another thread starts to inherit them. glibc declares pipe2 only under
    _GNU_SOURCE. */

@@ -1,3 +1,4 @@
+import DeviceProcesses
 import Foundation
 
 /// Paths in a scenario are relative to the scenario file's folder, and the model holds them
@@ -67,9 +68,7 @@ public enum ScenarioPath {
         guard let file = FileHandle(forReadingAtPath: path) else { return "\(path) cannot be read" }
         defer { try? file.close() }
         guard file.readData(ofLength: 4) == Data([0x7f, 0x45, 0x4c, 0x46]) else { return nil }
-        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-            bytes.range(of: Data(appInterface.utf8)) == nil
-        else { return nil }
+        guard FileSearch.file(path, contains: Array(appInterface.utf8)) == false else { return nil }
         return "\(path) is a program that serves no \(appInterface): build it on the device host"
             + " (DeviceHost or UIKit's @main, Docs/your-app.md)"
     }
