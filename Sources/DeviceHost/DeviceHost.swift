@@ -159,9 +159,14 @@ public final class DeviceHost: Sendable {
 
     // MARK: - The lifecycle, on the main queue
 
-    /// An Android app without a foreground service (background mode) is cached in the
-    /// background, and Android holds its broadcasts there (Docs/behaviour.md §7).
-    private var cachedInTheBackground: Bool { app.sdk.isAndroid && !app.backgroundMode }
+    /// Whether Android caches this app in the background and holds its broadcasts there.
+    private var cachedInTheBackground: Bool { app.sdk.isCachedInTheBackground(backgroundMode: app.backgroundMode) }
+
+    /// The app leaves Android's cached state: what was held for it is delivered, and its
+    /// receivers have run, before anything else happens to it. Nothing for an app never cached.
+    private func leaveCache() async {
+        if DeviceLink.current?.cached.leave() ?? 0 > 0 { await onMain {} }
+    }
 
     private func launch() async {
         app.withState { $0.opportunity = .launch }
@@ -172,9 +177,7 @@ public final class DeviceHost: Sendable {
     }
 
     func foreground() async {
-        // An Android app leaves the cached state: what Android held for it comes first, and its
-        // receivers have run before the app resumes.
-        if DeviceLink.current?.cached.leave() ?? 0 > 0 { await onMain {} }
+        await leaveCache()
         app.withState {
             $0.opportunity = .foreground
             $0.foreground = true
@@ -201,15 +204,15 @@ public final class DeviceHost: Sendable {
         app.appCodeReturned(afterCheck: false)
     }
 
-    /// The runner continued the app: it runs on in the background, no suspension pending. A
+    /// The runner continued the app: it runs in the background for its background time again. A
     /// team's app decides itself what it does (iOS calls no delegate method); the built-in app
     /// checks as its SDK does when resumed.
     func resumed(continuedAt: UInt64) async {
         app.trace?.record(.resumed)
         // Android woke it for an event: what it held is delivered, and the app is cached again.
-        if cachedInTheBackground, let cached = DeviceLink.current?.cached {
-            if cached.leave() > 0 { await onMain {} }
-            cached.enter()
+        if cachedInTheBackground {
+            await leaveCache()
+            DeviceLink.current?.cached.enter()
         }
         // Woken in the background: its background time starts again (none with background mode).
         HostedBackgroundTasks.shared.enteredBackground()

@@ -72,8 +72,9 @@ public protocol DeviceListener: Sendable {
 }
 
 extension DeviceListener {
-    /// A listener that keeps no trace has nothing to say of a held broadcast.
+    /// A listener that keeps no trace has nothing to say of a held broadcast or a refused start.
     public func heldPost(_ name: String, sender: String, serial: UInt32) {}
+    public func sdkRefused(_ error: String, message: String) {}
 
     /// App code that no check led to returned (a notification callback, say).
     public func appCodeReturned() { appCodeReturned(afterCheck: false) }

@@ -103,7 +103,7 @@ extension HubCore {
     func post(_ effects: [HubModel.Effect], on connection: Connection) throws {
         // A hub armed to die among its posts holds its state until it dies, so that no other
         // caller is answered in between, as none would be by a hub that died there.
-        guard armed.withLock({ $0 == .afterIOSPost || $0 == .afterPosts }) else {
+        guard armed.withLock({ $0?.isAmongThePosts == true }) else {
             return try send(effects, on: connection)
         }
         try model.withLock { _ in try send(effects, on: connection) }
@@ -115,7 +115,7 @@ extension HubCore {
             var fields: [(TraceField, TraceValue)] = [(.name, .string(effect.name))]
             if case .post(_, let state) = effect { fields.append((.state, .uint(state))) }
             trace?.record(.posted, fields: fields)
-            if case .post = effect { crashIfArmed(at: .afterIOSPost, flushing: connection) }
+            if let point = HubCrashPoint.reached(after: effect) { crashIfArmed(at: point, flushing: connection) }
         }
         if !effects.isEmpty { crashIfArmed(at: .afterPosts, flushing: connection) }
     }

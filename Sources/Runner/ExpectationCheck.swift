@@ -32,6 +32,8 @@ struct ExpectationCheck {
                 failures += try await hubFailures(expectation, session: session)
                 continue
             }
+            // Read from every event of each app: only for an expectation that asks.
+            let readsExpiry = expectation.fields.contains { if case .expired = $0.check { true } else { false } }
             for app in apps(of: expectation.target) {
                 let cleanup = driver.scenario.apps.first { $0.name == app }?.cleanup ?? .wipeAll
                 let context = AppContext(
@@ -41,7 +43,7 @@ struct ExpectationCheck {
                         cleanup: cleanup),
                     unreadable: findings.unreadable.filter { $0.app == app },
                     timing: timings.last { $0.app == app },
-                    expiry: TaskExpiry.latest(of: app, in: events),
+                    expiry: readsExpiry ? TaskExpiry.latest(of: app, in: events) : nil,
                     callbacks: events.filter { $0.proc == app && $0.is(.callback) && $0.t > since }
                         .compactMap { $0[.name] })
                 for field in expectation.fields {
@@ -140,7 +142,8 @@ private struct AppContext {
     /// unknown, never what was found.
     let unreadable: [LeakScanner.Unreadable]
     let timing: SessionChangeTiming?
-    /// How long after the app last entered the background its expiration handlers ran.
+    /// How long after the app last entered the background its expiration handlers ran (read
+    /// only for an `expired` field).
     let expiry: Duration?
     let callbacks: [String]
 

@@ -5,8 +5,8 @@ import Synchronization
 
 /// The MSAL calls both flavours share: global sign-in and sign-out through the broker, tokens
 /// and the device's information. None needs the app's keychain, so the iOS facade calls them
-/// even when its keychain cannot be opened. Each flavour hears its own platform's announcement
-/// of a change (`observeAccountChanges`).
+/// even when its keychain cannot be opened. Neither listens for the broker's announcement of a
+/// change: the app does (`ReceivedPost.observe`, under its notify client or receiver).
 public struct Broker: Sendable {
     let hub: HubCalls
     let clientID: String
@@ -181,13 +181,6 @@ public final class MSALPublicClient: Sendable {
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
-
-    /// Calls `handler` for every post of the broker's Darwin name (`NotifyCenter.accountChanged`).
-    public func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-        -> PostSubscription
-    {
-        try await ReceivedPost.observe(NotifyCenter.accountChanged, on: broker.hub.connection, handler)
-    }
 }
 
 extension MSALPublicClient.State {
@@ -279,14 +272,6 @@ public actor AndroidMSALPublicClient {
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
-
-    /// Calls `handler` for every broadcast of the Android broker's action
-    /// (`AndroidBroker.accountChangedAction`); the Darwin name is not an Android app's.
-    public nonisolated func observeAccountChanges(_ handler: @escaping @Sendable (ReceivedPost) -> Void) async throws
-        -> PostSubscription
-    {
-        try await ReceivedPost.observe(AndroidBroker.accountChangedAction, on: broker.hub.connection, handler)
-    }
 
     /// Writes the stored account if the keychain does not hold it yet.
     private func save() {

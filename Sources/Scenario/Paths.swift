@@ -1,3 +1,4 @@
+import DeviceContract
 import DeviceProcesses
 import Foundation
 
@@ -56,6 +57,19 @@ public enum ScenarioPath {
         }
         guard access(path, X_OK) == 0 else { return "\(path) is not executable (chmod +x \(shellWord(path)))" }
         return notAnApp(path)
+    }
+
+    /// Why the file at `path` is no Info.plist MSAL could read; nil when it is one.
+    static func problem(readingInfoPlist path: String, written: String, folder: String) -> String? {
+        guard FileManager.default.fileExists(atPath: path) else {
+            return missing(path, written: written, folder: folder)
+        }
+        do {
+            _ = try InfoPlist.read(path)
+            return nil
+        } catch {
+            return "\(path): \(error)"
+        }
     }
 
     /// The interface every app of a device serves (`AppBus.interface`): its name is in every

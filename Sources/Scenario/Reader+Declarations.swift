@@ -1,5 +1,3 @@
-import DeviceContract
-import Foundation
 import SharedDevice
 import Yams
 
@@ -361,42 +359,35 @@ extension Reader {
 
     /// `executable:`, absolute; from a file, a program that can run.
     mutating func executablePath(_ node: Node) -> String? {
-        guard let written = text(node, "executable", expecting: "a path") else { return nil }
-        guard !written.isEmpty else {
-            expected("executable", "a path", found: node)
-            return nil
-        }
-        let path = ScenarioPath.absolute(written, in: folder)
-        if checksFiles, let problem = ScenarioPath.problem(running: path, written: written, folder: folder) {
-            report(node, "executable: \(problem)")
-            return nil
-        }
-        return path
+        let folder = folder
+        return filePath(node, "executable") { ScenarioPath.problem(running: $0, written: $1, folder: folder) }
     }
 
     /// `info_plist:`, absolute: an iOS app's Info.plist, which MSAL reads as it starts; from a
     /// file, one MSAL could read.
     mutating func infoPlistPath(_ node: Node, sdk: SDKKind?) -> String? {
-        guard let written = text(node, "info_plist", expecting: "a path") else { return nil }
-        guard !written.isEmpty else {
-            expected("info_plist", "a path", found: node)
-            return nil
-        }
         if let sdk, sdk != .msal {
             report(
                 node, "info_plist: only MSAL for iOS reads the app's Info.plist here (sdk: msal, not \(sdk.rawValue))")
             return nil
         }
-        let path = ScenarioPath.absolute(written, in: folder)
-        guard checksFiles else { return path }
-        guard FileManager.default.fileExists(atPath: path) else {
-            report(node, "info_plist: " + ScenarioPath.missing(path, written: written, folder: folder))
+        let folder = folder
+        return filePath(node, "info_plist") { ScenarioPath.problem(readingInfoPlist: $0, written: $1, folder: folder) }
+    }
+
+    /// A path written under `key`, made absolute from the scenario's folder; read from a file,
+    /// `problem` says what is wrong with what it names (nil: nothing), reported at the node.
+    mutating func filePath(
+        _ node: Node, _ key: String, problem: (_ path: String, _ written: String) -> String?
+    ) -> String? {
+        guard let written = text(node, key, expecting: "a path") else { return nil }
+        guard !written.isEmpty else {
+            expected(key, "a path", found: node)
             return nil
         }
-        do {
-            _ = try InfoPlist.read(path)
-        } catch {
-            report(node, "info_plist: \(path): \(error)")
+        let path = ScenarioPath.absolute(written, in: folder)
+        if checksFiles, let problem = problem(path, written) {
+            report(node, "\(key): \(problem)")
             return nil
         }
         return path

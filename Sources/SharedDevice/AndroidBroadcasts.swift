@@ -36,3 +36,9 @@ public struct AndroidBroadcasts<Broadcast> {
 }
 
 extension AndroidBroadcasts: Sendable where Broadcast: Sendable {}
+
+extension SDKKind {
+    /// Whether an app of this SDK is cached in the background, its broadcasts held: an Android
+    /// app without a foreground service (`backgroundMode`). An iOS app never is.
+    public func isCachedInTheBackground(backgroundMode: Bool) -> Bool { isAndroid && !backgroundMode }
+}

@@ -101,29 +101,28 @@ public struct AppLifecycle: Equatable, Sendable {
             state = .foreground
             return from == .suspended ? [.continue, .toldForeground] : [.toldForeground]
         case (.background, _):
-            state = .background
-            guard !backgroundMode else { return [.toldBackground] }
-            guard backgroundTime.allowance(withTasks: true) > .zero else {
-                state = .suspended
-                return [.toldBackground, .stop]
-            }
-            backgroundSince = now
-            return [.toldBackground]
+            return runInBackground(from: now, after: [.toldBackground])
         case (.suspend, _):
             state = .suspended
             return [.stop]
         case (.resume, _):
             // iOS wakes a suspended app to handle an event, then suspends it again under the
             // same background time, counted from the resume.
-            state = .background
-            guard !backgroundMode else { return [.continue, .toldResumed] }
-            guard backgroundTime.allowance(withTasks: true) > .zero else {
-                state = .suspended
-                return [.continue, .toldResumed, .stop]
-            }
-            backgroundSince = now
-            return [.continue, .toldResumed]
+            return runInBackground(from: now, after: [.continue, .toldResumed])
         }
+    }
+
+    /// The app runs in the background from `now`, once `told`: for good with background mode,
+    /// else for its background time; with none at all it is suspended at once.
+    private mutating func runInBackground(from now: Duration, after told: [Effect]) -> [Effect] {
+        state = .background
+        guard !backgroundMode else { return told }
+        guard backgroundTime.allowance(withTasks: true) > .zero else {
+            state = .suspended
+            return told + [.stop]
+        }
+        backgroundSince = now
+        return told
     }
 
     /// The app's process ended on its own (it exited, or a signal no step sent killed it): it
@@ -167,13 +166,12 @@ public struct AppLifecycle: Equatable, Sendable {
     public mutating func expirationHandlersReturned(stillOpen: Int?) -> [Effect] {
         guard expiring, state == .background else { return [] }
         expiring = false
-        guard let stillOpen, stillOpen == 0 else {
+        openTasks = 0
+        guard stillOpen == 0 else {
             state = .notRunning
-            openTasks = 0
             return [.kill]
         }
         state = .suspended
-        openTasks = 0
         return [.stop]
     }
 }

@@ -11,7 +11,14 @@ public enum HubCrashPoint: String, CaseIterable, Sendable {
     /// The points a change that asks for `effects` passes, in order: every change is saved;
     /// only one that posts passes the posts.
     public static func passed(by effects: [HubModel.Effect]) -> [HubCrashPoint] {
-        let posts = effects.contains { if case .post = $0 { true } else { false } }
-        return [.beforeCommit, .afterCommit] + (posts ? [.afterIOSPost] : []) + (effects.isEmpty ? [] : [.afterPosts])
+        [.beforeCommit, .afterCommit] + effects.compactMap(reached(after:)) + (effects.isEmpty ? [] : [.afterPosts])
     }
+
+    /// The point a change reaches once `effect` is sent, if that names one.
+    public static func reached(after effect: HubModel.Effect) -> HubCrashPoint? {
+        if case .post = effect { .afterIOSPost } else { nil }
+    }
+
+    /// Whether the point falls among the posts, after the change is saved.
+    public var isAmongThePosts: Bool { self == .afterIOSPost || self == .afterPosts }
 }

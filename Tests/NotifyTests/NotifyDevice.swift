@@ -117,7 +117,6 @@ final class CountingListener: DeviceListener {
     func checkStarted() {}
     func checkFinished(_ result: CheckResult) {}
     func checkFailed(_ error: String) {}
-    func sdkRefused(_ error: String, message: String) {}
     func appCodeReturned(afterCheck: Bool) { returned.add(1, ordering: .sequentiallyConsistent) }
     func takeCredentials() -> (user: String, password: String)? { nil }
 }

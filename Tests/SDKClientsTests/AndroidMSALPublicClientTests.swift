@@ -134,8 +134,7 @@ struct AndroidMSALPublicClientTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
-            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
-            let subscription = try await client.observeAccountChanges { received.yield($0) }
+            let (posts, subscription) = try await device.posts(of: AndroidBroker.accountChangedAction)
             defer { subscription.cancel() }
             try await device.checkIn()
             _ = try await next(posts, within: .seconds(10))

@@ -12,15 +12,9 @@ struct AnnouncementTests {
     func eachFlavourHearsItsOwnPlatformsAnnouncementOnly(sdk: SDKKind) async throws {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
-            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
-            let subscription =
-                switch sdk {
-                case .msalAndroid:
-                    try await AndroidMSALPublicClientTests.client(device).observeAccountChanges { received.yield($0) }
-                default: try await MSALPublicClientTests.client(device).observeAccountChanges { received.yield($0) }
-                }
-            defer { subscription.cancel() }
             let heard = try #require(sdk.announcement)
+            let (posts, subscription) = try await device.posts(of: heard)
+            defer { subscription.cancel() }
             let other = [NotifyCenter.accountChanged, AndroidBroker.accountChangedAction].first { $0 != heard }!
             let poster = try await device.appConnection()
             try poster.post(other)

@@ -194,8 +194,7 @@ struct MSALPublicClientTests {
         try await TestDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
-            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
-            let subscription = try await client.observeAccountChanges { received.yield($0) }
+            let (posts, subscription) = try await device.posts(of: NotifyCenter.accountChanged)
             defer { subscription.cancel() }
             #expect(await Self.notifyState(device) == 0, "a check-out posts nothing by default")
             #expect(try await Self.current(client) == "current-account(cou1,none)")
@@ -219,8 +218,7 @@ struct MSALPublicClientTests {
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.current(client) == "current-account(cou1,none)")
-            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
-            let subscription = try await client.observeAccountChanges { received.yield($0) }
+            let (posts, subscription) = try await device.posts(of: NotifyCenter.accountChanged)
             defer { subscription.cancel() }
 
             let serial = try device.console.post(NotifyCenter.accountChanged)
@@ -235,8 +233,7 @@ struct MSALPublicClientTests {
         try await TestDevice.with(policy: .init(broadcastOnSignIn: true)) { device in
             try await device.enroll()
             let client = try await Self.client(device)
-            let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
-            let subscription = try await client.observeAccountChanges { received.yield($0) }
+            let (posts, subscription) = try await device.posts(of: NotifyCenter.accountChanged)
             defer { subscription.cancel() }
             _ = try await client.signIn(user: "cou1", password: "cou1")
             _ = try await next(posts, within: .seconds(10))

@@ -93,6 +93,14 @@ final class TestDevice: Sendable {
         return connection
     }
 
+    /// The posts of `name` an app of the device hears, in order, until the subscription is
+    /// cancelled.
+    func posts(of name: String) async throws -> (AsyncStream<ReceivedPost>, PostSubscription) {
+        let (posts, received) = AsyncStream.makeStream(of: ReceivedPost.self)
+        let subscription = try await ReceivedPost.observe(name, on: appConnection()) { received.yield($0) }
+        return (posts, subscription)
+    }
+
     /// An app's keychain in the device's folder (`containers/APP/keychain`).
     func keychain(_ app: String) throws -> Keychain {
         try Keychain(folder: RunFolder.container(of: app, in: directory) + "/keychain")

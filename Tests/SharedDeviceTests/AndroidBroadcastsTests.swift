@@ -44,4 +44,11 @@ import Testing
     func delivery(events: [Event], delivered: [String]) {
         #expect(Self.delivered(events) == delivered)
     }
+
+    @Test(arguments: [
+        (SDKKind.msalAndroid, false, true), (.msalAndroid, true, false), (.msal, false, false), (.ws1, false, false),
+    ])
+    func onlyAnAndroidAppWithoutAForegroundServiceIsCached(sdk: SDKKind, backgroundMode: Bool, cached: Bool) {
+        #expect(sdk.isCachedInTheBackground(backgroundMode: backgroundMode) == cached)
+    }
 }

@@ -300,5 +300,6 @@ import Testing
         let checkOut = try hub.checkOut(as: DirectoryUser(name: "cou1"))
         #expect(HubCrashPoint.passed(by: checkOut) == [.beforeCommit, .afterCommit])
         #expect(HubCrashPoint.passed(by: try hub.checkIn()) == HubCrashPoint.allCases)
+        #expect(HubCrashPoint.allCases.filter(\.isAmongThePosts) == [.afterIOSPost, .afterPosts])
     }
 }
