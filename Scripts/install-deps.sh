@@ -3,11 +3,12 @@
 # for the CDBus module), the real dbus-daemon, the D-Bus command-line tools the tests drive
 # (dbus-send, dbus-monitor, gdbus), python3-dbus with python3-gi for foreign-client tests, and
 # libsqlite3-dev for the SQLite3 module, zlib1g-dev, libbz2-dev, liblzma-dev and libzstd-dev for the
-# leak scanner (sqlite3 for its tests).
+# leak scanner, libarchive-dev (tar and every zip method) and libgmime-3.0-dev (MIME mail) for it too
+# (sqlite3 for its tests).
 # With --with-browser also Chromium, which the report test renders report.html in (without it
 # that test is skipped).
 set -euo pipefail
-packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev sqlite3)
+packages=(libdbus-1-dev dbus-daemon dbus-bin libglib2.0-bin python3-dbus python3-gi pkg-config libsqlite3-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libarchive-dev libgmime-3.0-dev sqlite3)
 [ "${1:-}" = "--with-browser" ] && packages+=(chromium)
 missing=()
 for package in "${packages[@]}"; do
