@@ -342,6 +342,7 @@ let package = Package(
             name: "LeakScanTests",
             dependencies: [
                 "CBzip2", "CFileAccess", "CLzma", "CZlib", "CZstd", "LeakScan", "SharedDevice",
+                "DeviceProcesses",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Device services.

@@ -126,7 +126,7 @@ public struct BenchSweep: Sendable {
         if keep {
             note("\(label): run folder kept: \(folder)")
         } else {
-            try? FileManager.default.removeItem(atPath: folder)
+            try? TreeRemoval.remove(folder)
         }
     }
 

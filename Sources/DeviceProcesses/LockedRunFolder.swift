@@ -40,7 +40,7 @@ public final class LockedRunFolder: Sendable {
             }
             return LockedRunFolder(path: path, lock: lock)
         } catch {
-            try? FileManager.default.removeItem(atPath: path)
+            try? TreeRemoval.remove(path)
             throw error
         }
     }
@@ -52,14 +52,20 @@ public final class LockedRunFolder: Sendable {
         lock.release()
     }
 
-    /// Removes the folders that runs killed outright left in `base` and returns their paths: a
-    /// folder of ours (named with one of `prefixes`, not a link, this user's) that holds
+    /// A killed run's folder, and why it could not be removed (nil: it was).
+    public struct KilledRunFolder: Sendable, Equatable {
+        public let path: String
+        public let failure: String?
+    }
+
+    /// Removes the folders that runs killed outright left in `base`, however deep, and returns
+    /// them: a folder of ours (named with one of `prefixes`, not a link, this user's) that holds
     /// `run.lock` whose lock can be taken, so the run that held it is gone. A folder whose lock
     /// is held (a live run), one without the file (a finished run's, kept on purpose) or
     /// anything else is left alone.
-    public static func removeFoldersOfKilledRuns(in base: String = DevicePaths.temporaryBase) -> [String] {
+    public static func removeFoldersOfKilledRuns(in base: String = DevicePaths.temporaryBase) -> [KilledRunFolder] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
-        return names.filter(isNamedLikeOurs).map { base + "/" + $0 }.filter(removeIfItsRunWasKilled)
+        return names.filter(isNamedLikeOurs).map { base + "/" + $0 }.compactMap(removeIfItsRunWasKilled)
     }
 
     private static func isNamedLikeOurs(_ name: String) -> Bool {
@@ -67,13 +73,18 @@ public final class LockedRunFolder: Sendable {
     }
 
     /// Removes `folder` while holding its dead run's lock, so that two runs sweeping at once do
-    /// not both act on it.
-    private static func removeIfItsRunWasKilled(_ folder: String) -> Bool {
+    /// not both act on it; nil when it is not a killed run's.
+    private static func removeIfItsRunWasKilled(_ folder: String) -> KilledRunFolder? {
         var info = stat()
         guard lstat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
             let lock = FileLock.takeExisting(folder + "/" + lockFile)
-        else { return false }
+        else { return nil }
         defer { lock.release() }
-        return (try? FileManager.default.removeItem(atPath: folder)) != nil
+        do throws(TreeRemoval.Failure) {
+            try TreeRemoval.remove(folder)
+            return KilledRunFolder(path: folder, failure: nil)
+        } catch {
+            return KilledRunFolder(path: folder, failure: error.description)
+        }
     }
 }

@@ -8,6 +8,9 @@ struct Decompressed {
     /// Whether the data was refused as not of its format (rather than cut short or stopped at
     /// the limit); at a magic number found by chance, the usual end.
     var failed: Bool
+    /// The ID of the dictionary the zstd frame at `consumed` needs and was not given: what is
+    /// after that frame was not read.
+    var missingDictionary: UInt32? = nil
 
     static let nothing = Decompressed(output: [], consumed: 0, ended: false, failed: true)
 

@@ -26,7 +26,9 @@ public struct LeakScanner: Sendable {
         /// How the canary was read: empty when the file holds it as UTF-8 text, else each
         /// decoding from the file's bytes to it, outermost first, joined by ` > `: `utf16le`,
         /// `utf16be`, `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`
-        /// (`zip:notes.txt > base64`); read several ways in one file, the ways joined by `, `.
+        /// (`zip:notes.txt > base64`); `name` (spelled in its path's names), `link` (its target),
+        /// `xattr-name` and `xattr:NAME` (an extended attribute's name, its value); read several
+        /// ways in one file, the ways joined by `, `.
         public var via: String
 
         public init(canary: Canary, app: String, file: String, place: String, encrypted: Bool, via: String = "") {
@@ -63,20 +65,44 @@ public struct LeakScanner: Sendable {
         public var description: String { "incomplete: \(file): \(reason)" }
     }
 
+    /// An entry the scan read all there is of, which holds no bytes to read: a FIFO or a socket.
+    public struct Note: Hashable, Sendable, CustomStringConvertible {
+        /// The container (app) it is in.
+        public var app: String
+        /// Where in the container, as `Finding.place`.
+        public var place: String
+        /// `is a FIFO: it holds no bytes at rest; its name and attributes were read`.
+        public var text: String
+
+        public init(app: String, place: String, text: String) {
+            self.app = app
+            self.place = place
+            self.text = text
+        }
+
+        /// `documents/p is a FIFO: …`.
+        public var description: String { "\(place) \(text)" }
+    }
+
     /// What a scan read: its findings (the scan is a collection of them), what it could not
-    /// read, and what the scenario declared out of scope. Only a complete scan proves that
-    /// nothing else is there.
+    /// read, what it read that holds no bytes, and what the scenario declared out of scope.
+    /// Only a complete scan proves that nothing else is there.
     public struct Scan: RandomAccessCollection, Sendable {
         public var findings: [Finding]
         /// Every file or part of one not read, and why; empty when the scan is complete.
         public var unreadable: [Unreadable]
         /// The places not read because the scenario declares them out of scope, as `app/place`.
         public var outOfScope: [String]
+        /// The FIFOs and sockets met: read by their names and attributes, as they hold nothing else.
+        public var notes: [Note]
 
-        public init(findings: [Finding] = [], unreadable: [Unreadable] = [], outOfScope: [String] = []) {
+        public init(
+            findings: [Finding] = [], unreadable: [Unreadable] = [], outOfScope: [String] = [], notes: [Note] = []
+        ) {
             self.findings = findings
             self.unreadable = unreadable
             self.outOfScope = outOfScope
+            self.notes = notes
         }
 
         /// Whether everything in scope was read: only then does a scan that found nothing mean
@@ -91,7 +117,7 @@ public struct LeakScanner: Sendable {
         public func of(app: String) -> Scan {
             Scan(
                 findings: findings.filter { $0.app == app }, unreadable: unreadable.filter { $0.app == app },
-                outOfScope: outOfScope.filter { $0.hasPrefix(app + "/") })
+                outOfScope: outOfScope.filter { $0.hasPrefix(app + "/") }, notes: notes.filter { $0.app == app })
         }
     }
 
@@ -164,21 +190,28 @@ public struct LeakScanner: Sendable {
         // base64 beside it) is one record left, its ways listed together.
         var findings: [String: Finding] = [:]
         for (app, root) in containers {
-            let skipped = walk(app: app, root: root) { place, item in
+            // By depth, the canaries spelled in the path of the folder last visited there.
+            var spelledAbove: [Set<Canary>] = []
+            let skipped = entries(app: app, root: root) { entry in
+                let (place, item) = (entry.place, entry.item)
                 let file = place == "." ? root : root + "/" + place
                 func unreadable(_ reason: String) {
                     scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: reason))
                 }
                 var reader = CanaryReader(budget: budget.decodedBytes)
                 var sightings: [(sighting: CanaryReader.Sighting, encrypted: Bool)] = []
-                var attributesOf: Int32?
                 switch item {
                 case .unreadable(let reason): unreadable(reason)
                 case .link(let target):
                     sightings += reader.canaries(in: target, via: ["link"]).map { ($0, false) }
-                case .folder(let descriptor): attributesOf = descriptor
+                case .noBytesAtRest(let kind):
+                    let text = "is a \(kind): it holds no bytes at rest; its name and attributes were read"
+                    scan.notes.append(Note(app: app, place: place, text: text))
+                case .deviceNode(let kind, let major, let minor):
+                    let node = "is a \(kind) device node (\(major):\(minor))"
+                    unreadable(node + ", which no iOS app can make: its content is not read")
+                case .folder: break
                 case .file(let descriptor, let size):
-                    attributesOf = descriptor
                     switch ContainerWalk.contents(of: descriptor, size: size, limit: budget.fileBytes) {
                     case .failure(.tooLarge(let size)):
                         unreadable("is \(size) bytes, more than the \(budget.fileBytes >> 20) MiB a file is read to")
@@ -190,15 +223,9 @@ public struct LeakScanner: Sendable {
                         }
                     }
                 }
-                if let descriptor = attributesOf {
-                    switch ContainerWalk.attributes(of: descriptor) {
-                    case .failure(let failure): unreadable("its extended attributes cannot be read: \(failure)")
-                    case .success(let attributes):
-                        for (name, value) in attributes {
-                            sightings += reader.canaries(in: value, via: ["xattr:" + name]).map { ($0, false) }
-                        }
-                    }
-                }
+                sightings += Self.namesAndAttributes(
+                    of: entry, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable
+                ).map { ($0, false) }
                 for problem in reader.problems { unreadable(problem) }
                 for (sighting, encrypted) in sightings {
                     let key = file + "\u{0}" + sighting.canary.description
@@ -221,11 +248,46 @@ public struct LeakScanner: Sendable {
         return scan
     }
 
-    /// Walks one container, leaving out what its app's patterns declare out of scope; returns
-    /// the places left out.
+    /// The canaries an attacker reads in an entry's name (its path's, new at this entry: one
+    /// spelled across folder names is found where its last name ends it, not again below), its
+    /// extended attributes' names and their values. `spelledAbove`: by depth, the canaries in
+    /// the path of the folder last visited there (the walk visits a folder before what it holds).
+    private static func namesAndAttributes(
+        of entry: ContainerWalk.Entry, spelledAbove: inout [Set<Canary>], with reader: inout CanaryReader,
+        unreadable: (String) -> Void
+    ) -> [CanaryReader.Sighting] {
+        var sightings: [CanaryReader.Sighting] = []
+        let spelled = entry.pathTail.isEmpty ? [] : reader.canaries(in: entry.pathTail, via: ["name"])
+        let above = entry.depth > 0 && entry.depth <= spelledAbove.count ? spelledAbove[entry.depth - 1] : []
+        sightings += spelled.filter { !above.contains($0.canary) }
+        if case .folder = entry.item {
+            spelledAbove.removeSubrange(min(entry.depth, spelledAbove.count)...)
+            spelledAbove.append(Set(spelled.map(\.canary)))
+        }
+        switch entry.attributes() {
+        case .failure(let failure): unreadable("its extended attributes cannot be read: \(failure)")
+        case .success(let attributes):
+            for attribute in attributes {
+                sightings += reader.canaries(in: attribute.name, via: ["xattr-name"])
+                let name = PathText.escaped(attribute.name)
+                sightings += reader.canaries(in: attribute.value, via: ["xattr:" + name])
+            }
+        }
+        return sightings
+    }
+
+    /// Walks one container as `entries(app:root:opensFile:_:)` does, each entry by its place and item.
     @discardableResult
     private func walk(
         app: String, root: String, opensFile: ((Int) -> Bool)? = nil, _ visit: (String, ContainerWalk.Item) -> Void
+    ) -> [String] {
+        entries(app: app, root: root, opensFile: opensFile) { visit($0.place, $0.item) }
+    }
+
+    /// Walks one container, leaving out what its app's patterns declare out of scope; returns
+    /// the places left out.
+    private func entries(
+        app: String, root: String, opensFile: ((Int) -> Bool)? = nil, _ visit: (ContainerWalk.Entry) -> Void
     ) -> [String] {
         let patterns = outOfScope[app] ?? []
         var skipped: [String] = []

@@ -29,6 +29,8 @@ public struct ScanSummary: Sendable, Equatable {
     public var unreadable: [LeakScanner.Unreadable] = []
     /// The places the scenario declares out of scope (`scan: {skip: …}`), as `app/place`: not read.
     public var outOfScope: [String] = []
+    /// The FIFOs and sockets the scan met: read by name and attributes, as they hold no bytes.
+    public var notes: [LeakScanner.Note] = []
 
     public init() {}
 
@@ -41,15 +43,19 @@ public struct ScanSummary: Sendable, Equatable {
     }
 
     /// `app: leaks 3: cou1 plain ×3 (documents/cou1/…)`, a line per app and finding kind, in name
-    /// order; what could not be read first (`app: not read: PLACE REASON`).
+    /// order; what could not be read first (`app: not read: PLACE REASON`), then what holds no
+    /// bytes (`app: documents/p is a FIFO: …`).
     public var lines: [String] {
         let unread = Dictionary(grouping: unreadable, by: \.app)
-        return Set(apps.keys).union(unanswered.keys).union(unread.keys).sorted().flatMap { app -> [String] in
-            let unknown =
+        let noted = Dictionary(grouping: notes, by: \.app)
+        let named = Set(apps.keys).union(unanswered.keys).union(unread.keys).union(noted.keys)
+        return named.sorted().flatMap { app -> [String] in
+            let unreadAndNoted =
                 (unread[app] ?? []).map { "\(app): not read: \($0.described())" }
                 + (unanswered[app].map { ["\(app): exposed unknown: \($0)"] } ?? [])
-            guard let found = apps[app] else { return unknown }
-            var lines: [String] = unknown
+                + (noted[app] ?? []).map { "\(app): \($0)" }
+            guard let found = apps[app] else { return unreadAndNoted }
+            var lines: [String] = unreadAndNoted
             if !found.leaks.isEmpty { lines.append("\(app): leaks \(found.leaks.count): \(found.leaks.described)") }
             if !found.retained.isEmpty {
                 lines.append("\(app): retained \(found.retained.count): \(found.retained.described)")

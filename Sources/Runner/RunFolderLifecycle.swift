@@ -44,10 +44,8 @@ public struct RunFolderLifecycle: Sendable {
         let result = await ScenarioRun.run(scenario, in: folder, progress: progress, fleetProgress: fleetProgress)
         runFolder.release()  // the run ended: its folder is to keep or remove, not a killed run's
         let found = await look(result, folder)
-        guard keeps(result) else {
-            try? FileManager.default.removeItem(atPath: folder)
-            return (result, found, nil)
-        }
+        // A folder that cannot be removed is left, and said to be, as a kept one is.
+        if !keeps(result), (try? TreeRemoval.remove(folder)) != nil { return (result, found, nil) }
         return (result, found, folder)
     }
 

@@ -16,7 +16,7 @@ extension ScanSummary {
         let findings = LeakScanner(
             containersFolder: RunFolder.containers(in: directory), outOfScope: driver.scenario.scanSkips
         ).scan()
-        (unreadable, outOfScope) = (findings.unreadable, findings.outOfScope)
+        (unreadable, outOfScope, notes) = (findings.unreadable, findings.outOfScope, findings.notes)
         for app in driver.scenario.apps {
             let judged = LeakScanner.judge(
                 findings.filter { $0.app == app.name }, currentUser: currentUser, cleanup: app.cleanup)
