@@ -1,15 +1,19 @@
+import Crypto
 import SharedDevice
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Reads the canaries in one file's bytes as an attacker would: as UTF-8 text, as UTF-16 text
-/// and as JSON text with escaped slashes, and inside the base64 blocks and the gzip, zlib,
-/// bzip2, xz, zstd and zip data they hold (zip entries stored, deflated, bzip2, LZMA, zstd or
-/// xz), decodings within decodings to any depth: what bounds the work is the bytes decoded,
-/// `budget` for a file in all. Compressed data is tried at its magic numbers, and a try stops at
-/// the first error, as most are false starts (a magic number by chance in ciphertext).
+/// Reads the canaries in one file's bytes as an attacker would: as UTF-8 text, as UTF-16 text,
+/// as JSON text with escaped slashes and as percent-encoded text; inside the base64 blocks and
+/// the gzip, zlib, bzip2, xz, zstd and zip data they hold (zip entries stored, deflated, bzip2,
+/// LZMA, zstd or xz); as the formats apps store in, each read with its own library (SQLite,
+/// property lists and keyed archives, JSON, archives, MIME: `FormatReading`); and as AES-GCM
+/// sealed boxes under every key the scan found (`keys`). Every value any of these gives is read
+/// again the same ways, to any depth: what bounds the work is the bytes decoded, `budget` for a
+/// file in all. Compressed data is tried at its magic numbers, and a try stops at the first
+/// error, as most are false starts (a magic number by chance in ciphertext).
 ///
 /// What it cannot read it says (`problems`): a decoding stopped at the budget, a zip entry it
 /// has no method for or that is encrypted, or whose data is corrupt. Each is one line naming
@@ -35,21 +39,44 @@ struct CanaryReader {
     /// recursion, so that no depth of nesting runs out of stack.
     private var pending: [(bytes: [UInt8], via: [String])] = []
     private lazy var inflater = Inflater()
+    /// The keys every value is tried with as a sealed box.
+    let keys: [SymmetricKey]
+    /// Values of a key's size met while reading (`keyCandidates(in:)`), else nil.
+    private var keySized: [[UInt8]]?
 
-    init(budget: Int = LeakScanner.Budget.standard.decodedBytes) {
+    init(
+        budget: Int = LeakScanner.Budget.standard.decodedBytes, keys: [SymmetricKey] = []
+    ) {
         self.budget = budget
         initialBudget = budget
+        self.keys = keys
     }
 
-    /// The canaries in `bytes`, which the decodings `path` read from the file.
-    mutating func canaries(in bytes: [UInt8], via path: [String] = []) -> [Sighting] {
+    /// The canaries in `bytes`, which the decodings `path` read from the file. `formats`: the
+    /// bytes already read as their format (a database with its log beside it), not read again.
+    mutating func canaries(in bytes: [UInt8], via path: [String] = [], formats: FormatReading? = nil) -> [Sighting] {
         sightings = []
-        pending = [(bytes, path)]
+        pending = []
+        if let formats { take(formats, via: path) }
+        search(bytes, via: path, readingFormats: formats == nil)
         while let (bytes, path) = pending.popLast() { search(bytes, via: path) }
         return sightings
     }
 
-    private mutating func search(_ bytes: [UInt8], via path: [String]) {
+    /// Every value of a key's size (16, 24 or 32 bytes: AES-128, -192, -256) in `bytes`, however
+    /// deep: the bytes themselves, a base64 block, a property list's data, a database's blob, an
+    /// archive's entry.
+    mutating func keyCandidates(in bytes: [UInt8]) -> [[UInt8]] {
+        keySized = []
+        _ = canaries(in: bytes)
+        defer { keySized = nil }
+        return keySized ?? []
+    }
+
+    static let keySizes: Set<Int> = [16, 24, 32]
+
+    private mutating func search(_ bytes: [UInt8], via path: [String], readingFormats: Bool = true) {
+        if keySized != nil, Self.keySizes.contains(bytes.count) { keySized?.append(bytes) }
         guard bytes.count >= Self.shortest else { return }
         note(Canary.all(inUTF8: bytes), via: path)
         bytes.withUnsafeBufferPointer { bytes in
@@ -65,7 +92,52 @@ struct CanaryReader {
             }
             searchBase64(bytes, via: path)
             searchCompressed(bytes, at: landmarks.compressed, via: path)
+            searchPercentEncoded(bytes, via: path)
+            if readingFormats { readFormats(bytes, via: path) }
         }
+        open(bytes, via: path)
+    }
+
+    /// The bytes read as each format they may be, by its structure.
+    private mutating func readFormats(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
+        let limit = max(budget, 0)
+        let readers: [(UnsafeBufferPointer<UInt8>, Int) -> FormatReading?] = [
+            { SQLiteDatabase.read($0, limit: $1) }, PropertyList.read,
+        ]
+        for reader in readers {
+            guard let reading = reader(bytes, limit) else { continue }
+            take(reading, via: path)
+            return
+        }
+    }
+
+    /// A format's values to search next, and what it could not read.
+    private mutating func take(_ reading: FormatReading, via path: [String]) {
+        let inside = path.isEmpty ? "" : ", in \(path.joined(separator: " > "))"
+        for problem in reading.problems { self.problem(problem + inside) }
+        for value in reading.values {
+            budget -= value.bytes.count
+            pending.append((value.bytes, path + [value.label]))
+        }
+        if reading.stopped, let last = reading.values.last { overBudget(at: last.label, via: path + [last.label]) }
+    }
+
+    /// The bytes opened as an AES-GCM sealed box (nonce, ciphertext, tag) under each key that
+    /// opens it.
+    private mutating func open(_ bytes: [UInt8], via path: [String]) {
+        // A sealed box is at least its nonce and tag.
+        guard !keys.isEmpty, bytes.count >= 28, let box = try? AES.GCM.SealedBox(combined: bytes) else { return }
+        for key in keys {
+            guard let plaintext = try? AES.GCM.open(box, using: key) else { continue }
+            budget -= plaintext.count
+            pending.append((Array(plaintext), path + ["aes-gcm"]))
+        }
+    }
+
+    /// Text with `%XX` escapes, as URLs and their caches keep it, read unescaped.
+    private mutating func searchPercentEncoded(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
+        guard let unescaped = PercentText.unescaped(bytes) else { return }
+        decoded(unescaped, via: path + ["percent"], stopped: false, at: "percent-encoded text")
     }
 
     private mutating func note(_ canaries: [Canary], via path: [String]) {

@@ -172,16 +172,7 @@ public struct LeakScanner: Sendable {
 
     /// Everything readable, and everything that could not be read.
     public func scan() -> Scan {
-        // The keys first: any file of exactly 32 bytes, wherever it lies.
-        var keys: [SymmetricKey] = []
-        for (app, root) in containers {
-            walk(app: app, root: root, opensFile: { $0 == 32 }) { _, item in
-                guard case .file(descriptor: let descriptor, size: 32) = item,
-                    case .success(let bytes) = ContainerWalk.contents(of: descriptor, size: 32, limit: 32)
-                else { return }
-                keys.append(SymmetricKey(data: bytes))
-            }
-        }
+        let keys = self.keys()
         var scan = Scan()
         if let (folder, reason) = containersFolderProblem {
             scan.unreadable.append(Unreadable(app: "", file: folder, place: ".", reason: reason))
@@ -198,7 +189,7 @@ public struct LeakScanner: Sendable {
                 func unreadable(_ reason: String) {
                     scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: reason))
                 }
-                var reader = CanaryReader(budget: budget.decodedBytes)
+                var reader = CanaryReader(budget: budget.decodedBytes, keys: keys)
                 var sightings: [(sighting: CanaryReader.Sighting, encrypted: Bool)] = []
                 switch item {
                 case .unreadable(let reason): unreadable(reason)
@@ -217,9 +208,9 @@ public struct LeakScanner: Sendable {
                         unreadable("is \(size) bytes, more than the \(budget.fileBytes >> 20) MiB a file is read to")
                     case .failure(.error(let error)): unreadable("cannot be read: \(error)")
                     case .success(let bytes):
-                        sightings += reader.canaries(in: bytes).map { ($0, false) }
-                        for plaintext in Self.opened(bytes, with: keys) {
-                            sightings += reader.canaries(in: plaintext, via: ["aes-gcm"]).map { ($0, true) }
+                        let database = Self.database(bytes, in: descriptor, limit: budget.decodedBytes)
+                        sightings += reader.canaries(in: bytes, formats: database).map {
+                            ($0, $0.via.contains("aes-gcm"))
                         }
                     }
                 }
@@ -305,11 +296,15 @@ public struct LeakScanner: Sendable {
         return skipped
     }
 
-    /// Two ways a canary was read, as one: plain text (`""`) says it all; else each way once.
+    /// Two ways a canary was read, as one: plain text (`""`) says it all; else the ways with the
+    /// fewest decodings, each once (an attacker takes the shortest: read as base64, it need not
+    /// also be told it is in JSON).
     static func merged(_ first: String, _ second: String) -> String {
         guard !first.isEmpty, !second.isEmpty else { return "" }
         let ways = Set(first.components(separatedBy: ", ") + second.components(separatedBy: ", "))
-        return ways.sorted().joined(separator: ", ")
+        let steps = { (way: String) in way.components(separatedBy: " > ").count }
+        let fewest = ways.map(steps).min() ?? 0
+        return ways.filter { steps($0) == fewest }.sorted().joined(separator: ", ")
     }
 
     /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
@@ -323,11 +318,40 @@ public struct LeakScanner: Sendable {
         return (others.filter { cleanup.leaks($0.canary.kind) }, others.filter { !cleanup.leaks($0.canary.kind) })
     }
 
-    /// The plaintexts of `bytes` read as one AES-GCM sealed box, under each key that opens it.
-    static func opened(_ bytes: [UInt8], with keys: [SymmetricKey]) -> [[UInt8]] {
-        // A sealed box is at least its nonce and tag.
-        guard !keys.isEmpty, bytes.count >= 28, let box = try? AES.GCM.SealedBox(combined: bytes) else { return [] }
-        return keys.compactMap { key in (try? AES.GCM.open(box, using: key)).map { Array($0) } }
+    /// Keys are looked for in files up to this size: a key is small, and so is what keeps one
+    /// (a key file, the keychain, preferences, a small database).
+    static let keyFileBytes = 1 << 20
+
+    /// Every value of a key's size in the containers, however it is kept (a file of its own, the
+    /// keychain's base64, a property list's data, a database's blob): the keys every value is
+    /// tried with as a sealed box.
+    private func keys() -> [SymmetricKey] {
+        var found: Set<[UInt8]> = []
+        for (app, root) in containers {
+            walk(app: app, root: root, opensFile: { $0 <= Self.keyFileBytes }) { _, item in
+                guard case .file(let descriptor, let size) = item,
+                    case .success(let bytes) = ContainerWalk.contents(
+                        of: descriptor, size: size, limit: Self.keyFileBytes)
+                else { return }
+                var reader = CanaryReader(budget: budget.decodedBytes)
+                found.formUnion(reader.keyCandidates(in: bytes))
+            }
+        }
+        return found.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }
+    }
+
+    /// The file `bytes`, open as `descriptor`, read as a SQLite database with the write-ahead log
+    /// and rollback journal beside it, as the app reads it; nil when it is none.
+    private static func database(_ bytes: [UInt8], in descriptor: Int32, limit: Int) -> FormatReading? {
+        bytes.withUnsafeBufferPointer { bytes in
+            guard SQLiteDatabase.isDatabase(bytes) else { return nil }
+            let path = ContainerWalk.path(of: descriptor)
+            let sibling = { (suffix: String) in
+                path.flatMap { ContainerWalk.contents(ofFileAt: $0 + Array(suffix.utf8)) }
+            }
+            return SQLiteDatabase.read(
+                bytes, writeAheadLog: sibling("-wal"), journal: sibling("-journal"), limit: limit)
+        }
     }
 }
 

@@ -38,7 +38,7 @@ import Testing
         #expect(
             container.sightings() == [
                 "Library/Preferences/notes.plist [] \(canary(3, .preferences))",
-                "Library/Preferences/notes.plist [utf16be] \(canary(4, .preferences))",
+                "Library/Preferences/notes.plist [plist, utf16be] \(canary(4, .preferences))",
             ])
     }
 
@@ -75,7 +75,7 @@ import Testing
             open(sys.argv[1], "wb").write(plistlib.dumps(value, fmt=plistlib.FMT_XML))
             """, [container.path("notes.plist"), "\(canary(21))"])
         #expect(try String(contentsOfFile: container.path("notes.plist"), encoding: .utf8).contains("\t"))
-        #expect(container.sightings() == ["notes.plist [base64] \(canary(21))"])
+        #expect(container.sightings() == ["notes.plist [base64, plist] \(canary(21))"])
     }
 
     /// Foundation's JSONEncoder escapes slashes, in strings and in the base64 of data alike.

@@ -1,0 +1,167 @@
+import Crypto
+import Foundation
+import SharedDevice
+import Testing
+
+@testable import LeakScan
+
+/// What an app stores through SQLite, property lists and archives is read back as the app reads
+/// it, even where the format splits or re-encodes the bytes a search looks for.
+@Suite struct StoredFormatTests {
+    /// Notes as a forgotten table keeps them: each body longer than a page, its canary 8 bytes
+    /// further in than the row before's, so that over a page's length of rows some fall across
+    /// an overflow page's header.
+    private static let longNotes = """
+        import sqlite3, sys
+        database = sqlite3.connect(sys.argv[1])
+        database.execute("PRAGMA secure_delete=OFF")
+        database.execute("PRAGMA journal_mode=" + sys.argv[2])
+        database.execute("CREATE TABLE drafts (id INTEGER PRIMARY KEY, body TEXT)")
+        for number in range(1, \(notes + 1)):
+            canary = "SDLAB-CANARY/cou1/notes/plain/%d " % number
+            text = "x" * (number * 8) + canary + "y" * (6000 - number * 8 - len(canary))
+            database.execute("INSERT INTO drafts (body) VALUES (?)", (text,))
+        database.commit()
+        """
+    private static let notes = 520
+
+    @Test func rowsLongerThanAPageAreReadWhole() throws {
+        let container = try ScratchContainer()
+        let database = container.path("Documents/drafts.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: container.path("Documents"), withIntermediateDirectories: true)
+        try python(Self.longNotes, [database, "DELETE"])
+        let raw = String(decoding: try contents(of: database), as: UTF8.self)
+        let split = (1...Self.notes).filter { !raw.contains("SDLAB-CANARY/cou1/notes/plain/\($0) ") }
+        #expect(!split.isEmpty, "some canary falls across an overflow page's header")
+        let found = container.scan()
+        #expect(Set(found.map(\.canary)) == Set((1...Self.notes).map { canary($0) }))
+        for number in split {
+            #expect(found.first { $0.canary == canary(number) }?.via == "sqlite:drafts.body")
+        }
+    }
+
+    @Test func rowsStillInTheWriteAheadLogAreReadWhole() throws {
+        let container = try ScratchContainer()
+        let database = container.path("Documents/drafts.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: container.path("Documents"), withIntermediateDirectories: true)
+        // Killed before a checkpoint: the rows are in the log only.
+        try python(Self.longNotes + "\nimport os\nos._exit(0)\n", [database, "WAL"])
+        #expect(try contents(of: database + "-wal").count > 100_000)
+        let found = container.scan()
+        #expect(Set(found.map(\.canary)) == Set((1...Self.notes).map { canary($0) }))
+        #expect(found.contains { $0.place == "Documents/drafts.sqlite" && $0.via == "sqlite:drafts.body" })
+    }
+
+    @Test func compressedBlobsInLongRowsAreRead() throws {
+        let container = try ScratchContainer()
+        let database = container.path("Library/attachments.db")
+        try FileManager.default.createDirectory(atPath: container.path("Library"), withIntermediateDirectories: true)
+        try python(
+            """
+            import gzip, os, sqlite3, sys
+            database = sqlite3.connect(sys.argv[1])
+            database.execute("CREATE TABLE attachments (id INTEGER PRIMARY KEY, data BLOB)")
+            for number in range(1, 6):
+                text = os.urandom(6000).hex() + " SDLAB-CANARY/cou1/notes/sensitive/%d " % number + os.urandom(6000).hex()
+                database.execute("INSERT INTO attachments (data) VALUES (?)", (gzip.compress(text.encode()),))
+            database.commit()
+            """, [database])
+        let found = container.scan()
+        #expect(Set(found.map(\.canary)) == Set((1...5).map { canary($0, .sensitive) }))
+        #expect(found.allSatisfy { $0.via == "sqlite:attachments.data > gzip" })
+    }
+
+    @Test func aDatabaseInUTF16IsReadAsText() throws {
+        let container = try ScratchContainer()
+        let database = container.path("wide.sqlite")
+        try python(
+            """
+            import sqlite3, sys
+            database = sqlite3.connect(sys.argv[1])
+            database.execute("PRAGMA encoding='UTF-16be'")
+            database.execute("CREATE TABLE notes (body TEXT)")
+            text = "Schichtübergabe " * 400 + "SDLAB-CANARY/cou1/notes/plain/7"
+            database.execute("INSERT INTO notes VALUES (?)", (text,))
+            database.commit()
+            """, [database])
+        #expect(container.scan().contains { $0.canary == canary(7) && $0.via.contains("sqlite:notes.body") })
+    }
+
+    @Test func aDamagedDatabaseIsNamedAsNotRead() throws {
+        let container = try ScratchContainer()
+        let database = container.path("broken.sqlite")
+        try python(Self.longNotes, [database, "DELETE"])
+        var bytes = try contents(of: database)
+        // The schema's page: its b-tree header says a page type no database has.
+        bytes[100] = 0x77
+        try Data(bytes).write(to: URL(fileURLWithPath: database))
+        let scan = container.scan()
+        #expect(!scan.isComplete)
+        #expect(scan.unreadable.contains { $0.place == "broken.sqlite" && $0.reason.contains("database") })
+    }
+
+    @Test func binaryPropertyListsWithAccentedTitlesAreRead() throws {
+        let container = try ScratchContainer()
+        let plist = container.path("Library/drafts.plist")
+        try FileManager.default.createDirectory(atPath: container.path("Library"), withIntermediateDirectories: true)
+        // A Codable draft: the title is not all ASCII, so the binary plist keeps it as UTF-16;
+        // the attachment is base64 inside such a string.
+        try python(
+            """
+            import base64, plistlib, sys
+            drafts = [{"title": "Übergabe SDLAB-CANARY/cou1/notes/plain/%d" % n,
+                       "attachment": "é " + base64.b64encode(b"SDLAB-CANARY/cou1/notes/sensitive/%d" % n).decode()}
+                      for n in range(1, 4)]
+            open(sys.argv[1], "wb").write(plistlib.dumps(drafts, fmt=plistlib.FMT_BINARY))
+            """, [plist])
+        let found = container.scan()
+        let expected = (1...3).flatMap { [canary($0), canary($0, .sensitive)] }
+        #expect(Set(found.map(\.canary)) == Set(expected))
+        #expect(found.filter { $0.canary.kind == .sensitive }.allSatisfy { $0.via == "plist > base64" })
+    }
+
+    @Test func keyedArchivesAndJSONEscapesAreRead() throws {
+        let container = try ScratchContainer()
+        try python(
+            """
+            import plistlib, sys
+            archive = {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": plistlib.UID(1)},
+                       "$objects": ["$null", "Schicht SDLAB-CANARY/cou1/notes/plain/1 ändern"]}
+            open(sys.argv[1] + "/archive", "wb").write(plistlib.dumps(archive, fmt=plistlib.FMT_BINARY))
+            """, [container.root])
+        try container.write(Array(#"{"n": "\u0053DLAB-CANARY\u002fcou1\/notes/plain/2"}"#.utf8), to: "notes.json")
+        let found = container.scan()
+        #expect(found.contains { $0.canary == canary(1) && $0.via.contains("keyed-archive") })
+        #expect(found.contains { $0.canary == canary(2) && $0.via == "json" })
+    }
+
+    @Test func percentEncodedRecordsAreRead() throws {
+        let container = try ScratchContainer()
+        try container.write(
+            Array("https://example.com/n?q=SDLAB-CANARY%2Fcou1%2Fnotes%2Fplain%2F4&x=1".utf8), to: "url")
+        #expect(container.scan().map(\.via) == ["percent"])
+    }
+
+    @Test func sealedRecordsInsideAZipAreOpenedWithTheKeychainsKey() throws {
+        let container = try ScratchContainer()
+        let key = SymmetricKey(size: .bits256)
+        let sealed = try AES.GCM.seal(record(canary(5, .sensitive)), using: key).combined!
+        try container.write(Array(sealed), to: "tmp/sealed")
+        // The key as a keychain keeps it: base64 in its items file.
+        let secret = key.withUnsafeBytes { Data($0).base64EncodedString() }
+        try container.write(Array("{\"items\":[{\"data\":\"\(secret)\"}]}".utf8), to: "keychain/items.json")
+        try python(
+            """
+            import os, sys, zipfile
+            with zipfile.ZipFile(sys.argv[1] + "/Documents.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+                archive.write(sys.argv[1] + "/tmp/sealed", "records/sealed.bin")
+            os.remove(sys.argv[1] + "/tmp/sealed")
+            """, [container.root])
+        let found = container.scan()
+        #expect(found.map(\.canary) == [canary(5, .sensitive)])
+        #expect(found.first?.encrypted == true)
+        #expect(found.first?.via.hasSuffix("aes-gcm") == true)
+    }
+}
