@@ -45,8 +45,15 @@ public enum ScenarioPath {
             ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
+    /// Why the app at `path` (an `executable:`, written as `written`, relative to `folder`)
+    /// cannot run in a device; nil when it is a script or a program built on the device host.
+    static func problem(runningApp path: String, written: String, folder: String) -> String? {
+        problem(running: path, written: written, folder: folder) ?? notAnApp(path)
+    }
+
     /// Why the program at `path` (written as `written`, relative to `folder`) cannot run; nil
-    /// when it is an executable regular file.
+    /// when it is an executable regular file, a script or a compiled program alike: a hook's
+    /// program may be an interpreter (`/bin/sh ./clean.sh`) or any program a team built.
     static func problem(running path: String, written: String, folder: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return missing(path, written: written, folder: folder) }
@@ -56,7 +63,7 @@ public enum ScenarioPath {
         default: return "\(path) is not a regular file"
         }
         guard access(path, X_OK) == 0 else { return "\(path) is not executable (chmod +x \(shellWord(path)))" }
-        return notAnApp(path)
+        return nil
     }
 
     /// Why the file at `path` is no Info.plist MSAL could read; nil when it is one.

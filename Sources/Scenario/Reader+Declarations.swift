@@ -360,7 +360,7 @@ extension Reader {
     /// `executable:`, absolute; from a file, a program that can run.
     mutating func executablePath(_ node: Node) -> String? {
         let folder = folder
-        return filePath(node, "executable") { ScenarioPath.problem(running: $0, written: $1, folder: folder) }
+        return filePath(node, "executable") { ScenarioPath.problem(runningApp: $0, written: $1, folder: folder) }
     }
 
     /// `info_plist:`, absolute: an iOS app's Info.plist, which MSAL reads as it starts; from a
@@ -432,7 +432,8 @@ extension Reader {
         return .hook(command: command, keeps: keeps)
     }
 
-    /// A hook's command with its program path made absolute; from a file, that program must run.
+    /// A hook's command with its program path made absolute; from a file, that program must run
+    /// (any executable file: a hook is no app, so it need not serve the app interface).
     mutating func hookCommand(_ node: Node) -> String? {
         guard let command = text(node, "hook", expecting: "a command") else { return nil }
         if checksFiles, let (_, written) = ScenarioPath.programPath(of: command),
