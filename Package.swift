@@ -58,6 +58,9 @@ let package = Package(
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CSQLite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's defaults as on iOS (secure_delete off) for every connection a process linking
+        // SQLite3 opens, set by a constructor (Sources/CSQLiteDefaults).
+        .target(name: "CSQLiteDefaults", dependencies: ["CSQLite3"]),
         // GMime 3 and libarchive (libgmime-3.0-dev, libarchive-dev), loaded with dlopen when the
         // scanner first meets mail or an archive and never linked: linked, they would add about
         // 10 ms to every app process's start.
@@ -144,7 +147,7 @@ let package = Package(
         .target(name: "CoreFoundationDarwin", dependencies: ["DarwinNotify", "FacadeCore"]),
         .target(name: "notify", dependencies: ["CoreFoundationDarwin", "DarwinNotify"]),
         .target(name: "Security", dependencies: ["CoreFoundationDarwin", "FacadeCore"]),
-        .target(name: "SQLite3", dependencies: ["CSQLite3", "CoreFoundationDarwin"]),
+        .target(name: "SQLite3", dependencies: ["CSQLite3", "CSQLiteDefaults", "CoreFoundationDarwin"]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "FacadeCore"]),
         // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
@@ -366,6 +369,7 @@ let package = Package(
             ]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "FacadeCore", "Security"]),
         // Team files that import Foundation alone, built with the one setting a team's target
+        .testTarget(name: "SQLite3Tests", dependencies: ["CSQLiteDefaults", "SQLite3"]),
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
         // the CF names and the Darwin center.
         .testTarget(
