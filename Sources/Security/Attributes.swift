@@ -74,13 +74,26 @@ enum AttributeValue: Hashable, Sendable {
         }
     }
 
-    /// Whether a search for `self` finds an item holding `stored`: the same value, or with
-    /// `caseInsensitive` the same string whatever its letters' case.
-    func finds(_ stored: AttributeValue?, caseInsensitive: Bool) -> Bool {
-        guard caseInsensitive, case .string(let wanted) = self, case .string(let held)? = stored else {
-            return self == stored
+    /// The bytes Apple's keychain compares for an attribute it keeps as bytes (`copyData` in
+    /// SecDbItem.c): a string's UTF-8, a number's 32-bit value, data as it is.
+    var bytes: Data? {
+        switch self {
+        case .string(let string): Data(string.utf8)
+        case .data(let data): data
+        case .number(let number): withUnsafeBytes(of: Int32(truncatingIfNeeded: number).littleEndian) { Data($0) }
+        case .bool, .date, .accessControl: nil
         }
-        return wanted.caseInsensitiveCompare(held) == .orderedSame
+    }
+
+    /// Whether a search for `self` under attribute `name` finds an item holding `stored`: the
+    /// same value as the attribute compares it, or with `caseInsensitive` the same string
+    /// whatever its letters' case.
+    func finds(_ stored: AttributeValue?, as name: String, caseInsensitive: Bool) -> Bool {
+        guard let stored else { return false }
+        if caseInsensitive, case .string(let wanted) = self, case .string(let held) = stored {
+            return wanted.caseInsensitiveCompare(held) == .orderedSame
+        }
+        return Attribute.compared(name, self) == Attribute.compared(name, stored)
     }
 }
 
@@ -128,17 +141,25 @@ extension AttributeValue: Codable {
     }
 }
 
-/// The type an attribute's value must have; a value of another type is refused (errSecParam).
+/// How an attribute's value is taken, kept and compared: the kinds of Apple's keychain schema
+/// (SecItemSchema.c), each converting a value as its server does (SecDbItem.c). A value it cannot
+/// convert is refused (errSecParam).
 enum AttributeKind: Sendable {
+    /// Text (the access group): a string, or data that is UTF-8.
     case string
     /// A string from a fixed set, such as the `kSecAttrAccessible…` values.
     case oneOf(Set<String>)
+    /// A number; a boolean is 0 or 1, a string of digits is its number, and any other string is
+    /// kept as the string (`kSecAttrProtocolHTTPS` is "htps", `kSecAttrKeyTypeRSA` is "42").
     case number
-    /// A number, also given as a string of digits (the `kSecAttrKeyType…` values).
-    case numberOrDigits
     /// A boolean; a number is taken as false when 0, as CoreFoundation converts it.
     case bool
-    /// CFData; a string is taken as its UTF-8 bytes, as iOS converts it.
+    /// Bytes (the account, the service, the label, …): a string, data or a number, kept as the
+    /// type given and handed back as it, but searched for and told apart by its bytes, as Apple's
+    /// table holds the SHA-1 of them: the string "a" finds the data "a", and the two cannot
+    /// both be an item's key.
+    case blob
+    /// CFData; a string is taken as its UTF-8 bytes and a number as its 32-bit value's.
     case data
     case date
     case accessControl
@@ -146,33 +167,62 @@ enum AttributeKind: Sendable {
     /// The attribute's value, or nil when `object` is not of this kind.
     func value(_ object: Any) -> AttributeValue? {
         switch self {
-        case .string: (object as? String).map(AttributeValue.string)
+        case .string: (object as? String).map(AttributeValue.string) ?? Self.text(of: object).map(AttributeValue.string)
         case .oneOf(let allowed): (object as? String).flatMap { allowed.contains($0) ? .string($0) : nil }
-        case .number: (object as? Int).map(AttributeValue.number)
-        case .numberOrDigits: ((object as? Int) ?? (object as? String).flatMap { Int($0) }).map(AttributeValue.number)
+        case .number: Self.number(object)
         case .bool: ((object as? Bool) ?? (object as? Int).map { $0 != 0 }).map(AttributeValue.bool)
-        case .data: (object as? Data).map(AttributeValue.data) ?? (object as? String).map { .data(Data($0.utf8)) }
+        case .blob: Self.blob(object)
+        case .data: Self.blob(object).flatMap(\.bytes).map(AttributeValue.data)
         case .date: (object as? Date).map(AttributeValue.date)
         case .accessControl:
             (object as? SecAccessControl).map { .accessControl(protection: $0.protection, flags: $0.flags.rawValue) }
         }
     }
 
+    /// `value` as searches and primary keys compare it: an attribute kept as bytes by its bytes.
+    func compared(_ value: AttributeValue) -> AttributeValue {
+        guard case .blob = self, let bytes = value.bytes else { return value }
+        return .data(bytes)
+    }
+
     /// What an item has for this attribute when it was added without it: iOS stores the
-    /// attributes of a primary key as empty rather than missing, so a later search for the empty
-    /// value finds the item.
+    /// attributes of a primary key as empty rather than missing (bytes as empty data), so a
+    /// later search for the empty value finds the item.
     var emptyValue: AttributeValue? {
         switch self {
         case .string: .string("")
         case .number: .number(0)
-        case .data: .data(Data())
-        case .oneOf, .numberOrDigits, .bool, .date, .accessControl: nil
+        case .blob, .data: .data(Data())
+        case .oneOf, .bool, .date, .accessControl: nil
         }
+    }
+
+    /// UTF-8 data as its text.
+    private static func text(of object: Any) -> String? {
+        (object as? Data).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// A number, a boolean as 0 or 1, a string of digits that reads back the same as its
+    /// number; another string as it is (`copyNumber`).
+    private static func number(_ object: Any) -> AttributeValue? {
+        if let number = object as? Int { return .number(number) }
+        if let bool = object as? Bool { return .number(bool ? 1 : 0) }
+        guard let string = object as? String else { return nil }
+        guard let number = Int32(string), String(number) == string else { return .string(string) }
+        return .number(Int(number))
+    }
+
+    /// Data, a string or a number, as given (`copyBlob`).
+    private static func blob(_ object: Any) -> AttributeValue? {
+        if let data = object as? Data { return .data(data) }
+        if let string = object as? String { return .string(string) }
+        return (object as? Int).map(AttributeValue.number)
     }
 }
 
 /// The attributes this keychain knows, each with its kind: every attribute of SecItem.h on
-/// iOS. `kSecAttrSynchronizable` is read apart, as a search may also give
+/// iOS, of the kind Apple's schema gives it (its booleans are numbers there; here they stay
+/// booleans). `kSecAttrSynchronizable` is read apart, as a search may also give
 /// `kSecAttrSynchronizableAny`.
 enum Attribute {
     static let kinds: [String: AttributeKind] = [
@@ -182,24 +232,24 @@ enum Attribute {
         Key.accessGroup: .string,
         Key.creationDate: .date,
         Key.modificationDate: .date,
-        kSecAttrLabel as String: .string,
+        kSecAttrLabel as String: .blob,
         // Passwords
-        kSecAttrDescription as String: .string,
-        kSecAttrComment as String: .string,
+        kSecAttrDescription as String: .blob,
+        kSecAttrComment as String: .blob,
         kSecAttrCreator as String: .number,
         // Also `kSecAttrKeyType`, the same key.
-        kSecAttrType as String: .numberOrDigits,
+        kSecAttrType as String: .number,
         kSecAttrIsInvisible as String: .bool,
         kSecAttrIsNegative as String: .bool,
-        Key.account: .string,
-        Key.service: .string,
-        kSecAttrGeneric as String: .data,
-        Key.securityDomain: .string,
-        Key.server: .string,
-        Key.protocol: .string,
-        Key.authenticationType: .string,
+        Key.account: .blob,
+        Key.service: .blob,
+        kSecAttrGeneric as String: .blob,
+        Key.securityDomain: .blob,
+        Key.server: .blob,
+        Key.protocol: .number,
+        Key.authenticationType: .blob,
         Key.port: .number,
-        Key.path: .string,
+        Key.path: .blob,
         // Certificates
         kSecAttrCertificateType as String: .number,
         kSecAttrCertificateEncoding as String: .number,
@@ -209,9 +259,9 @@ enum Attribute {
         kSecAttrSubjectKeyID as String: .data,
         kSecAttrPublicKeyHash as String: .data,
         // Keys
-        Key.keyClass: .string,
+        Key.keyClass: .number,
         kSecAttrApplicationLabel as String: .data,
-        Key.applicationTag: .data,
+        Key.applicationTag: .blob,
         kSecAttrKeySizeInBits as String: .number,
         kSecAttrEffectiveKeySize as String: .number,
         kSecAttrIsPermanent as String: .bool,
@@ -238,6 +288,11 @@ enum Attribute {
         kSecAttrAccessibleAlwaysThisDeviceOnly as String,
         kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String,
     ]
+
+    /// `value` of attribute `name` as searches and primary keys compare it.
+    static func compared(_ name: String, _ value: AttributeValue) -> AttributeValue {
+        kinds[name]?.compared(value) ?? value
+    }
 
     /// Attributes only the keychain sets: given to an add or an update, they are ignored.
     static let setByKeychain: Set<String> = [Key.creationDate, Key.modificationDate]

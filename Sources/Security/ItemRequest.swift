@@ -161,7 +161,9 @@ extension ItemRequest {
     /// Whether `item` is one this search finds: of its class, with every attribute it gives.
     func matches(_ item: StoredItem) -> Bool {
         item.itemClass == itemClass
-            && attributes.allSatisfy { $0.value.finds(item.attributes[$0.key], caseInsensitive: caseInsensitive) }
+            && attributes.allSatisfy { name, wanted in
+                wanted.finds(item.attributes[name], as: name, caseInsensitive: caseInsensitive)
+            }
             && (synchronizable ?? .only(false)).admits(item.isSynchronizable)
     }
 

@@ -40,12 +40,12 @@ struct StoredItem: Codable, Hashable, Sendable {
 
     var isSynchronizable: Bool { attributes[Key.synchronizable] == .bool(true) }
 
-    /// What no other item may share with it.
+    /// What no other item may share with it, each attribute as searches compare it.
     var primaryKey: PrimaryKey {
         let names = itemClass.primaryKey + [Key.accessGroup, Key.synchronizable]
-        return PrimaryKey(
-            itemClass: itemClass, attributes: attributes.filter { names.contains($0.key) },
-            data: itemClass.dataIsInPrimaryKey ? data : nil)
+        var key: [String: AttributeValue] = [:]
+        for name in names { key[name] = attributes[name].map { Attribute.compared(name, $0) } }
+        return PrimaryKey(itemClass: itemClass, attributes: key, data: itemClass.dataIsInPrimaryKey ? data : nil)
     }
 
     struct PrimaryKey: Hashable {

@@ -53,10 +53,29 @@ let statusCases: [StatusCase] = [
     StatusCase("add a string as kSecValueData", errSecParam) {
         $0.addItem(Seed.password("new", [kSecValueData as String: "secret"]))
     },
-    StatusCase("add a string as kSecAttrPort", errSecParam) {
+    // A string of digits is its number, as iOS reads it: port "443" is the seeded item's 443.
+    StatusCase("add a string of digits as kSecAttrPort", errSecDuplicateItem) {
         $0.addItem(
             Seed.internetPassword(port: 1)
                 .merging([kSecAttrPort as String: "443"]) { _, new in new })
+    },
+    StatusCase("add a date as kSecAttrPort", errSecParam) {
+        $0.addItem(
+            Seed.internetPassword(port: 1)
+                .merging([kSecAttrPort as String: Date()]) { _, new in new })
+    },
+    StatusCase("add kSecAttrAccount as data", errSecSuccess) {
+        $0.addItem(Seed.password("new").merging([kSecAttrAccount as String: Data("new".utf8)]) { _, new in new })
+    },
+    StatusCase("add as data the bytes of an existing account", errSecDuplicateItem) {
+        $0.addItem(
+            Seed.password("token", group: "group.a").merging([kSecAttrAccount as String: Data("token".utf8)]) { $1 })
+    },
+    StatusCase("add a date as kSecAttrAccount", errSecParam) {
+        $0.addItem(Seed.password("new").merging([kSecAttrAccount as String: Date()]) { _, new in new })
+    },
+    StatusCase("add an access group of data that is no UTF-8", errSecParam) {
+        $0.addItem(Seed.password("new").merging([kSecAttrAccessGroup as String: Data([0xff, 0xfe])]) { $1 })
     },
     StatusCase("add an unknown kSecAttrAccessible", errSecParam) {
         $0.addItem(Seed.password("new", [kSecAttrAccessible as String: "always"]))
@@ -81,6 +100,9 @@ let statusCases: [StatusCase] = [
     StatusCase("copy a missing account", errSecItemNotFound) { $0.find(Seed.password("nobody")).status },
     StatusCase("copy an account in an access group without it", errSecItemNotFound) {
         $0.find(Seed.password("refresh", group: "group.b")).status
+    },
+    StatusCase("copy a string account by its bytes as data", errSecSuccess) {
+        $0.find(Seed.password("refresh").merging([kSecAttrAccount as String: Data("refresh".utf8)]) { $1 }).status
     },
     StatusCase("copy an account in its access group", errSecSuccess) {
         $0.find(Seed.password("token", group: "group.b")).status

@@ -314,12 +314,13 @@ struct HeaderTests {
     }
 
     @Test(arguments: [
-        WrongType(key: kSecAttrCreator, value: "ctso"), WrongType(key: kSecAttrType, value: "generic"),
+        WrongType(key: kSecAttrCreator, value: Data()), WrongType(key: kSecAttrType, value: [1]),
         WrongType(key: kSecAttrIsInvisible, value: "yes"), WrongType(key: kSecAttrIsNegative, value: Data()),
-        WrongType(key: kSecAttrSecurityDomain, value: 1), WrongType(key: kSecAttrAuthenticationType, value: 2),
+        WrongType(key: kSecAttrSecurityDomain, value: Date()), WrongType(key: kSecAttrAuthenticationType, value: [2]),
         WrongType(key: kSecAttrAccessControl, value: "biometry"),
         WrongType(key: kSecAttrAccessible, value: "sometimes"),
-        WrongType(key: kSecAttrKeySizeInBits, value: "big"), WrongType(key: kSecAttrSubject, value: 7),
+        WrongType(key: kSecAttrKeySizeInBits, value: Data()), WrongType(key: kSecAttrSubject, value: Date()),
+        WrongType(key: kSecAttrAccount, value: ["a": 1]), WrongType(key: kSecAttrAccessGroup, value: 5),
         WrongType(key: kSecAttrTokenID, value: true), WrongType(key: kSecUseAuthenticationUI, value: "ask"),
         WrongType(key: kSecUseOperationPrompt, value: 3), WrongType(key: kSecMatchCaseInsensitive, value: "yes"),
     ])
