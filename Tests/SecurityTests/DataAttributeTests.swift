@@ -87,8 +87,8 @@ struct DataAttributeTests {
 
     @Test func theItemIsInTheKeychainFileWithItsAccountAsData() throws {
         let store = KeyedStrings(serviceName: service)
-        #expect(store.set("left-by-ann", forKey: "session"))
-        defer { store.removeObject(forKey: "session") }
+        #expect(store.set("left-by-ann", forKey: "shiftToken"))
+        defer { store.removeObject(forKey: "shiftToken") }
 
         let file = try Data(contentsOf: URL(fileURLWithPath: IOSCodeTests.folder + "/items.json"))
         let contents = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
@@ -99,7 +99,7 @@ struct DataAttributeTests {
         }
         try #require(mine.count == 1)
         let attributes = try #require(mine[0]["attributes"] as? [String: [String: Any]])
-        let encoded = Data("session".utf8).base64EncodedString()
+        let encoded = Data("shiftToken".utf8).base64EncodedString()
         #expect(attributes["acct"]?["data"] as? String == encoded)
         #expect(attributes["gena"]?["data"] as? String == encoded)
         #expect(mine[0]["data"] as? String == Data("left-by-ann".utf8).base64EncodedString())
