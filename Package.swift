@@ -368,8 +368,8 @@ let package = Package(
                 "Hub", "HubFiles", "notify", "SharedDevice", "TestSupport",
             ]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "FacadeCore", "Security"]),
-        // Team files that import Foundation alone, built with the one setting a team's target
         .testTarget(name: "SQLite3Tests", dependencies: ["CSQLiteDefaults", "SQLite3"]),
+        // Team files that import Foundation alone, built with the one setting a team's target
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
         // the CF names and the Darwin center.
         .testTarget(
