@@ -48,6 +48,39 @@ struct KilledRunTests {
         try await Self.theNextRunRemoves(runFolder, in: runs, scenarioFolder: folder)
     }
 
+    /// A killed run's folder whose app nested folders 2,500 deep (5,000 bytes of path, past
+    /// PATH_MAX, which a removal by paths could not reach) is removed by the next run, which says so.
+    @Test func aKilledRunsDeepFolderIsRemovedByTheNextRun() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-sigkill-deep")
+        defer { try? TreeRemoval.remove(folder) }
+        let runs = folder + "/runs"
+        try DevicePaths.prepareDirectory(runs)
+        let file = try writeScenario(Self.hookThatNestsDeep, named: "deep", in: folder)
+        let (runner, _) = try ChildProcess.spawn(
+            sdlabPath, ["run", file], stdout: .null, stderr: .file(folder + "/runner.log"),
+            environment: environment(with: ["TMPDIR": runs]))
+        defer { runner.stop(grace: .seconds(1)) }
+        var runFolder = ""
+        try await eventually(within: .seconds(90), "the hook nested its folders") {
+            guard let found = Self.runFolders(in: runs).first else { return false }
+            runFolder = found
+            return FileManager.default.fileExists(atPath: RunFolder.container(of: "mail", in: found) + "/nested")
+        }
+        runner.signal(SIGKILL)
+        #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
+        try await eventually(within: .seconds(10), "nothing of the killed run is alive") {
+            await offPool { [runFolder] in LiveProcesses.mentioning(runFolder).isEmpty }
+        }
+        let next = try await run(
+            sdlabPath, ["run", try writeScenario(Self.quick, named: "quick", in: folder)],
+            environment: environment(with: ["TMPDIR": runs]), timeout: .seconds(60))
+        #expect(next.status == 0, "\(next.stdout)\(next.stderr)")
+        #expect(
+            next.stderr.contains("sdlab: removed the folder of a run that was killed: \(runFolder)\n"), "\(next.stderr)"
+        )
+        #expect(access(runFolder, F_OK) != 0, "\(runFolder) is gone")
+    }
+
     /// The next run removes the killed run's folder and says so, and nothing else: not a folder
     /// whose run still holds its lock, one without the lock file (a finished run's, kept on
     /// purpose), a link, nor a folder of another user.
@@ -108,6 +141,30 @@ struct KilledRunTests {
                 (env -i setsid sh -c 'echo $$ > cleared.part; mv cleared.part cleared.pid; exec sleep 300'
                 >/dev/null 2>&1 &);
                 echo $$ > hook.part; mv hook.part hook.pid; exec sleep 300
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: mail
+          - write: {app: mail, kind: plain, count: 1}
+          - checkin
+          - wait: 60s
+        """
+
+    /// A scenario whose cleanup hook moves the worker's records 2,500 folders deep, built from
+    /// the bottom up (the fence resolves no path past PATH_MAX), says so with `nested`, and sleeps.
+    static let hookThatNestsDeep = """
+        apps:
+          - name: mail
+            sdk: msal
+            background: true
+            cleanup:
+              hook: >-
+                cd "$SDLAB_CONTAINER/documents" &&
+                steps=$(printf 'd/%.0s' $(seq 500)) &&
+                mkdir -p "deep/$steps" && mv cou1 "deep/$steps" &&
+                for round in $(seq 4); do
+                mkdir -p "up/$steps" && mv deep "up/$steps" && mv up deep || exit 1; done &&
+                touch ../nested && exec sleep 300
         steps:
           - enroll: stage
           - checkout: cou1
