@@ -99,8 +99,9 @@ let package = Package(
         .target(
             name: "LeakScan",
             dependencies: [
-                "CBzip2", "CFileAccess", "CFormatLibraries", "CLzma", "CZlib", "CZstd", "SharedDevice",
-                "DeviceProcesses", .product(name: "Crypto", package: "swift-crypto"),
+                "CBzip2", "CFileAccess", "CFormatLibraries", "CLzma", "CSQLite3", "CZlib", "CZstd", "SharedDevice",
+                "DeviceProcesses",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
         // MARK: Device services

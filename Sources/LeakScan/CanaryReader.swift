@@ -41,15 +41,19 @@ struct CanaryReader {
     private lazy var inflater = Inflater()
     /// The keys every value is tried with as a sealed box.
     let keys: [SymmetricKey]
+    /// The zstd dictionaries of the container, for frames made with one.
+    let dictionaries: ZstdDictionaries
     /// Values of a key's size met while reading (`keyCandidates(in:)`), else nil.
     private var keySized: [[UInt8]]?
 
     init(
-        budget: Int = LeakScanner.Budget.standard.decodedBytes, keys: [SymmetricKey] = []
+        budget: Int = LeakScanner.Budget.standard.decodedBytes, keys: [SymmetricKey] = [],
+        dictionaries: ZstdDictionaries = ZstdDictionaries()
     ) {
         self.budget = budget
         initialBudget = budget
         self.keys = keys
+        self.dictionaries = dictionaries
     }
 
     /// The canaries in `bytes`, which the decodings `path` read from the file. `formats`: the
@@ -90,25 +94,34 @@ struct CanaryReader {
                 case .escapedText: note(EscapedText.canaries(at: start, in: bytes), via: path + ["json"])
                 }
             }
+            let format = readingFormats ? readFormats(bytes, via: path) : nil
             searchBase64(bytes, via: path)
-            searchCompressed(bytes, at: landmarks.compressed, via: path)
+            // An archive its library read is not read again entry by entry.
+            let compressed = landmarks.compressed.filter { format != .archive || $0.format != .zip }
+            searchCompressed(bytes, at: compressed, via: path)
             searchPercentEncoded(bytes, via: path)
-            if readingFormats { readFormats(bytes, via: path) }
         }
         open(bytes, via: path)
     }
 
-    /// The bytes read as each format they may be, by its structure.
-    private mutating func readFormats(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
-        let limit = max(budget, 0)
-        let readers: [(UnsafeBufferPointer<UInt8>, Int) -> FormatReading?] = [
-            { SQLiteDatabase.read($0, limit: $1) }, PropertyList.read,
-        ]
-        for reader in readers {
-            guard let reading = reader(bytes, limit) else { continue }
+    enum Format {
+        case database, propertyList, archive, mail
+    }
+
+    /// The readers of the formats apps store in, each deciding by the bytes' structure.
+    private static let readers: [(Format, @Sendable (UnsafeBufferPointer<UInt8>, Int) -> FormatReading?)] = [
+        (.database, { SQLiteDatabase.read($0, limit: $1) }), (.propertyList, PropertyList.read),
+        (.archive, Archive.read), (.mail, MIMEMessage.read),
+    ]
+
+    /// The bytes read as the format they are, by its structure; which one, if any.
+    private mutating func readFormats(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) -> Format? {
+        for (format, reader) in Self.readers {
+            guard let reading = reader(bytes, max(budget, 0)) else { continue }
             take(reading, via: path)
-            return
+            return format
         }
+        return nil
     }
 
     /// A format's values to search next, and what it could not read.
@@ -205,10 +218,13 @@ struct CanaryReader {
                 label = format == .gzip ? "gzip" : "zlib"
             case .bzip2: (result, label) = (Bzip2.decompress(input, limit: limit), "bzip2")
             case .xz: (result, label) = (LZMA.decompressXZ(input, limit: limit), "xz")
-            case .zstd: (result, label) = (Zstd.decompress(input, limit: limit), "zstd")
+            case .zstd: (result, label) = (Zstd.decompress(input, limit: limit, dictionaries: dictionaries), "zstd")
             case .zip:
                 next = readZipEntry(at: start, in: bytes, via: path, listed: &listed)
                 continue
+            }
+            if let id = result.missingDictionary {
+                problem("zstd frame \(place(start, via: path)) needs dictionary \(id), which is not in the container")
             }
             decoded(
                 result.output, via: path + [label], stopped: result.stopped(at: limit),
@@ -250,7 +266,7 @@ struct CanaryReader {
         case ZipEntry.deflated: result = inflater.inflate(input, windowBits: -15, limit: limit)
         case ZipEntry.bzip2: result = Bzip2.decompress(input, limit: limit)
         case ZipEntry.lzma: result = LZMA.decompressZipEntry(input, limit: limit)
-        case ZipEntry.zstd: result = Zstd.decompress(input, limit: limit)
+        case ZipEntry.zstd: result = Zstd.decompress(input, limit: limit, dictionaries: dictionaries)
         default: result = LZMA.decompressXZ(input, limit: limit)
         }
         decoded(result.output, via: label, stopped: result.stopped(at: limit), at: what)

@@ -172,7 +172,7 @@ public struct LeakScanner: Sendable {
 
     /// Everything readable, and everything that could not be read.
     public func scan() -> Scan {
-        let keys = self.keys()
+        let (keys, dictionaries) = materials()
         var scan = Scan()
         if let (folder, reason) = containersFolderProblem {
             scan.unreadable.append(Unreadable(app: "", file: folder, place: ".", reason: reason))
@@ -189,7 +189,7 @@ public struct LeakScanner: Sendable {
                 func unreadable(_ reason: String) {
                     scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: reason))
                 }
-                var reader = CanaryReader(budget: budget.decodedBytes, keys: keys)
+                var reader = CanaryReader(budget: budget.decodedBytes, keys: keys, dictionaries: dictionaries)
                 var sightings: [(sighting: CanaryReader.Sighting, encrypted: Bool)] = []
                 switch item {
                 case .unreadable(let reason): unreadable(reason)
@@ -322,22 +322,34 @@ public struct LeakScanner: Sendable {
     /// (a key file, the keychain, preferences, a small database).
     static let keyFileBytes = 1 << 20
 
-    /// Every value of a key's size in the containers, however it is kept (a file of its own, the
-    /// keychain's base64, a property list's data, a database's blob): the keys every value is
-    /// tried with as a sealed box.
-    private func keys() -> [SymmetricKey] {
-        var found: Set<[UInt8]> = []
+    /// What the containers hold to read other files with: every value of a key's size, however
+    /// it is kept (a file of its own, the keychain's base64, a property list's data, a
+    /// database's blob), which every value is tried with as a sealed box; and the zstd
+    /// dictionaries.
+    private func materials() -> (keys: [SymmetricKey], dictionaries: ZstdDictionaries) {
+        var keys: Set<[UInt8]> = []
+        var dictionaries = ZstdDictionaries()
         for (app, root) in containers {
-            walk(app: app, root: root, opensFile: { $0 <= Self.keyFileBytes }) { _, item in
-                guard case .file(let descriptor, let size) = item,
-                    case .success(let bytes) = ContainerWalk.contents(
-                        of: descriptor, size: size, limit: Self.keyFileBytes)
+            walk(app: app, root: root) { _, item in
+                guard case .file(let descriptor, let size) = item else { return }
+                guard size <= Self.keyFileBytes else {
+                    var head = [UInt8](repeating: 0, count: ZstdDictionaries.magic.count)
+                    if pread(descriptor, &head, head.count, 0) == head.count, head == ZstdDictionaries.magic,
+                        case .success(let bytes) = ContainerWalk.contents(
+                            of: descriptor, size: size, limit: budget.fileBytes)
+                    {
+                        _ = dictionaries.add(bytes)
+                    }
+                    return
+                }
+                guard case .success(let bytes) = ContainerWalk.contents(of: descriptor, size: size, limit: size + 1)
                 else { return }
+                _ = dictionaries.add(bytes)
                 var reader = CanaryReader(budget: budget.decodedBytes)
-                found.formUnion(reader.keyCandidates(in: bytes))
+                keys.formUnion(reader.keyCandidates(in: bytes))
             }
         }
-        return found.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }
+        return (keys.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }, dictionaries)
     }
 
     /// The file `bytes`, open as `descriptor`, read as a SQLite database with the write-ahead log

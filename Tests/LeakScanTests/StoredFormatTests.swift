@@ -164,4 +164,59 @@ import Testing
         #expect(found.first?.encrypted == true)
         #expect(found.first?.via.hasSuffix("aes-gcm") == true)
     }
+
+    /// An .eml whose attachment is base64 of UTF-16 text, and a subject in an encoded word.
+    @Test func mailIsReadPartByPart() throws {
+        let container = try ScratchContainer()
+        try python(
+            """
+            import sys
+            from email.message import EmailMessage
+            mail = EmailMessage()
+            subject = "Übergabe SDLAB-CANARY/cou1/notes/plain/1".encode()
+            encoded = "Subject: =?utf-8?q?" + "".join("=%02X" % byte for byte in subject) + "?=\\n"
+            mail["From"] = "cou1@example.com"
+            mail.set_content("see attachment")
+            text = "Schichtbericht SDLAB-CANARY/cou1/notes/sensitive/2 Ende".encode("utf-16")
+            mail.add_attachment(text, maintype="application", subtype="octet-stream", filename="report.txt")
+            open(sys.argv[1], "wb").write(encoded.encode() + bytes(mail))
+            """, [container.path("outbox.eml")])
+        let raw = try contents(of: container.path("outbox.eml"))
+        #expect(!String(decoding: raw, as: UTF8.self).contains("SDLAB-CANARY"), "the mail hides both")
+        let found = container.scan()
+        #expect(Set(found.map(\.canary)) == [canary(1), canary(2, .sensitive)])
+        #expect(found.allSatisfy { $0.via.contains("mime:") })
+    }
+
+    @Test func tarArchivesAreReadEntryByEntry() throws {
+        let container = try ScratchContainer()
+        try container.write(record(canary(6)), to: "export/notes-6.txt")
+        try run(["tar", "-cf", container.path("export.tar"), "-C", container.root, "export"])
+        try FileManager.default.removeItem(atPath: container.path("export"))
+        let found = container.scan()
+        #expect(found.map(\.canary) == [canary(6)])
+        #expect(found.first?.place == "export.tar")
+    }
+
+    @Test func zstdMadeWithADictionaryIsReadWithTheOneBesideIt() throws {
+        let container = try ScratchContainer()
+        for number in 1...40 { try container.write(record(canary(number)), to: "samples/\(number)") }
+        let samples = (1...40).map { container.path("samples/\($0)") }
+        try run(
+            ["zstd", "-q", "--train", "--maxdict=4096", "--dictID=77", "-o", container.path("notes.dict")] + samples)
+        try container.write(record(canary(50)), to: "note")
+        try run([
+            "zstd", "-q", "-D", container.path("notes.dict"), container.path("note"), "-o", container.path("note.zst"),
+        ])
+        for file in ["samples", "note"] { try FileManager.default.removeItem(atPath: container.path(file)) }
+        // The dictionary holds the samples it was trained on: records too.
+        #expect(container.scan().filter { $0.place == "note.zst" }.map(\.canary) == [canary(50)])
+        // Without its dictionary, the frame is named as not read.
+        try FileManager.default.removeItem(atPath: container.path("notes.dict"))
+        let scan = container.scan()
+        #expect(!scan.isComplete)
+        #expect(
+            scan.unreadable.map(\.reason) == ["zstd frame at byte 0 needs dictionary 77, which is not in the container"]
+        )
+    }
 }
