@@ -27,7 +27,7 @@
     F(archive_read_support_format_zip)                                                                            \
     F(archive_read_open_memory)                                                                                   \
     F(archive_read_next_header)                                                                                   \
-    F(archive_read_data)                                                                                          \
+    F(archive_read_data_block)                                                                                    \
     F(archive_error_string)                                                                                       \
     F(archive_format)                                                                                             \
     F(archive_entry_pathname)                                                                                     \
@@ -121,9 +121,15 @@ int sdlab_archive_next(sdlab_archive *opened, sdlab_archive_entry *entry) {
     return 1;
 }
 
-ssize_t sdlab_archive_data(sdlab_archive *opened, void *buffer, size_t size) {
-    la_ssize_t read = libarchive.archive_read_data(opened->archive, buffer, size);
-    return read < 0 ? -1 : read;
+int sdlab_archive_block(sdlab_archive *opened, const uint8_t **bytes, size_t *count) {
+    const void *block = NULL;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int result = libarchive.archive_read_data_block(opened->archive, &block, &size, &offset);
+    *bytes = block;
+    *count = block ? size : 0;
+    if (result == ARCHIVE_EOF) return 0;
+    return result == ARCHIVE_OK ? 1 : -1;
 }
 
 const char *sdlab_archive_error(sdlab_archive *opened) {

@@ -36,7 +36,6 @@ enum Archive {
     /// read past.
     private static func entries(of archive: OpaquePointer, limit: Int) -> FormatReading {
         var limited = LimitedReading(limit: limit)
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         var previous: String?
         while true {
             var entry = sdlab_archive_entry()
@@ -53,28 +52,30 @@ enum Archive {
             previous = shown
             guard limited.add("\(format)-name", name) else { break }
             if entry.link != nil, !limited.add("\(format)-link:\(shown)", cBytes(entry.link)) { break }
-            guard let data = data(of: archive, into: &chunk, limit: limit) else {
+            let (data, readable) = data(of: archive, limit: limit)
+            // What was read before an error is what an attacker has too.
+            guard data.isEmpty || limited.add("\(format):\(shown)", data) else { break }
+            if !readable {
                 let why = entry.encrypted ? "is encrypted" : "cannot be read"
                 limited.problem("\(format) entry \(shown) \(why): \(errorText(archive))")
-                continue
             }
-            guard data.isEmpty || limited.add("\(format):\(shown)", data) else { break }
         }
         return limited.reading
     }
 
     /// The current entry's data, at most `limit` bytes (one more when there is more, so that the
-    /// reading knows it stopped); nil when libarchive cannot read it.
-    private static func data(of archive: OpaquePointer, into chunk: inout [UInt8], limit: Int) -> [UInt8]? {
+    /// reading knows it stopped), and whether libarchive read it to its end without an error.
+    private static func data(of archive: OpaquePointer, limit: Int) -> (data: [UInt8], readable: Bool) {
         var data: [UInt8] = []
         while data.count <= limit {
-            let room = min(chunk.count, limit + 1 - data.count)
-            let read = chunk.withUnsafeMutableBytes { sdlab_archive_data(archive, $0.baseAddress, room) }
-            if read < 0 { return nil }
-            if read == 0 { break }
-            data += chunk[..<read]
+            var block: UnsafePointer<UInt8>?
+            var count = 0
+            let status = sdlab_archive_block(archive, &block, &count)
+            if let block { data += UnsafeBufferPointer(start: block, count: min(count, limit + 1 - data.count)) }
+            if status < 0 { return (data, false) }
+            if status == 0 { break }
         }
-        return data
+        return (data, true)
     }
 
     private static func errorText(_ archive: OpaquePointer) -> String { String(cString: sdlab_archive_error(archive)) }
@@ -84,28 +85,35 @@ enum Archive {
         return Array(UnsafeRawBufferPointer(start: string, count: strlen(string)))
     }
 
+    /// The magic numbers libarchive bids on, with where they are and the family each starts.
+    private static let magics: [(family: String, offset: Int, bytes: [UInt8])] = [
+        ("zip", 0, ZipEntry.signature),
+        // A split archive's marker before its first entry.
+        ("zip", 0, [0x50, 0x4B, 0x07, 0x08] + ZipEntry.signature),
+        ("tar", 257, Array("ustar".utf8)),
+        ("7z", 0, [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]),
+        ("cpio", 0, Array("070707".utf8)), ("cpio", 0, Array("070701".utf8)), ("cpio", 0, Array("070702".utf8)),
+        // Binary cpio, little- and big-endian.
+        ("cpio", 0, [0xC7, 0x71]), ("cpio", 0, [0x71, 0xC7]),
+        ("ar", 0, Array("!<arch>\n".utf8)),
+        ("rar", 0, Array("Rar!".utf8) + [0x1A, 0x07]),
+        ("cab", 0, Array("MSCF".utf8) + [0, 0, 0, 0]),
+        ("xar", 0, Array("xar!".utf8)),
+        ("warc", 0, Array("WARC/1.".utf8)),
+        ("iso9660", 32769, Array("CD001".utf8)),
+    ]
+
     /// The archive family `bytes` start as, by the magic numbers libarchive bids on: decided
     /// before libarchive is loaded, so that other bytes cost nothing.
     static func family(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        func has(_ magic: String, at offset: Int = 0) -> Bool {
-            let magic = Array(magic.utf8)
-            return offset + magic.count <= bytes.count && bytes[offset..<offset + magic.count].elementsEqual(magic)
+        let found = magics.first { magic in
+            magic.offset + magic.bytes.count <= bytes.count
+                && bytes[magic.offset..<magic.offset + magic.bytes.count].elementsEqual(magic.bytes)
         }
-        func hasBytes(_ magic: [UInt8], at offset: Int = 0) -> Bool {
-            offset + magic.count <= bytes.count && bytes[offset..<offset + magic.count].elementsEqual(magic)
-        }
-        if hasBytes(ZipEntry.signature) || hasBytes([0x50, 0x4B, 0x07, 0x08] + ZipEntry.signature) { return "zip" }
-        if has("ustar", at: 257) || isTarHeader(bytes) { return "tar" }
-        if hasBytes([0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]) { return "7z" }
-        if has("070707") || has("070701") || has("070702") { return "cpio" }
-        if bytes.count >= 26, hasBytes([0xC7, 0x71]) || hasBytes([0x71, 0xC7]) { return "cpio" }
-        if has("!<arch>\n") { return "ar" }
-        if has("Rar!\u{1A}\u{07}") { return "rar" }
-        if hasBytes(Array("MSCF".utf8) + [0, 0, 0, 0]) { return "cab" }
-        if has("xar!") { return "xar" }
-        if has("WARC/1.") { return "warc" }
-        if bytes.count >= 7, has("-l", at: 2), bytes[6] == 0x2D { return "lha" }
-        if has("CD001", at: 32769) { return "iso9660" }
+        if let found { return found.family }
+        if isTarHeader(bytes) { return "tar" }
+        // LHA's method, `-lh5-`, after the header's size and checksum.
+        if bytes.count >= 7, bytes[2] == 0x2D, bytes[3] == 0x6C, bytes[6] == 0x2D { return "lha" }
         return nil
     }
 

@@ -6,20 +6,33 @@ import Testing
 
 /// Archives read as libarchive reads them: every entry's data, name and link target.
 @Suite struct ArchiveTests {
-    /// GNU tar's own format: a long name (a GNU long-name entry), a symbolic link whose target
-    /// is a canary, and data.
-    @Test func gnuTarEntriesNamesAndLinksAreRead() throws {
+    /// Every format GNU tar writes: data, and a symbolic link whose target is a canary; in GNU
+    /// and POSIX formats a name longer than a header holds (a long-name entry, a pax header).
+    @Test(arguments: ["v7", "ustar", "gnu", "posix"]) func tarEntriesNamesAndLinksAreRead(format: String) throws {
         let container = try ScratchContainer()
-        let deep = String(repeating: "folder/", count: 20) + "notes.txt"
-        try container.write(record(canary(1)), to: "files/" + deep)
+        let long = ["gnu", "posix"].contains(format)
+        let name = (long ? String(repeating: "folder/", count: 20) : "folder/") + "notes.txt"
+        try container.write(record(canary(1)), to: "files/" + name)
         try FileManager.default.createSymbolicLink(
             atPath: container.path("files/link"), withDestinationPath: "\(canary(2))")
-        try run(["tar", "--format=gnu", "-C", container.path("files"), "-cf", container.path("notes.tar"), "."])
-        let read = try #require(reading(try contents(of: container.path("notes.tar")), with: Archive.read))
+        try run(["tar", "--format=\(format)", "-C", container.path("files"), "-cf", container.path("notes.tar"), "."])
+        let bytes = try contents(of: container.path("notes.tar"))
+        #expect(Array(bytes[257..<262]) == (format == "v7" ? [0, 0, 0, 0, 0] : Array("ustar".utf8)))
+        let read = try #require(reading(bytes, with: Archive.read))
         #expect(read.problems.isEmpty)
-        #expect(read.labels(holding: canary(1)) == ["tar:./\(deep)"])
+        #expect(read.labels(holding: canary(1)) == ["tar:./\(name)"])
         #expect(read.labels(holding: canary(2)) == ["tar-link:./link"])
-        #expect(read.texts("tar-name").contains("./\(deep)"))
+        #expect(read.texts("tar-name").contains("./\(name)"))
+    }
+
+    /// An ar archive, as binutils' `ar` writes one (a .deb is one too): each member's data.
+    @Test func arMembersAreRead() throws {
+        let container = try ScratchContainer()
+        try container.write(record(canary(3)), to: "notes.txt")
+        try run(["ar", "rcD", container.path("notes.a"), container.path("notes.txt")])
+        let read = try #require(reading(try contents(of: container.path("notes.a")), with: Archive.read))
+        #expect(read.problems.isEmpty)
+        #expect(read.labels(holding: canary(3)) == ["ar:notes.txt"])
     }
 
     /// POSIX pax, as Python's tarfile writes it: a name in UTF-8 and a pax header that carries
@@ -34,10 +47,10 @@ import Testing
                 entry = tarfile.TarInfo("Übergabe/" + sys.argv[3] + ".txt")
                 entry.size = len(data)
                 archive.addfile(entry, io.BytesIO(data))
-            """, [container.path("notes.tar"), String(decoding: record(canary(3)), as: UTF8.self), "\(canary(4))"])
+            """, [container.path("notes.tar"), String(decoding: record(canary(13)), as: UTF8.self), "\(canary(4))"])
         let read = try #require(reading(try contents(of: container.path("notes.tar")), with: Archive.read))
         #expect(read.problems.isEmpty)
-        #expect(read.labels(holding: canary(3)) == ["tar:Übergabe/\(canary(4)).txt"])
+        #expect(read.labels(holding: canary(13)) == ["tar:Übergabe/\(canary(4)).txt"])
         #expect(read.labels(holding: canary(4)) == ["tar-name"])
     }
 
@@ -72,6 +85,27 @@ import Testing
         #expect(read.problems.first?.hasPrefix("zip entry secret.txt is encrypted: ") == true, "\(read.problems)")
         #expect(read.labels(holding: canary(9)) == [])
         #expect(read.labels(holding: canary(10)) == ["zip:open.txt"])
+    }
+
+    /// Data that fails its check is still what an attacker reads: a value, and a problem.
+    @Test func anEntryWithABadChecksumIsReadAndNamed() throws {
+        let container = try ScratchContainer()
+        try python(
+            """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as archive:
+                archive.writestr("notes.txt", sys.argv[2] + " deflated " * 50, zipfile.ZIP_DEFLATED)
+            data = bytearray(open(sys.argv[1], "rb").read())
+            # The CRC-32 in the local header and in the central directory's.
+            central = data.index(b"PK\\x01\\x02")
+            for offset in (14, central + 16):
+                data[offset] ^= 0xFF
+            open(sys.argv[1], "wb").write(data)
+            """, [container.path("notes.zip"), "\(canary(11))"])
+        let read = try #require(reading(try contents(of: container.path("notes.zip")), with: Archive.read))
+        #expect(read.labels(holding: canary(11)) == ["zip:notes.txt"])
+        #expect(read.problems.count == 1)
+        #expect(read.problems.first?.hasPrefix("zip entry notes.txt cannot be read: ") == true, "\(read.problems)")
     }
 
     @Test func valuesStopAtTheLimit() throws {

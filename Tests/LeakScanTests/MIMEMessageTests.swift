@@ -97,6 +97,19 @@ import Testing
         #expect(read.problems == ["mime part 1 (multipart/encrypted) is encrypted"])
     }
 
+    /// Parts nested deeper than the reader follows are named, not read; what is above them is.
+    @Test func partsNestedTooDeepAreAProblem() throws {
+        var message = "Subject: \(canary(10))\nContent-Type: multipart/mixed; boundary=\"b0\"\n\n"
+        for level in 1..<100 {
+            message += "--b\(level - 1)\nContent-Type: multipart/mixed; boundary=\"b\(level)\"\n\n"
+        }
+        message += "--b99\nContent-Type: text/plain\n\n\(canary(11))\n"
+        let read = try #require(reading(Array(message.utf8), with: MIMEMessage.read))
+        #expect(read.problems == ["mime part 65 is nested too deep to read"])
+        #expect(read.labels(holding: canary(10)) == ["mime:header Subject"])
+        #expect(read.labels(holding: canary(11)) == [])
+    }
+
     @Test func valuesStopAtTheLimit() throws {
         let body = String(repeating: "x", count: 10_000)
         let message = "Subject: long\n\n\(body)\n"

@@ -87,9 +87,11 @@ typedef struct {
 /// (`sdlab_archive_error`). The entry's strings are valid until the next call.
 int sdlab_archive_next(sdlab_archive *archive, sdlab_archive_entry *entry);
 
-/// The current entry's data into `buffer`: bytes read, 0 at its end, -1 when it cannot be read
-/// (`sdlab_archive_error`).
-ssize_t sdlab_archive_data(sdlab_archive *archive, void *buffer, size_t size);
+/// The current entry's next block of data, as libarchive holds it (valid until the next call;
+/// the holes of a sparse file left out): 1 with a block, 0 at the entry's end, -1 when it cannot
+/// be read on (`sdlab_archive_error`), with what was read before the error (a bad checksum is
+/// found after the data).
+int sdlab_archive_block(sdlab_archive *archive, const uint8_t **bytes, size_t *count);
 
 /// libarchive's last error on `archive`.
 const char *sdlab_archive_error(sdlab_archive *archive);
