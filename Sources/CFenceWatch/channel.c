@@ -1,5 +1,6 @@
 // How the watch's listener reaches the runner: the fence, which installed it, sends it on the
 // app's channel (`--ready-fd`) before it becomes the app, so it never reaches the app's code.
+// Or the fence says it stopped the launch, and why (it could not drop the app's privileges).
 #define _GNU_SOURCE
 #include "fence_watch.h"
 
@@ -30,6 +31,12 @@ int sdlab_watch_send(int channel, int listener, const char *why) {
         memcpy(CMSG_DATA(header), &listener, sizeof(int));
     }
     return sendmsg(channel, &message, MSG_NOSIGNAL) < 0 ? -1 : 0;
+}
+
+int sdlab_watch_send_stop(int channel, const char *why) {
+    char text[512];
+    snprintf(text, sizeof text, "stop: %s", why);
+    return send(channel, text, strlen(text), MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
 int sdlab_watch_receive(int channel, int timeout_ms, char *why, int size) {
@@ -64,6 +71,10 @@ int sdlab_watch_receive(int channel, int timeout_ms, char *why, int size) {
     }
     if (strcmp(text, "watch") == 0 && listener >= 0) return listener;
     if (listener >= 0) close(listener);
+    if (strncmp(text, "stop: ", 6) == 0) {
+        snprintf(why, (size_t)size, "%s", text + 6);
+        return -2;
+    }
     snprintf(why, (size_t)size, "%s", strncmp(text, "none: ", 6) == 0 ? text + 6 : text);
     return -1;
 }

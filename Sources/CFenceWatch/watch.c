@@ -5,6 +5,7 @@
 // system calls: one read of the caller's memory per page, one walk of the kernel per folder.
 #define _GNU_SOURCE
 #include "fence_watch.h"
+#include "filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -244,6 +246,31 @@ static int permitted_at(const struct caller *caller, const struct allowed *allow
     return permitted(caller, allowed, dirfd, path, follow, said, size);
 }
 
+/// The file the caller's descriptor `fd` (AT_FDCWD: its working folder) refers to, judged.
+static int permitted_descriptor(const struct caller *caller, const struct allowed *allowed, int fd, char *said,
+                                size_t size) {
+    char descriptor[64];
+    if (fd == AT_FDCWD) {
+        snprintf(descriptor, sizeof descriptor, "%s/cwd", caller->proc);
+    } else {
+        snprintf(descriptor, sizeof descriptor, "%s/fd/%d", caller->proc, fd);
+    }
+    return permitted(caller, allowed, AT_FDCWD, descriptor, 1, said, size);
+}
+
+/// setxattrat and removexattrat: a path relative to `dirfd`, or with AT_EMPTY_PATH and an empty
+/// path the descriptor itself.
+static int permitted_attribute_at(const struct caller *caller, const struct allowed *allowed, int dirfd,
+                                  unsigned long long address, unsigned int flags, char *said, size_t size) {
+    char path[PATH_MAX];
+    if (read_string(caller, address, path, sizeof path) != 0) {
+        snprintf(said, size, "(a path that could not be read at %#llx: %s)", address, strerror(errno));
+        return 0;
+    }
+    if (path[0] == '\0' && (flags & AT_EMPTY_PATH)) return permitted_descriptor(caller, allowed, dirfd, said, size);
+    return permitted(caller, allowed, dirfd, path, !(flags & AT_SYMLINK_NOFOLLOW), said, size);
+}
+
 /// A unix socket bound to a path makes a file there; an abstract one (a leading zero) or
 /// another family does not.
 static int permitted_bind(const struct caller *caller, const struct allowed *allowed, unsigned long long address,
@@ -260,101 +287,199 @@ static int permitted_bind(const struct caller *caller, const struct allowed *all
     return permitted(caller, allowed, AT_FDCWD, path, 0, said, size);
 }
 
-/// Judges one waiting call; `call` names it for the report.
-static int judge(const struct seccomp_notif *request, const struct caller *caller, const struct allowed *allowed,
-                 const char **call, char *said, size_t size) {
-    const unsigned long long *a = request->data.args;
-    int nr = request->data.nr;
+/// The runner's answer to one call: it goes on, or fails with `error`, naming either the `place`
+/// outside the container it would change or `why` the call itself is refused.
+struct verdict {
+    int allow, error;
+    const char *call;
+    char place[PATH_MAX * 2 + 64];
+    char why[PATH_MAX + 128];
+    char number[32];  // the name of a call the filter does not know
+};
+
+static void refuse_call(struct verdict *verdict, int error, const char *why) {
+    verdict->allow = 0;
+    verdict->error = error;
+    snprintf(verdict->why, sizeof verdict->why, "%s", why);
+}
+
+/// mknod of a block or character device, even inside the container: a device reaches past
+/// every file (a disk's blocks, the machine's memory).
+static int refused_device(const struct caller *caller, int dirfd, unsigned long long address, unsigned long long mode,
+                          struct verdict *verdict) {
+    if (!S_ISBLK(mode) && !S_ISCHR(mode)) return 0;
+    char path[PATH_MAX], place[PATH_MAX];
+    if (read_string(caller, address, path, sizeof path) != 0) snprintf(path, sizeof path, "?");
+    if (absolute(caller, dirfd, path, place, sizeof place) != 0) snprintf(place, sizeof place, "%s", path);
+    verdict->allow = 0;
+    verdict->error = EPERM;
+    snprintf(verdict->why, sizeof verdict->why, "a %s device node (%s), which reaches past every file",
+             S_ISBLK(mode) ? "block" : "character", place);
+    return 1;
+}
+
+/// Why a call the filter sends to the runner only to be refused is refused.
+static void refuse_by_name(int nr, struct verdict *verdict) {
     switch (nr) {
+    case SYS_shmget:
+    case SYS_shmat:
+    case SYS_shmctl:
+    case SYS_shmdt:
+    case SYS_semget:
+    case SYS_semop:
+    case SYS_semtimedop:
+    case SYS_semctl:
+    case SYS_msgget:
+    case SYS_msgsnd:
+    case SYS_msgrcv:
+    case SYS_msgctl:
+        refuse_call(verdict, EPERM, "System V IPC, which outlives the process");
+        return;
+    case SYS_mq_open:
+    case SYS_mq_unlink:
+    case SYS_mq_timedsend:
+    case SYS_mq_timedreceive:
+    case SYS_mq_notify:
+    case SYS_mq_getsetattr:
+        refuse_call(verdict, EPERM, "a POSIX message queue, which outlives the process");
+        return;
+    case SYS_add_key:
+    case SYS_request_key:
+    case SYS_keyctl:
+        refuse_call(verdict, EPERM, "the kernel's key store, which outlives the process");
+        return;
+    case SYS_clone:
+    case SYS_unshare:
+        refuse_call(verdict, EPERM, "a new namespace, which would give back the capabilities the app runs without");
+        return;
+    case SYS_open_by_handle_at:
+        refuse_call(verdict, EPERM, "a file handle, which passes by every path the fence looks at");
+        return;
+    default:
+        if (verdict->call) {
+            refuse_call(verdict, EPERM, "not a call an app may make");
+        } else {
+            snprintf(verdict->number, sizeof verdict->number, "syscall %d", nr);
+            verdict->call = verdict->number;
+            refuse_call(verdict, ENOSYS, "a system call the fence does not know");
+        }
+    }
+}
+
+/// Refuses a change that does not land beneath the container (`EACCES`, as the sandbox says on a
+/// phone); `verdict->place` already names where it would land. Returns 1: the call was judged.
+static int unless_permitted(int permitted, struct verdict *verdict) {
+    if (!permitted) {
+        verdict->allow = 0;
+        verdict->error = EACCES;
+    }
+    return 1;
+}
+
+/// Judges a call that creates or changes a file: it goes on beneath the container or on one of
+/// its files. Returns 0 when `request` is no such call.
+static int judged_file(const struct seccomp_notif *request, const struct caller *caller,
+                       const struct allowed *allowed, struct verdict *verdict) {
+    const unsigned long long *a = request->data.args;
+    char *said = verdict->place;
+    size_t size = sizeof verdict->place;
+    switch (request->data.nr) {
 #ifdef SYS_open
     case SYS_open:
-        *call = "open";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], !(a[1] & (O_NOFOLLOW | O_EXCL)), said, size);
+        verdict->call = "open";
+        return unless_permitted(
+            permitted_at(caller, allowed, AT_FDCWD, a[0], !(a[1] & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     case SYS_creat:
-        *call = "creat";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size);
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size), verdict);
     case SYS_mkdir:
-        *call = "mkdir";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size), verdict);
     case SYS_mknod:
-        *call = "mknod";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
+        if (refused_device(caller, AT_FDCWD, a[0], a[1], verdict)) return 1;
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size), verdict);
     case SYS_rename:
-        *call = "rename";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size) &&
-               permitted_at(caller, allowed, AT_FDCWD, a[1], 0, said, size);
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size) &&
+                                    permitted_at(caller, allowed, AT_FDCWD, a[1], 0, said, size),
+                                verdict);
     case SYS_link:
-        *call = "link";
-        return permitted_at(caller, allowed, AT_FDCWD, a[1], 0, said, size);
     case SYS_symlink:
-        *call = "symlink";
-        return permitted_at(caller, allowed, AT_FDCWD, a[1], 0, said, size);
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[1], 0, said, size), verdict);
 #endif
-#ifdef SYS_renameat
     case SYS_renameat:
-#endif
     case SYS_renameat2:
-        *call = "rename";
-        return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size) &&
-               permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size);
+        verdict->call = "rename";
+        return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size) &&
+                                    permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size),
+                                verdict);
     case SYS_openat:
-        *call = "open";
-        return permitted_at(caller, allowed, (int)a[0], a[1], !(a[2] & (O_NOFOLLOW | O_EXCL)), said, size);
+        verdict->call = "open";
+        return unless_permitted(
+            permitted_at(caller, allowed, (int)a[0], a[1], !(a[2] & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     case SYS_openat2: {
-        *call = "open";
+        verdict->call = "open";
         unsigned long long flags = 0;  // the first field of struct open_how
         if (a[3] < sizeof flags || read_bytes(caller, a[2], &flags, sizeof flags) != 0) return 1;  // EINVAL, EFAULT
         if (!(flags & WRITE_FLAGS)) return 1;
-        return permitted_at(caller, allowed, (int)a[0], a[1], !(flags & (O_NOFOLLOW | O_EXCL)), said, size);
+        return unless_permitted(
+            permitted_at(caller, allowed, (int)a[0], a[1], !(flags & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     }
     case SYS_mkdirat:
-        *call = "mkdir";
-        return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size);
+        verdict->call = "mkdir";
+        return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size), verdict);
     case SYS_mknodat:
-        *call = "mknod";
-        return permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size);
+        verdict->call = "mknod";
+        if (refused_device(caller, (int)a[0], a[1], a[2], verdict)) return 1;
+        return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size), verdict);
     case SYS_linkat:
-        *call = "link";
-        return permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size);
+        verdict->call = "link";
+        return unless_permitted(permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size), verdict);
     case SYS_symlinkat:
-        *call = "symlink";
-        return permitted_at(caller, allowed, (int)a[1], a[2], 0, said, size);
+        verdict->call = "symlink";
+        return unless_permitted(permitted_at(caller, allowed, (int)a[1], a[2], 0, said, size), verdict);
     case SYS_truncate:
-        *call = "truncate";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size);
+        return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size), verdict);
     case SYS_bind:
-        *call = "bind";
-        return permitted_bind(caller, allowed, a[1], a[2], said, size);
-    case SYS_setxattr:
-        *call = "setxattr";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size);
-    case SYS_lsetxattr:
-        *call = "setxattr";
-        return permitted_at(caller, allowed, AT_FDCWD, a[0], 0, said, size);
-    case SYS_fsetxattr: {
-        *call = "setxattr";
-        char descriptor[64];
-        snprintf(descriptor, sizeof descriptor, "%s/fd/%d", caller->proc, (int)a[0]);
-        return permitted(caller, allowed, AT_FDCWD, descriptor, 1, said, size);
-    }
-    case SYS_shmget:
-    case SYS_msgget:
-    case SYS_semget:
-        *call = nr == SYS_shmget ? "shmget" : nr == SYS_msgget ? "msgget" : "semget";
-        snprintf(said, size, "(System V IPC, which outlives the process)");
-        return 0;
-    case SYS_mq_open:
-        *call = "mq_open";
-        snprintf(said, size, "(a POSIX message queue, which outlives the process)");
-        return 0;
-    case SYS_add_key:
-    case SYS_keyctl:
-        *call = nr == SYS_add_key ? "add_key" : "keyctl";
-        snprintf(said, size, "(the kernel's key store, which outlives the process)");
-        return 0;
+        return unless_permitted(permitted_bind(caller, allowed, a[1], a[2], said, size), verdict);
     default:
-        return 1;
+        return 0;
     }
+}
+
+/// Judges a change of an extended attribute: it goes on only beneath the container's folders
+/// (the trace file and /dev/null are outside). Returns 0 when `request` is no such call.
+static int judged_attribute(const struct seccomp_notif *request, const struct caller *caller,
+                            const struct allowed *allowed, struct verdict *verdict) {
+    const unsigned long long *a = request->data.args;
+    struct allowed folders = *allowed;
+    folders.file_count = 0;
+    char *said = verdict->place;
+    size_t size = sizeof verdict->place;
+    switch (request->data.nr) {
+    case SYS_setxattr:
+    case SYS_removexattr:
+        return unless_permitted(permitted_at(caller, &folders, AT_FDCWD, a[0], 1, said, size), verdict);
+    case SYS_lsetxattr:
+    case SYS_lremovexattr:
+        return unless_permitted(permitted_at(caller, &folders, AT_FDCWD, a[0], 0, said, size), verdict);
+    case SYS_fsetxattr:
+    case SYS_fremovexattr:
+        return unless_permitted(permitted_descriptor(caller, &folders, (int)a[0], said, size), verdict);
+    case SYS_setxattrat:
+    case SYS_removexattrat:
+        return unless_permitted(
+            permitted_attribute_at(caller, &folders, (int)a[0], a[1], (unsigned int)a[2], said, size), verdict);
+    default:
+        return 0;
+    }
+}
+
+/// Judges one waiting call into `verdict`: a change of a file or of an extended attribute by
+/// where it lands; any other call that reaches the runner is refused.
+static void judge(const struct seccomp_notif *request, const struct caller *caller, const struct allowed *allowed,
+                  struct verdict *verdict) {
+    verdict->call = sdlab_call_name(request->data.nr);
+    if (judged_file(request, caller, allowed, verdict)) return;
+    if (judged_attribute(request, caller, allowed, verdict)) return;
+    refuse_by_name(request->data.nr, verdict);
 }
 
 /// The caller's file `name` in /proc (its first line), or `?`.
@@ -397,10 +522,9 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
                    const struct allowed *allowed, sdlab_watch_refused refused, void *context) {
     struct caller caller = {.pid = (pid_t)request->pid};
     snprintf(caller.proc, sizeof caller.proc, "/proc/%d", caller.pid);
-    const char *call = "?";
-    char said[PATH_MAX * 2 + 64];
-    int allow = judge(request, &caller, allowed, &call, said, sizeof said);
-    if (!allow) {
+    struct verdict verdict = {.allow = 1};
+    judge(request, &caller, allowed, &verdict);
+    if (!verdict.allow) {
         // What was read belongs to the call only if it still waits (its PID was not reused):
         // a refusal is reported only then. An answer to a call that ended is refused by the
         // kernel, so one that goes on needs no such look.
@@ -408,14 +532,16 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
         char command[32];
         caller_file(&caller, "comm", command, sizeof command);
         command[strcspn(command, "\n")] = '\0';
-        refused(context, said, call, process_of(&caller), command);
+        int named = verdict.why[0] != '\0';
+        refused(context, named ? NULL : verdict.place, named ? verdict.why : NULL, verdict.call, process_of(&caller),
+                command);
     }
     memset(response, 0, sizeof *response);
     response->id = request->id;
-    if (allow) {
+    if (verdict.allow) {
         response->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
     } else {
-        response->error = -EACCES;
+        response->error = -verdict.error;
     }
     ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, response);  // ENOENT: it ended meanwhile
 }

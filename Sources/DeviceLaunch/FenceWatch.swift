@@ -5,10 +5,11 @@ import Foundation
 import Synchronization
 
 /// The runner's side of the fence's watch (`sdlab-fence --watch`): each call an app, or a
-/// process it started, makes to create or change a file (or to keep bytes past the process)
-/// waits here while its path is resolved; one that lands outside the app's container fails with
-/// EACCES and is traced as the app's `write-refused`, so the run names it whatever route it took
-/// (Docs/hardening.md).
+/// process it started, makes to create or change a file or an extended attribute waits here
+/// while its path is resolved; one that lands outside the app's container fails with EACCES and
+/// is traced as the app's `write-refused` with its `path`. Every call the watch does not let an
+/// app make is refused here too and traced with the `reason`. So the run names each, whatever
+/// route it took (Docs/hardening.md).
 enum FenceWatch {
     /// `SDLAB_FENCE_WATCH=off` runs apps without the watch (their writes outside are then refused by
     /// Landlock alone, without a name), to try that path.
@@ -18,14 +19,20 @@ enum FenceWatch {
         environment[switchVariable] == "off"
     }
 
-    /// The fence's word on `channel`: the watch's listener, or why there is none.
-    static func receive(on channel: Int32, timeout: Duration) -> Result<Int32, LaunchError> {
+    /// The fence's word on `channel` about the app `name`: the watch's listener; nil when there is
+    /// none and `SDLAB_FENCE_WATCH=off` asked for that; else why the launch cannot go on (the fence
+    /// did not start the app, or cannot watch it, so that writes the kernel refused would go unnamed).
+    static func receive(on channel: Int32, of name: String, timeout: Duration) -> Result<Int32?, LaunchError> {
         var why = [CChar](repeating: 0, count: 512)
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000)
         let listener = sdlab_watch_receive(channel, milliseconds, &why, Int32(why.count))
-        guard listener < 0 else { return .success(listener) }
-        return .failure(
-            LaunchError(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        let said = String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch listener {
+        case 0...: return .success(listener)
+        case -2: return .failure(LaunchError("launch \(name): the fence did not start it: \(said)"))
+        case _ where isOff(): return .success(nil)  // said once for the run (`AppFence.KernelFence.shortfall`)
+        default: return .failure(LaunchError("launch \(name): the fence cannot watch its writes: \(said)"))
+        }
     }
 
     /// Answers `listener`'s calls on a thread of its own until every process it watches has
@@ -66,10 +73,11 @@ enum FenceWatch {
             self.trace = trace
         }
 
-        func record(path: String, call: String, pid: pid_t, command: String) {
-            var fields: [(TraceField, TraceValue)] = [
-                (.path, .string(path)), (.call, .string(call)), (.pid, .int(Int64(pid))),
-            ]
+        /// One refusal: of a change at `place` outside the container, or of a call as such, for `why`.
+        func record(place: String?, why: String?, call: String, pid: pid_t, command: String) {
+            var fields: [(TraceField, TraceValue)] = [(.call, .string(call)), (.pid, .int(Int64(pid)))]
+            if let place { fields.append((.path, .string(place))) }
+            if let why { fields.append((.reason, .string(why))) }
             if pid != launched { fields.append((.command, .string(command))) }
             let untraced = log.withLock { log -> String? in
                 if log == nil {
@@ -80,9 +88,10 @@ enum FenceWatch {
             }
             // The app's write failed all the same; the run must not pass over it in silence.
             if let untraced {
+                let tried = place.map { "to write outside its container: \($0) (\(call), refused)" }
                 FileHandle.standardError.write(
                     Data(
-                        "sdlab: \(app) tried to write outside its container: \(path) (\(call), refused), and that cannot be traced: \(untraced)\n"
+                        "sdlab: \(app) tried \(tried ?? "\(call) (refused): \(why ?? "?")"), and that cannot be traced: \(untraced)\n"
                             .utf8))
             }
         }
@@ -90,9 +99,10 @@ enum FenceWatch {
         func close() { log.withLock { $0?.close() } }
     }
 
-    private static let refused: sdlab_watch_refused = { context, path, call, pid, command in
-        guard let context, let path, let call, let command else { return }
+    private static let refused: sdlab_watch_refused = { context, place, why, call, pid, command in
+        guard let context, let call, let command else { return }
         Unmanaged<Refusals>.fromOpaque(context).takeUnretainedValue().record(
-            path: String(cString: path), call: String(cString: call), pid: pid, command: String(cString: command))
+            place: place.map { String(cString: $0) }, why: why.map { String(cString: $0) },
+            call: String(cString: call), pid: pid, command: String(cString: command))
     }
 }

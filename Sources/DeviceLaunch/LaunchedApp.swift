@@ -91,22 +91,22 @@ public struct LaunchedApp: Sendable {
 
     /// Serves the fence's watch of the launched process. Without it (the fence could not install
     /// it) the launch fails unless `SDLAB_FENCE_WATCH=off` asked for that, since writes the kernel
-    /// refused would then go unnamed.
+    /// refused would then go unnamed; so does a launch the fence stopped (`FenceWatch.receive`).
     private static func watch(
         _ process: ChildProcess, of name: String, channel: Int32, container: String, trace: String,
         in directory: String
     ) async throws(LaunchError) {
-        switch await offPool({ FenceWatch.receive(on: channel, timeout: .seconds(15)) }) {
-        case .success(let listener):
+        switch await offPool({ FenceWatch.receive(on: channel, of: name, timeout: .seconds(15)) }) {
+        case .success(let listener?):
             FenceWatch.serve(
                 listener, app: name, launched: process.pid, container: container, files: AppFence.files(trace: trace),
                 trace: RunFolder.fenceTrace(of: name, pid: process.pid, in: directory))
-        case .failure where FenceWatch.isOff():
-            break  // said once for the run (`AppFence.KernelFence.shortfall`)
-        case .failure(let why):
+        case .success(nil):
+            break
+        case .failure(let error):
             close(channel)
             process.stop(grace: .seconds(2), group: true)
-            throw LaunchError("launch \(name): the fence cannot watch its writes: \(why)")
+            throw error
         }
     }
 

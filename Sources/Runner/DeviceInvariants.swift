@@ -13,12 +13,17 @@ enum DeviceInvariants {
         generationGoesBack(in: events) + repeatedCallbacks(in: events) + writesOutside(in: events)
     }
 
+    /// A write the fence refused names the place it would have changed; a call refused as such
+    /// (the host's name, a device node, a call no app makes) names why.
     private static func writesOutside(in events: [TraceEvent]) -> [Violation] {
         events.filter { $0.is(.writeRefused) }.map { event in
-            (
-                .writesStayInContainer, event.proc,
-                "\(event.proc) tried to write outside its container: \(event[.path] ?? "?") (\(call(of: event)), refused)"
-            )
+            let said =
+                if let path = event[.path] {
+                    "\(event.proc) tried to write outside its container: \(path) (\(call(of: event)), refused)"
+                } else {
+                    "\(event.proc) tried \(call(of: event)) (refused): \(event[.reason] ?? "?")"
+                }
+            return (.writesStayInContainer, event.proc, said)
         }
     }
 

@@ -8,6 +8,15 @@
  * calls, links and sockets alike, and abstract unix sockets made outside it are out of reach.
  * Reads are never restricted: only write-type rights are handled (Docs/hardening.md).
  *
+ * First it leaves the process without privileges, for good: no capability in any set
+ * (effective, permitted, inheritable, bounding, ambient), the securebits that give root
+ * capabilities at exec cleared and locked, and no_new_privs set, so that root gives an app, and
+ * whatever it runs (a set-user-ID program included), nothing: no device nodes, host names,
+ * network configuration or trusted attributes, as an app on a phone has none. Where the
+ * process cannot drop one (it runs without CAP_SETPCAP, so its bounding set is not its to
+ * change), no_new_privs and the empty permitted set still keep it from gaining any. A drop that
+ * fails stops the launch: it says why on stderr and to the runner on FD, and exits 126.
+ *
  * With --watch FD, it also installs the watch (`CFenceWatch`): every call that creates or
  * changes a file waits for the runner, which refuses and names one that lands outside. The
  * watch's listener goes to the runner on FD (a SOCK_SEQPACKET socket the runner holds the other
@@ -22,7 +31,8 @@
  * can only weaken the fence, and that is said the same way.
  *
  * Plain C, without the Swift runtime: nothing runs before the fence but this file.
- * Exit 127 when PROGRAM cannot be started, 2 on bad usage. */
+ * Exit 127 when PROGRAM cannot be started, 126 when its privileges cannot be dropped, 2 on bad
+ * usage. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +40,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -151,6 +163,111 @@ failed:
     return -1;
 }
 
+/* The securebits that keep root from regaining capabilities at exec or by changing user IDs,
+ * each with its lock, so that nothing the app runs can clear them. */
+#define LOCKED_SECUREBITS                                                                                       \
+    (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |          \
+     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
+
+/* The highest capability this kernel knows, or -1. */
+static int last_capability(void) {
+    FILE *file = fopen("/proc/sys/kernel/cap_last_cap", "re");
+    int last = -1;
+    if (file) {
+        if (fscanf(file, "%d", &last) != 1) last = -1;
+        fclose(file);
+    }
+    return last;
+}
+
+static int read_capabilities(struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+    return (int)syscall(SYS_capget, &header, data);
+}
+
+static int write_capabilities(const struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]) {
+    struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3};
+    return (int)syscall(SYS_capset, &header, data);
+}
+
+/* Drops every capability from the bounding set and locks the securebits; needs CAP_SETPCAP,
+ * which is made effective first if it is only permitted. */
+static int drop_bounding_set(struct __user_cap_data_struct held[_LINUX_CAPABILITY_U32S_3], int last, char *why,
+                             size_t size) {
+    held[0].effective = held[0].permitted;
+    held[1].effective = held[1].permitted;
+    if (write_capabilities(held) != 0) {
+        snprintf(why, size, "cannot make its permitted capabilities effective: %s", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0) != 0) {
+        snprintf(why, size, "cannot lock the securebits (%#x): %s", LOCKED_SECUREBITS, strerror(errno));
+        return -1;
+    }
+    for (int capability = 0; capability <= last; capability++) {
+        if (prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0) {
+            snprintf(why, size, "cannot drop capability %d from the bounding set: %s", capability, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Leaves this process, and whatever it becomes or starts, without any capability and with
+ * no_new_privs; on failure `why` says which step failed. */
+static int drop_privileges(char *why, size_t size) {
+    int last = last_capability();
+    if (last < 0) {
+        snprintf(why, size, "cannot read /proc/sys/kernel/cap_last_cap");
+        return -1;
+    }
+    struct __user_cap_data_struct held[_LINUX_CAPABILITY_U32S_3];
+    if (read_capabilities(held) != 0) {
+        snprintf(why, size, "cannot read its capabilities: %s", strerror(errno));
+        return -1;
+    }
+    int may_drop_bounding = (held[CAP_TO_INDEX(CAP_SETPCAP)].permitted & CAP_TO_MASK(CAP_SETPCAP)) != 0;
+    if (may_drop_bounding && drop_bounding_set(held, last, why, size) != 0) return -1;
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+        snprintf(why, size, "cannot clear its ambient capabilities: %s", strerror(errno));
+        return -1;
+    }
+    struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+    memset(none, 0, sizeof none);
+    if (write_capabilities(none) != 0) {
+        snprintf(why, size, "cannot drop its capabilities: %s", strerror(errno));
+        return -1;
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        snprintf(why, size, "cannot set no_new_privs: %s", strerror(errno));
+        return -1;
+    }
+    // What the kernel says now, not what was asked for.
+    if (read_capabilities(held) != 0 || memcmp(held, none, sizeof none) != 0) {
+        snprintf(why, size, "its capabilities are not empty after the drop");
+        return -1;
+    }
+    for (int capability = 0; may_drop_bounding && capability <= last; capability++) {
+        if (prctl(PR_CAPBSET_READ, capability, 0, 0, 0) != 0) {
+            snprintf(why, size, "capability %d is still in its bounding set after the drop", capability);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Says on stderr and to the runner (on `channel`, when there is one) why the app is not started,
+ * and exits. */
+static void stop_launch(int channel, const char *why) {
+    char said[600];
+    snprintf(said, sizeof said, "cannot drop the app's privileges: %s", why);
+    fprintf(stderr, "%s: %s; the app is not started\n", who, said);
+    if (channel >= 0 && sdlab_watch_send_stop(channel, said) != 0) {
+        fprintf(stderr, "%s: cannot tell the runner: %s\n", who, strerror(errno));
+    }
+    exit(126);
+}
+
 /* Installs the watch and sends its listener to the runner on `channel`, or why there is none.
  * Returns whether it watches. */
 static int watch(int channel) {
@@ -197,6 +314,7 @@ int main(int argc, char **argv) {
     if (index >= argc || folder_count == 0) usage();
 
     char said[512];
+    if (drop_privileges(said, sizeof said) != 0) stop_launch(channel, said);
     int lowered;
     int abi = landlock_abi(&lowered);
     const char *as_told = lowered ? " (SDLAB_FENCE_ABI lowered it)" : "";

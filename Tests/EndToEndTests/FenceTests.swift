@@ -1,3 +1,4 @@
+import CFileAccess
 import DeviceProcesses
 import Foundation
 import TestSupport
@@ -12,49 +13,130 @@ struct FenceTests {
     /// Every route `FenceEscapes` takes; the run names each.
     static let routes = [
         "freopen", "mkstemp", "mkdtemp", "mkfifo", "bind", "shm", "devfd", "cwd-gone", "child", "raw", "link", "sysv",
+        "setxattrat", "devnull-xattr", "hostname", "blockdev", "handle", "unknown-call", "newer-call",
     ]
 
-    /// A place outside the app's container, and the environment that sends the app there.
+    /// A place outside the app's container, and the environment that sends the app there; with
+    /// what else a route could keep records in: the host's name, /dev/null's attributes, a file
+    /// the app has a handle of, and a loop device's backing file.
     struct Outside {
         let folder: String
         let token: String
+        /// The host's name before the app ran.
+        let hostname: String
+        /// A loop device over `blockStore`, kept open so that it goes when it is closed; nil where
+        /// the test may not make one (without root).
+        let blockDevice: (path: String, descriptor: Int32)?
         var path: String { folder + "/outside" }
+        /// A file beside the outside folder, which the `handle` route opens by its handle.
+        var handled: String { folder + "/handled" }
+        var blockStore: String { folder + "/block-store" }
 
         init(_ folder: String) throws {
             self.folder = folder
             token = "sdlab-escape-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            hostname = Self.currentHostname
             try FileManager.default.createDirectory(atPath: folder + "/outside", withIntermediateDirectories: true)
+            try Data().write(to: URL(fileURLWithPath: folder + "/handled"))
+            try Data(count: 64 << 10).write(to: URL(fileURLWithPath: folder + "/block-store"))
+            blockDevice = Self.loopDevice(over: folder + "/block-store")
         }
 
         func environment(routes: [String], _ more: [String: String] = [:]) -> [String: String] {
-            TestSupport.environment(
-                with: [
-                    "TMPDIR": folder, "SDLAB_ESCAPE_TO": path, "SDLAB_ESCAPE_TOKEN": token,
-                    "SDLAB_ESCAPE_ROUTES": routes.joined(separator: ","),
-                ].merging(more) { $1 })
+            var escape = [
+                "TMPDIR": folder, "SDLAB_ESCAPE_TO": path, "SDLAB_ESCAPE_TOKEN": token,
+                "SDLAB_ESCAPE_ROUTES": routes.joined(separator: ","),
+            ]
+            escape["SDLAB_ESCAPE_BLOCK"] = blockDevice?.path
+            return TestSupport.environment(with: escape.merging(more) { $1 })
         }
 
-        /// What landed outside the container: in the outside folder, in /dev/shm, in a System V segment.
+        /// What landed outside the container: in the outside folder, in /dev/shm, in a System V
+        /// segment, in an attribute of the outside folder or /dev/null, in the host's name, in the
+        /// handled file or the loop device's store.
         var landed: [String] {
             let here = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? ["(unreadable)"]
             let shared = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
             let segment = shmget(ftok(path, 83), 0, 0) >= 0 ? ["System V segment \(ftok(path, 83))"] : []
-            return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 } + segment
+            let attributes =
+                Self.attributes(of: path).map { "attribute \($0) of \(path)" }
+                + Self.attributes(of: "/dev/null").filter { $0.hasSuffix(".sdlab") }.map {
+                    "attribute \($0) of /dev/null"
+                }
+            let hostname = Self.currentHostname
+            let renamed = hostname == self.hostname ? [] : ["the host's name, now \(hostname)"]
+            let stored = [handled, blockStore].filter { file in
+                let bytes = FileManager.default.contents(atPath: file) ?? Data()
+                return bytes.range(of: Data("SDLAB-CANARY".utf8)) != nil
+            }
+            return here + shared.filter { $0.hasPrefix(token) }.map { "/dev/shm/" + $0 } + segment + attributes
+                + renamed
+                + stored
         }
 
         /// A new temporary folder of its own (`prefix`), which `remove()` takes away again.
         init(prefix: String) throws { try self.init(DevicePaths.makeTemporaryDirectory(prefix: prefix)) }
 
-        /// The folder and whatever landed in /dev/shm or a System V segment.
+        /// The folder and whatever landed beyond it.
         func remove() {
             removeShared()
             try? FileManager.default.removeItem(atPath: folder)
         }
 
+        /// What landed beyond the folder (/dev/shm, a System V segment, /dev/null's attributes, the
+        /// host's name), and the loop device.
         func removeShared() {
             for name in landed where name.hasPrefix("/dev/shm/") { unlink(name) }
             let segment = shmget(ftok(path, 83), 0, 0)
             if segment >= 0 { shmctl(segment, IPC_RMID, nil) }
+            for name in Self.attributes(of: "/dev/null") where name.hasSuffix(".sdlab") {
+                removexattr("/dev/null", name)
+            }
+            if Self.currentHostname != hostname { _ = sethostname(hostname, hostname.utf8.count) }
+            if let blockDevice { close(blockDevice.descriptor) }
+        }
+
+        static var currentHostname: String {
+            var name = [CChar](repeating: 0, count: 256)
+            gethostname(&name, name.count - 1)
+            return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+
+        /// The names of `file`'s extended attributes.
+        static func attributes(of file: String) -> [String] {
+            var names = [CChar](repeating: 0, count: 4096)
+            let length = listxattr(file, &names, names.count)
+            guard length > 0 else { return [] }
+            return names[..<length].split(separator: 0).map {
+                String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+
+        /// A free loop device attached to `file` (LOOP_CONFIGURE, Linux 5.8), detached once its
+        /// descriptor is closed (autoclear); nil without /dev/loop-control or the right to use it.
+        static func loopDevice(over file: String) -> (path: String, descriptor: Int32)? {
+            let control = open("/dev/loop-control", O_RDWR | O_CLOEXEC)
+            guard control >= 0 else { return nil }
+            defer { close(control) }
+            let backing = open(file, O_RDWR | O_CLOEXEC)
+            guard backing >= 0 else { return nil }
+            defer { close(backing) }
+            for _ in 0..<8 {  // another process may take the free one first
+                let number = ioctl(control, 0x4C82)  // LOOP_CTL_GET_FREE
+                guard number >= 0 else { return nil }
+                let path = "/dev/loop\(number)"
+                let device = open(path, O_RDWR | O_CLOEXEC)
+                guard device >= 0 else { return nil }
+                // struct loop_config: the backing descriptor first, lo_flags at byte 60.
+                var config = [UInt8](repeating: 0, count: 304)
+                withUnsafeBytes(of: UInt32(backing).littleEndian) { config.replaceSubrange(0..<4, with: $0) }
+                config[60] = 4  // LO_FLAGS_AUTOCLEAR
+                if config.withUnsafeMutableBytes({ ioctl(device, 0x4C0A, $0.baseAddress!) }) == 0 {
+                    return (path, device)
+                }
+                close(device)
+            }
+            return nil
         }
     }
 
@@ -82,9 +164,12 @@ struct FenceTests {
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         for route in Self.routes {
             #expect(
-                result.stdout.contains("escaper tried to write outside its container:")
-                    && result.stdout.contains("(\(Self.call(of: route)), refused)"),
-                "\(route) not named: \(result.stdout)")
+                result.stdout.contains(Self.naming(of: route, outside: outside)), "\(route) not named: \(result.stdout)"
+            )
+        }
+        if geteuid() == 0 {
+            #expect(
+                outside.blockDevice != nil, "no loop device: the block device route made a character device instead")
         }
         #expect(result.stdout.contains("\(outside.path)/freopen (open, refused)"), "\(result.stdout)")
         #expect(result.stdout.contains("/dev/shm/\(outside.token)-shm (open, refused)"), "\(result.stdout)")
@@ -166,6 +251,91 @@ struct FenceTests {
         #expect(launched.contains(#""fence":"landlock "#) && !launched.contains("watched"), "\(launched)")
     }
 
+    /// Run as root, as CI runs it: the app and a cleanup hook's child hold no capability in any
+    /// set and have no_new_privs, so root gives them nothing; and the run still passes.
+    @Test(.enabled(if: geteuid() == 0, "the runner has privileges for the fence to drop only as root"))
+    func anAppAndWhatItStartsRunWithoutPrivileges() async throws {
+        #expect(try Self.privileges(of: "/proc/self/status")["CapEff"] != "0000000000000000", "the test holds none")
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-privileges")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The hook's shell is the app's child ($PPID is the app); grep is the hook's child.
+        let scenario = #"""
+            name: an app and what it starts run without privileges
+            apps:
+              - name: mail
+                sdk: msal
+                background: true
+                cleanup:
+                  hook: >-
+                    grep -E '^(Name|Cap|NoNewPrivs)' /proc/$PPID/status > "$SDLAB_CONTAINER/app-status";
+                    grep -E '^(Name|Cap|NoNewPrivs)' /proc/self/status > "$SDLAB_CONTAINER/hook-child-status";
+                    rm -rf "$SDLAB_CONTAINER"/documents/*
+            steps:
+              - enroll: stage
+              - checkout: cou1
+              - launch: mail
+              - write: {app: mail, kind: plain, count: 1}
+              - checkin
+              - settle
+              - expect:
+                  mail: {user: none, leaks: 0}
+            """#
+        let file = try writeScenario(scenario, named: "privileges.yaml", in: folder)
+        let result = try await run(
+            sdlabPath, ["run", "--keep", file], environment: environment(with: ["TMPDIR": folder]),
+            timeout: .seconds(90))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        for (who, name) in [("app-status", "sdlab-app"), ("hook-child-status", "grep")] {
+            let held = try Self.privileges(of: "\(folder)/\(try Self.runFolder(in: folder))/containers/mail/\(who)")
+            #expect(held["Name"] == name, "\(who): \(held)")
+            for set in ["CapEff", "CapPrm", "CapInh", "CapBnd", "CapAmb"] {
+                #expect(held[set] == "0000000000000000", "\(who): \(set) is \(held[set] ?? "missing")")
+            }
+            #expect(held["NoNewPrivs"] == "1", "\(who): \(held)")
+        }
+    }
+
+    /// A fence that cannot drop the app's privileges does not start it: the launch fails naming
+    /// why. `setpriv` locks SECBIT_NOROOT cleared in the runner, so the fence cannot set it.
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "locking a securebit needs root and setpriv"))
+    func aFenceThatCannotDropPrivilegesStartsNoApp() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-undropped")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = """
+            name: an app whose privileges cannot be dropped
+            apps:
+              - {name: mail, sdk: msal, background: true}
+            steps:
+              - enroll: stage
+              - launch: mail
+            """
+        let file = try writeScenario(scenario, named: "undropped.yaml", in: folder)
+        let result = try await run(
+            "/usr/bin/setpriv", ["--securebits", "+noroot_locked", sdlabPath, "run", "--keep", file],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status != 0, "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                "launch mail: the fence did not start it: cannot drop the app's privileges: cannot lock the securebits"),
+            "\(result.stdout)\(result.stderr)")
+        let trace = (try? Self.runFile("trace/app-mail.jsonl", in: folder)) ?? ""
+        #expect(!trace.contains(#""event":"launched""#), "the app started: \(trace)")
+    }
+
+    /// The `Name`, `Cap…` and `NoNewPrivs` lines of a `/proc/PID/status` (or a copy), by name.
+    static func privileges(of status: String) throws -> [String: String] {
+        let lines = try String(contentsOfFile: status, encoding: .utf8).split(separator: "\n")
+        return Dictionary(
+            lines.compactMap { line in
+                let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                return parts.count == 2 && (parts[0] == "Name" || parts[0].hasPrefix("Cap") || parts[0] == "NoNewPrivs")
+                    ? (parts[0], parts[1]) : nil
+            }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Runs the scenario with `executable` as its escaper, sent outside by `routes`, its run folder
     /// kept in the outside's folder.
     static func runEscaper(
@@ -177,22 +347,35 @@ struct FenceTests {
             timeout: .seconds(90))
     }
 
-    static func call(of route: String) -> String {
+    /// How the run names `route`: a write by the place it would land and the call, a call refused
+    /// as such by the call and why.
+    static func naming(of route: String, outside: Outside) -> String {
         switch route {
-        case "child": "open by sh"
-        case "mkdtemp": "mkdir"
-        case "mkfifo": "mknod"
-        case "bind": "bind"
-        case "sysv": "shmget"
-        default: "open"
+        case "child": "escaper tried to write outside its container: \(outside.path)/child (open by sh, refused)"
+        case "mkdtemp": "(mkdir, refused)"
+        case "mkfifo": "escaper tried to write outside its container: \(outside.path)/fifo (mknod, refused)"
+        case "bind": "escaper tried to write outside its container: \(outside.path)/sock (bind, refused)"
+        case "sysv": "escaper tried shmget (refused): System V IPC"
+        case "setxattrat": "escaper tried to write outside its container: \(outside.path) (setxattrat, refused)"
+        case "devnull-xattr": " -> /dev/null (fsetxattr, refused)"
+        case "hostname": "escaper tried sethostname (refused)"
+        case "blockdev":
+            "escaper tried mknod (refused): a \(outside.blockDevice == nil ? "character" : "block") device node ("
+        case "handle": "escaper tried open_by_handle_at (refused)"
+        case "unknown-call": "escaper tried syscall 1000 (refused)"
+        case "newer-call": "escaper tried file_setattr (refused)"
+        default: "(open, refused)"
         }
     }
 
     /// The kept run folder's file at `path` inside it.
     static func runFile(_ path: String, in folder: String) throws -> String {
-        let runFolder = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
-        return try String(contentsOfFile: "\(folder)/\(runFolder)/\(path)", encoding: .utf8)
+        try String(contentsOfFile: "\(folder)/\(try runFolder(in: folder))/\(path)", encoding: .utf8)
+    }
+
+    /// The name of the run folder kept in `folder`.
+    static func runFolder(in folder: String) throws -> String {
+        try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasPrefix("sdlab-run-") })
     }
 
     static func log(in folder: String) throws -> String { try runFile("logs/app-escaper.log", in: folder) }

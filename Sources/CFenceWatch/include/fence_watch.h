@@ -4,26 +4,32 @@
 #include <sys/types.h>
 
 /// The fence's watch, held by the kernel (seccomp user notification): every system call an app,
-/// or any process it starts, makes to create or change a file, or to keep bytes past the process
-/// elsewhere, waits while the runner looks where it lands. Outside the app's container it fails with EACCES, as the sandbox makes
-/// it fail on a phone, and the runner names it; inside, the kernel carries it on (Landlock still
-/// checks it). No route around it: the C library or a raw system call, a child, a launcher
-/// script, a link.
+/// or any process it starts, makes to create or change a file or an extended attribute waits
+/// while the runner looks where it lands. Outside the app's container it fails with EACCES, as
+/// the sandbox makes it fail on a phone, and the runner names it; inside, the kernel carries it
+/// on (Landlock still checks it). Every call not on the watch's list of calls an app makes (a
+/// store that outlives the process, the machine's own state, a call a later kernel adds) is
+/// refused and named too. No route around it: the C library or a raw system call, a child, a
+/// launcher script, a link.
 
 /// Installs the watch on this process and everything it starts (no_new_privs must be set) and
 /// returns the descriptor its calls are answered through, or -1 with errno. A process that holds
 /// the watch cannot install a seccomp filter of its own (EPERM), which could answer in its place.
 int sdlab_watch_install(void);
 
-/// Called for each call the watch refused: the path (made absolute, `PATH -> WHERE` when a link
-/// would take it elsewhere, `PATH (in a folder that is gone)`), the system call, and who made it
-/// (its process ID and its command name).
-typedef void (*sdlab_watch_refused)(void *context, const char *path, const char *call, pid_t pid, const char *command);
+/// Called for each call the watch refused, with either the `place` outside the container it
+/// would have changed (made absolute, `PATH -> WHERE` when a link would take it elsewhere, `PATH
+/// (in a folder that is gone)`) or, for a call refused as such, `why` (the other is NULL); the
+/// system call (`syscall N` for one the watch does not know), and who made it (its process ID
+/// and its command name).
+typedef void (*sdlab_watch_refused)(void *context, const char *place, const char *why, const char *call, pid_t pid,
+                                    const char *command);
 
 /// Answers `listener`'s calls until every process it watches has ended: a call that creates or
-/// changes a file is let through when it lands beneath one of `folders` or on one of
-/// `files`, refused (and told to `refused`) otherwise. Returns 0 once nothing is watched, -1
-/// with errno if the listener fails.
+/// changes a file is let through when it lands beneath one of `folders` or on one of `files`
+/// (an extended attribute only beneath `folders`), refused (and told to `refused`) otherwise;
+/// any other call that reaches the runner is refused and told. Returns 0 once nothing is
+/// watched, -1 with errno if the listener fails.
 int sdlab_watch_serve(int listener, const char *const *folders, int folder_count, const char *const *files,
                       int file_count, sdlab_watch_refused refused, void *context);
 
@@ -31,8 +37,12 @@ int sdlab_watch_serve(int listener, const char *const *folders, int folder_count
 /// app: `listener` when it does, else `why` not. Returns 0, or -1 with errno.
 int sdlab_watch_send(int channel, int listener, const char *why);
 
-/// The fence's word on `channel` within `timeout_ms`: the listener (close-on-exec), or -1 with
-/// `why` it has none.
+/// The fence tells the runner on `channel` that it did not start the app, and `why`. Returns 0,
+/// or -1 with errno.
+int sdlab_watch_send_stop(int channel, const char *why);
+
+/// The fence's word on `channel` within `timeout_ms`: the listener (close-on-exec); -1 with `why`
+/// it has none; or -2 with `why` the fence did not start the app.
 int sdlab_watch_receive(int channel, int timeout_ms, char *why, int size);
 
 #endif

@@ -2,12 +2,18 @@
 // a different door: the C library's calls that create a file without `open`, a socket, shared
 // memory, a descriptor's folder, a working folder that is gone, a child process, the system
 // call itself, a link planted in the container, and a System V shared memory segment (keyed by
-// the outside folder, `ftok(OUTSIDE, 'S')`), which outlives the process without a file.
+// the outside folder, `ftok(OUTSIDE, 'S')`), which outlives the process without a file. And the
+// routes around the files the fence judges: an extended attribute on the outside folder (by
+// setxattrat, a raw system call) and on /dev/null, the host's name, a block device node made in
+// the container and written through, a file handle opened for writing (a file `handled` beside
+// the outside folder), a call no kernel has (1000) and one newer than the C library (file_setattr).
 #define _GNU_SOURCE
 #include "fence_escapes.h"
 
 #include <fcntl.h>
+#include <linux/types.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +22,90 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 extern char **environ;
 
-const char *const fence_escape_routes = "freopen,mkstemp,mkdtemp,mkfifo,bind,shm,devfd,cwd-gone,child,raw,link,sysv";
+const char *const fence_escape_routes = "freopen,mkstemp,mkdtemp,mkfifo,bind,shm,devfd,cwd-gone,child,raw,link,sysv,"
+                                        "setxattrat,devnull-xattr,hostname,blockdev,handle,unknown-call,newer-call";
 
 static int keep(int fd, const char *text) {
     if (fd < 0) return 0;
     ssize_t written = write(fd, text, strlen(text));
     close(fd);
     return written > 0;
+}
+
+/// setxattrat's value (Linux 6.13, `struct xattr_args`), and its number on every architecture.
+struct attribute_value {
+    uint64_t value;
+    uint32_t size, flags;
+};
+#define SETXATTRAT 463
+#define FILE_SETATTR 469
+
+/// The numbers of the block device `SDLAB_ESCAPE_BLOCK` (a loop device over a file outside), or
+/// /dev/null's as a character device when there is none.
+static mode_t device_node(dev_t *device) {
+    const char *block = getenv("SDLAB_ESCAPE_BLOCK");
+    struct stat found;
+    if (block && stat(block, &found) == 0 && S_ISBLK(found.st_mode)) {
+        *device = found.st_rdev;
+        return S_IFBLK;
+    }
+    *device = makedev(1, 3);
+    return S_IFCHR;
+}
+
+/// The routes past the files the fence judges by their path.
+static int escape_around_paths(const char *route, const char *outside, const char *home, const char *text) {
+    char path[4096];
+    if (strcmp(route, "setxattrat") == 0) {
+        struct attribute_value value = {.value = (uint64_t)(uintptr_t)text, .size = (uint32_t)strlen(text)};
+        return syscall(SETXATTRAT, AT_FDCWD, outside, 0, "user.sdlab", &value, sizeof value) == 0;
+    }
+    if (strcmp(route, "devnull-xattr") == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        int kept = fsetxattr(null, "trusted.sdlab", text, strlen(text), 0) == 0;
+        kept |= fsetxattr(null, "user.sdlab", text, strlen(text), 0) == 0;
+        close(null);
+        return kept;
+    }
+    if (strcmp(route, "hostname") == 0) {
+        size_t length = strlen(text);
+        return sethostname(text, length < 64 ? length : 64) == 0;
+    }
+    if (strcmp(route, "blockdev") == 0) {
+        dev_t device;
+        mode_t kind = device_node(&device);
+        snprintf(path, sizeof path, "%s/tmp/disk", home);
+        unlink(path);
+        if (mknod(path, kind | 0600, device) != 0) return 0;
+        return keep(open(path, O_WRONLY), text);
+    }
+    if (strcmp(route, "handle") == 0) {
+        snprintf(path, sizeof path, "%s/../handled", outside);
+        struct {
+            struct file_handle handle;
+            unsigned char bytes[MAX_HANDLE_SZ];
+        } handle = {.handle.handle_bytes = MAX_HANDLE_SZ};
+        int mount_id;
+        if (name_to_handle_at(AT_FDCWD, path, &handle.handle, &mount_id, 0) != 0) return 0;
+        int root = open("/", O_RDONLY | O_DIRECTORY);
+        int kept = keep(open_by_handle_at(root, &handle.handle, O_WRONLY), text);
+        close(root);
+        return kept;
+    }
+    if (strcmp(route, "unknown-call") == 0) return syscall(1000, outside, text) == 0;
+    if (strcmp(route, "newer-call") == 0) {
+        uint64_t attributes[4] = {0}; // struct file_attr, all zero: no flag changed
+        return syscall(FILE_SETATTR, AT_FDCWD, outside, attributes, sizeof attributes, 0) == 0;
+    }
+    return 0;
 }
 
 int fence_escape(const char *route, const char *outside, const char *home, const char *token, const char *text) {
@@ -135,5 +212,5 @@ int fence_escape(const char *route, const char *outside, const char *home, const
         snprintf(path, sizeof path, "%s/linked", link);
         return keep(open(path, O_CREAT | O_WRONLY, 0600), text);
     }
-    return 0;
+    return escape_around_paths(route, outside, home, text);
 }
