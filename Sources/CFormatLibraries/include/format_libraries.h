@@ -34,7 +34,8 @@ typedef enum {
 typedef struct {
     sdlab_mime_kind kind;
     /// The part's number, counted from 1 in the order the message holds them (parts that hold
-    /// others count too); 0 for the message's own headers.
+    /// others count too). A message's headers carry the number of the message/rfc822 part that
+    /// holds it, 0 at the top.
     int part;
     /// The header's name, for a header.
     const char *name;
