@@ -4,9 +4,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The sandbox's fence, as a hostile app meets it: every route out of the container is refused
-/// and named, for the app, a launcher script and their children, whether it goes through the C
-/// library or not (the fence's watch), and the run fails; the kernel (Landlock) holds it too.
+/// The sandbox's fence, as a hostile app meets it: every route out of the container (a file, an
+/// extended attribute, the host's name, a device node, a file handle, a call the fence does not
+/// know) is refused and named, for the app, a launcher script and their children, whether it goes
+/// through the C library or not (the fence's watch), and the run fails; the kernel (Landlock)
+/// holds it too, and the app runs without privileges.
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct FenceTests {
     static let escaping = TeamAppTests.example("FenceEscapes")
