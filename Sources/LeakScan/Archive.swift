@@ -22,7 +22,10 @@ enum Archive {
         case sdlab_archive_opened:
             guard let archive else { return nil }
             defer { sdlab_archive_close(archive) }
-            return entries(of: archive, limit: limit)
+            let reading = entries(of: archive, limit: limit)
+            // Two or three bytes by chance (a blob's random bytes) start no archive: one whose
+            // first entry cannot be read is none.
+            return reading.values.isEmpty && hasWeakMagic(bytes) ? nil : reading
         case sdlab_archive_not_archive:
             return nil
         case sdlab_archive_unavailable:
@@ -102,6 +105,18 @@ enum Archive {
         ("warc", 0, Array("WARC/1.".utf8)),
         ("iso9660", 32769, Array("CD001".utf8)),
     ]
+
+    /// Whether `bytes` are taken for an archive on a magic number short enough to occur by
+    /// chance: binary cpio's two bytes, LHA's method, a v7 tar header's checksum.
+    private static func hasWeakMagic(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard
+            let strong = magics.first(where: { magic in
+                magic.offset + magic.bytes.count <= bytes.count
+                    && bytes[magic.offset..<magic.offset + magic.bytes.count].elementsEqual(magic.bytes)
+            })
+        else { return true }
+        return strong.bytes.count <= 2
+    }
 
     /// The archive family `bytes` start as, by the magic numbers libarchive bids on: decided
     /// before libarchive is loaded, so that other bytes cost nothing.

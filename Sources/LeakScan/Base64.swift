@@ -67,67 +67,100 @@ enum Base64 {
     /// indented or not); spaces and tabs alone join them when the piece before is whole groups
     /// of four (groups split by spaces), so words of a text stay apart.
     static func blocks(in bytes: UnsafeBufferPointer<UInt8>) -> [Block] {
-        var blocks: [Block] = []
-        var current = Block(start: 0, characters: [])
+        sextets.withUnsafeBufferPointer { sextets in
+            spans(in: bytes, sextets: sextets).map { span in
+                Block(start: span.lowerBound, characters: characters(in: bytes[span], sextets: sextets))
+            }
+        }
+    }
+
+    /// Where each block lies, found without copying a character: most stretches of letters are
+    /// words, too short to keep.
+    private static func spans(in bytes: UnsafeBufferPointer<UInt8>, sextets: UnsafeBufferPointer<UInt8>)
+        -> [Range<Int>]
+    {
+        var spans: [Range<Int>] = []
+        var start = 0
+        var end = 0
+        var count = 0
         var piece = 0
         var gap = false
         var lineBreak = false
-        func end() {
-            if current.characters.count >= shortestBlock { blocks.append(current) }
-            current.characters = []
+        func finish() {
+            if count >= shortestBlock { spans.append(start..<end) }
+            count = 0
             piece = 0
             gap = false
             lineBreak = false
         }
         var index = 0
         while index < bytes.count {
-            let byte = bytes[index]
-            var character: UInt8?
-            // Set for white space: whether it breaks a line.
-            var spaceBreaksLine: Bool?
-            var width = 1
-            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count {
-                switch bytes[index + 1] {
-                case UInt8(ascii: "/"): character = UInt8(ascii: "/")
-                case UInt8(ascii: "n"), UInt8(ascii: "r"): spaceBreaksLine = true
-                case UInt8(ascii: "t"): spaceBreaksLine = false
-                default: break
-                }
-                if character != nil || spaceBreaksLine != nil { width = 2 }
-            } else if sextets[Int(byte)] != 0xFF {
-                character = byte
-            } else {
-                switch byte {
-                case 0x0A, 0x0D, 0x0B, 0x0C: spaceBreaksLine = true
-                case 0x20, 0x09: spaceBreaksLine = false
-                default: break
-                }
-            }
-            if let character {
+            let (isCharacter, spaceBreaksLine, width) = read(bytes, at: index, sextets: sextets)
+            if isCharacter {
                 if gap {
                     if lineBreak || piece % 4 == 0 {
                         piece = 0
                     } else {
-                        end()
+                        finish()
                     }
                     gap = false
                     lineBreak = false
                 }
-                if current.characters.isEmpty { current.start = index }
-                current.characters.append(character)
+                if count == 0 { start = index }
+                count += 1
                 piece += 1
+                end = index + width
             } else if let spaceBreaksLine {
-                if !current.characters.isEmpty {
+                if count > 0 {
                     gap = true
                     lineBreak = lineBreak || spaceBreaksLine
                 }
             } else {
-                end()
+                finish()
             }
             index += width
         }
-        end()
-        return blocks
+        finish()
+        return spans
+    }
+
+    /// The base64 characters of a block's span, white space and escapes left out.
+    private static func characters(in span: Slice<UnsafeBufferPointer<UInt8>>, sextets: UnsafeBufferPointer<UInt8>)
+        -> [UInt8]
+    {
+        let bytes = UnsafeBufferPointer(rebasing: span)
+        var characters: [UInt8] = []
+        characters.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let (isCharacter, _, width) = read(bytes, at: index, sextets: sextets)
+            if isCharacter { characters.append(width == 2 ? UInt8(ascii: "/") : bytes[index]) }
+            index += width
+        }
+        return characters
+    }
+
+    /// What the byte at `index` is: a base64 character (`\/` is one, two bytes wide), white
+    /// space (and whether it breaks a line: JSON's `\n`, `\r` and `\t` are white space too), or
+    /// neither; and how many bytes it takes.
+    @inline(__always)
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, sextets: UnsafeBufferPointer<UInt8>)
+        -> (isCharacter: Bool, spaceBreaksLine: Bool?, width: Int)
+    {
+        let byte = bytes[index]
+        if sextets[Int(byte)] != 0xFF { return (true, nil, 1) }
+        switch byte {
+        case 0x0A, 0x0D, 0x0B, 0x0C: return (false, true, 1)
+        case 0x20, 0x09: return (false, false, 1)
+        case UInt8(ascii: "\\") where index + 1 < bytes.count:
+            switch bytes[index + 1] {
+            case UInt8(ascii: "/"): return (true, nil, 2)
+            case UInt8(ascii: "n"), UInt8(ascii: "r"): return (false, true, 2)
+            case UInt8(ascii: "t"): return (false, false, 2)
+            default: return (false, nil, 1)
+            }
+        default: return (false, nil, 1)
+        }
     }
 
     /// Where groups of four start in `text`: at its start, and for each marker it holds, where
@@ -146,12 +179,14 @@ enum Base64 {
         bytes.reserveCapacity(min(text.count / 4 * 3 + 2, limit))
         var bits: UInt32 = 0
         var held = 0
-        for character in text where bytes.count < limit {
-            bits = bits << 6 | UInt32(sextets[Int(character)])
-            held += 6
-            guard held >= 8 else { continue }
-            held -= 8
-            bytes.append(UInt8(truncatingIfNeeded: bits >> held))
+        sextets.withUnsafeBufferPointer { sextets in
+            for character in text where bytes.count < limit {
+                bits = bits << 6 | UInt32(sextets[Int(character)])
+                held += 6
+                guard held >= 8 else { continue }
+                held -= 8
+                bytes.append(UInt8(truncatingIfNeeded: bits >> held))
+            }
         }
         return bytes
     }

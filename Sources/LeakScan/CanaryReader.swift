@@ -149,8 +149,9 @@ struct CanaryReader {
 
     /// Text with `%XX` escapes, as URLs and their caches keep it, read unescaped.
     private mutating func searchPercentEncoded(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
-        guard let unescaped = PercentText.unescaped(bytes) else { return }
-        decoded(unescaped, via: path + ["percent"], stopped: false, at: "percent-encoded text")
+        for text in PercentText.unescaped(bytes) {
+            decoded(text, via: path + ["percent"], stopped: false, at: "percent-encoded text")
+        }
     }
 
     private mutating func note(_ canaries: [Canary], via path: [String]) {

@@ -72,7 +72,7 @@ import Testing
                 archive.write(sys.argv[2], "notes.txt.gz")
             """, [container.path("bundle.zip"), container.path("notes.txt.gz")])
         try FileManager.default.removeItem(atPath: container.path("notes.txt.gz"))
-        #expect(container.sightings() == ["bundle.zip [zip:notes.txt.gz > gzip > base64] \(canary(6))"])
+        #expect(container.sightings() == ["bundle.zip [gzip > base64] \(canary(6))"])
     }
 
     /// Ciphertext-like bytes full of magic numbers and near-misses read as nothing, and quickly.
@@ -102,7 +102,7 @@ import Testing
         #expect(reader.canaries(in: bomb).isEmpty)
         #expect(reader.budget == 0, "it decoded exactly the budget")
         #expect(
-            reader.problems == ["decoded past the budget of 32 MiB a file is read to (zip entry zeros.bin at byte 0)"])
+            reader.problems == ["decoded past the budget of 32 MiB a file is read to (zip:zeros.bin)"])
         let scan = LeakScanner(container: container.root, app: "notes", budget: .init(decodedBytes: 32 << 20)).scan()
         #expect(scan.isEmpty && !scan.isComplete)
         #expect(scan.unreadable.map(\.place) == ["caches/bomb.zip"])

@@ -62,17 +62,18 @@ import Testing
                 archive.writestr("l.txt", sys.argv[3] + " lzma " * 50, zipfile.ZIP_LZMA)
             """, [container.path("archive.zip"), "\(canary(4))", "\(canary(5))"])
         let text = record(canary(6)) + Array(repeating: 0x2E, count: 300)
-        let zstdArchive = zipArchive(name: "z.txt", method: 93, data: zstd(text), size: text.count)
+        let zstdArchive = zipArchive(name: "z.txt", method: 93, data: zstd(text), of: text)
         try container.write(zstdArchive, to: "z.zip")
-        try container.write(zipArchive(name: "x.txt", method: 95, data: try xz(text), size: text.count), to: "x.zip")
+        try container.write(zipArchive(name: "x.txt", method: 95, data: try xz(text), of: text), to: "x.zip")
         // zstd keeps short literals as they are: the canary is plain text in the archive too.
         #expect(
             container.sightings() == [
-                "archive.zip [zip:b.txt] \(canary(4))", "archive.zip [zip:l.txt] \(canary(5))",
-                "x.zip [zip:x.txt] \(canary(6))", "z.zip [] \(canary(6))",
+                // The bzip2 and xz streams are read where they lie in the archive too.
+                "archive.zip [bzip2, zip:b.txt] \(canary(4))", "archive.zip [zip:l.txt] \(canary(5))",
+                "x.zip [xz, zip:x.txt] \(canary(6))", "z.zip [] \(canary(6))",
             ])
         var reader = CanaryReader()
-        #expect(Set(reader.canaries(in: zstdArchive).map(\.via)) == ["", "zip:z.txt"])
+        #expect(Set(reader.canaries(in: zstdArchive).map(\.via)) == ["", "zstd", "zip:z.txt"])
         #expect(container.scan().isComplete)
     }
 
@@ -93,15 +94,16 @@ import Testing
     @Test func aZipEntryThatCannotBeReadIsNamed() throws {
         let container = try ScratchContainer()
         let text = record(canary(8))
-        try container.write(zipArchive(name: "notes.txt", method: 99, data: text, size: text.count), to: "aes.zip")
+        try container.write(zipArchive(name: "notes.txt", method: 99, data: text, of: text), to: "aes.zip")
         try container.write(
-            zipArchive(name: "notes.txt", method: 0, data: randomBytes(40), size: 40, flags: 1), to: "locked.zip")
+            zipArchive(name: "notes.txt", method: 0, data: randomBytes(40), of: randomBytes(40), flags: 1),
+            to: "locked.zip")
         try container.write(randomBytes(100) + ZipEntry.signature + randomBytes(100), to: "noise.bin")
         let scan = container.scan()
         #expect(
             scan.unreadable.map { "\($0.place): \($0.reason)" } == [
-                "aes.zip: zip entry notes.txt at byte 0 is compressed with method 99, which is not read",
-                "locked.zip: zip entry notes.txt at byte 0 is encrypted",
+                "aes.zip: zip entry notes.txt cannot be read: Unsupported ZIP compression method (99: aes)",
+                "locked.zip: zip entry notes.txt is encrypted: Passphrase required for this entry",
             ])
     }
 
@@ -179,13 +181,15 @@ import Testing
     }
 
     /// A zip archive of one entry, local header, data and central directory, as the format lays them out.
-    private func zipArchive(name: String, method: Int, data: [UInt8], size: Int, flags: Int = 0) -> [UInt8] {
+    /// A zip archive of one entry, `data` compressed with `method` from `plain`.
+    private func zipArchive(name: String, method: Int, data: [UInt8], of plain: [UInt8], flags: Int = 0) -> [UInt8] {
         func little(_ value: Int, _ count: Int) -> [UInt8] {
             (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
         }
+        let checksum = Int(plain.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) })
         let common =
-            little(63, 2) + little(flags, 2) + little(method, 2) + little(0, 4) + little(0, 4) + little(data.count, 4)
-            + little(size, 4) + little(name.utf8.count, 2) + little(0, 2)
+            little(63, 2) + little(flags, 2) + little(method, 2) + little(0, 4) + little(checksum, 4)
+            + little(data.count, 4) + little(plain.count, 4) + little(name.utf8.count, 2) + little(0, 2)
         let local = ZipEntry.signature + common + Array(name.utf8) + data
         let central =
             ZipEntry.centralSignature + little(63, 2) + common + little(0, 2) + little(0, 2) + little(0, 2)
