@@ -306,7 +306,7 @@ let package = Package(
             name: "sdlab",
             dependencies: [
                 "AppCommandLine", "Bench", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "Faults",
-                "Hub", "HubFiles", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
+                "Hub", "HubFiles", "LeakScan", "Reports", "Runner", "RunResults", "Scenario", "SharedDevice",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -15,7 +15,7 @@ struct SDLab: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, CheckCommand.self, FuzzCommand.self, BenchCommand.self, DeviceCommand.self,
             NotifyCommand.self, HubCommand.self, AppCommand.self, GuardCommand.self, ReportCommand.self,
-            CompareCommand.self, InitCommand.self,
+            CompareCommand.self, InitCommand.self, ScanCommand.self,
         ]
     )
 
