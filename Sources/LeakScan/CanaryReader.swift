@@ -39,21 +39,47 @@ struct CanaryReader {
     /// recursion, so that no depth of nesting runs out of stack.
     private var pending: [(bytes: [UInt8], via: [String])] = []
     private lazy var inflater = Inflater()
-    /// The keys every value is tried with as a sealed box.
+    /// The keys every value is tried with as a sealed box, and the zstd dictionaries for frames
+    /// made with one: known once the whole container has been read (`Later`).
     let keys: [SymmetricKey]
-    /// The zstd dictionaries of the container, for frames made with one.
     let dictionaries: ZstdDictionaries
-    /// Values of a key's size met while reading (`keyCandidates(in:)`), else nil.
-    private var keySized: [[UInt8]]?
+    /// Whether the keys and dictionaries are the container's, all of them: a reading before
+    /// that keeps what needs them for later.
+    let knowsTheContainer: Bool
+    /// What this reading leaves for when the whole container has been read: on the first
+    /// reading of a file the keys and dictionaries are not all known yet.
+    private(set) var later = Later()
 
-    init(
-        budget: Int = LeakScanner.Budget.standard.decodedBytes, keys: [SymmetricKey] = [],
-        dictionaries: ZstdDictionaries = ZstdDictionaries()
-    ) {
+    /// What a first reading cannot finish alone: values that may be sealed boxes, frames that
+    /// need a dictionary; and what it found for the others, values of a key's size.
+    struct Later {
+        /// Values of a key's size (16, 24 or 32 bytes: AES-128, -192, -256) that are not text:
+        /// a key file, the keychain's base64, a property list's data, a database's blob.
+        var keys: Set<[UInt8]> = []
+        /// Values that may be sealed boxes: long enough, and not text (ciphertext is random).
+        var sealed: [(bytes: [UInt8], via: [String])] = []
+        /// zstd frames that name a dictionary, from their start, and where they are.
+        var frames: [(bytes: [UInt8], via: [String], place: String)] = []
+
+        var isEmpty: Bool { sealed.isEmpty && frames.isEmpty }
+    }
+
+    /// A first reading: what needs the container's keys and dictionaries is kept (`later`).
+    init(budget: Int = LeakScanner.Budget.standard.decodedBytes) {
+        self.budget = budget
+        initialBudget = budget
+        keys = []
+        dictionaries = ZstdDictionaries()
+        knowsTheContainer = false
+    }
+
+    /// A reading with all of the container's keys and dictionaries.
+    init(budget: Int = LeakScanner.Budget.standard.decodedBytes, keys: [SymmetricKey], dictionaries: ZstdDictionaries) {
         self.budget = budget
         initialBudget = budget
         self.keys = keys
         self.dictionaries = dictionaries
+        knowsTheContainer = true
     }
 
     /// The canaries in `bytes`, which the decodings `path` read from the file. `formats`: the
@@ -63,24 +89,45 @@ struct CanaryReader {
         pending = []
         if let formats { take(formats, via: path) }
         search(bytes, via: path, readingFormats: formats == nil)
-        while let (bytes, path) = pending.popLast() { search(bytes, via: path) }
+        drain()
         return sightings
     }
 
-    /// Every value of a key's size (16, 24 or 32 bytes: AES-128, -192, -256) in `bytes`, however
-    /// deep: the bytes themselves, a base64 block, a property list's data, a database's blob, an
-    /// archive's entry.
-    mutating func keyCandidates(in bytes: [UInt8]) -> [[UInt8]] {
-        keySized = []
-        _ = canaries(in: bytes)
-        defer { keySized = nil }
-        return keySized ?? []
+    /// The canaries in what a first reading left (`later`), now that the keys and dictionaries
+    /// are known: each value opened under every key, each frame read with its dictionary (one
+    /// that is not in the container is named).
+    mutating func canaries(in left: Later) -> [Sighting] {
+        sightings = []
+        pending = []
+        for (bytes, path) in left.sealed { open(bytes, via: path) }
+        for (bytes, path, place) in left.frames {
+            bytes.withUnsafeBufferPointer { frame in
+                let result = Zstd.decompress(frame, limit: max(budget, 0), dictionaries: dictionaries)
+                if let id = result.missingDictionary {
+                    problem("zstd frame \(place) needs dictionary \(id), which is not in the container")
+                }
+                decoded(result.output, via: path, stopped: result.stopped(at: max(budget, 0)), at: "zstd " + place)
+            }
+        }
+        drain()
+        return sightings
+    }
+
+    private mutating func drain() {
+        while let (bytes, path) = pending.popLast() { search(bytes, via: path) }
     }
 
     static let keySizes: Set<Int> = [16, 24, 32]
 
+    /// Whether `bytes` hold a byte no text holds (outside printable ASCII and white space): a
+    /// key or a sealed box is random bytes, which do (all of 16 random bytes printable: about
+    /// one in ten million).
+    static func isBinary(_ bytes: [UInt8]) -> Bool {
+        bytes.contains { $0 >= 0x7F || ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) }
+    }
+
     private mutating func search(_ bytes: [UInt8], via path: [String], readingFormats: Bool = true) {
-        if keySized != nil, Self.keySizes.contains(bytes.count) { keySized?.append(bytes) }
+        if Self.keySizes.contains(bytes.count), Self.isBinary(bytes) { later.keys.insert(bytes) }
         guard bytes.count >= Self.shortest else { return }
         note(Canary.all(inUTF8: bytes), via: path)
         bytes.withUnsafeBufferPointer { bytes in
@@ -136,14 +183,27 @@ struct CanaryReader {
     }
 
     /// The bytes opened as an AES-GCM sealed box (nonce, ciphertext, tag) under each key that
-    /// opens it.
+    /// opens it; on a first reading, kept for when the keys are known.
     private mutating func open(_ bytes: [UInt8], via path: [String]) {
         // A sealed box is at least its nonce and tag.
-        guard !keys.isEmpty, bytes.count >= 28, let box = try? AES.GCM.SealedBox(combined: bytes) else { return }
+        guard bytes.count >= 28, Self.isBinary(bytes) else { return }
+        guard knowsTheContainer else { return later.sealed.append((bytes, path)) }
+        guard let box = try? AES.GCM.SealedBox(combined: bytes) else { return }
         for key in keys {
             guard let plaintext = try? AES.GCM.open(box, using: key) else { continue }
             budget -= plaintext.count
             pending.append((Array(plaintext), path + ["aes-gcm"]))
+        }
+    }
+
+    /// A zstd frame that names a dictionary this reading does not have: kept for when the
+    /// container's dictionaries are known, or named when they are.
+    private mutating func wantsDictionary(_ frame: UnsafeBufferPointer<UInt8>, via path: [String], at place: String) {
+        guard let id = Zstd.dictionaryID(of: frame), dictionaries[id] == nil else { return }
+        if !knowsTheContainer {
+            later.frames.append((Array(frame), path, place))
+        } else {
+            problem("zstd frame \(place) needs dictionary \(id), which is not in the container")
         }
     }
 
@@ -224,8 +284,10 @@ struct CanaryReader {
                 next = readZipEntry(at: start, in: bytes, via: path, listed: &listed)
                 continue
             }
-            if let id = result.missingDictionary {
-                problem("zstd frame \(place(start, via: path)) needs dictionary \(id), which is not in the container")
+            if result.missingDictionary != nil {
+                wantsDictionary(
+                    UnsafeBufferPointer(rebasing: input[result.consumed...]), via: path + [label],
+                    at: place(start, via: path))
             }
             decoded(
                 result.output, via: path + [label], stopped: result.stopped(at: limit),
@@ -269,6 +331,9 @@ struct CanaryReader {
         case ZipEntry.lzma: result = LZMA.decompressZipEntry(input, limit: limit)
         case ZipEntry.zstd: result = Zstd.decompress(input, limit: limit, dictionaries: dictionaries)
         default: result = LZMA.decompressXZ(input, limit: limit)
+        }
+        if result.missingDictionary != nil {
+            wantsDictionary(UnsafeBufferPointer(rebasing: input[result.consumed...]), via: label, at: what)
         }
         decoded(result.output, via: label, stopped: result.stopped(at: limit), at: what)
         if result.failed, entry.isListed(in: bytes, names: &listed) {

@@ -81,9 +81,6 @@ struct ContainerWalk {
     var listed = false
     /// Whether an entry is out of scope (the scenario's declaration): not opened, nor its folder's contents.
     var outOfScope: (String) -> Bool = { _ in false }
-    /// Which regular files to open and visit, by their size at the listing (a walk for keys
-    /// wants only those of a key's size); nil: all.
-    var opensFile: ((Int) -> Bool)?
 
     /// A folder being read: its names, listed once, and how far the walk is through them.
     private struct Folder {
@@ -254,7 +251,6 @@ struct ContainerWalk {
             }
             return folder
         case S_IFREG:
-            if let opensFile, !opensFile(Int(status.st_size)) { return nil }
             guard let descriptor = opened(O_NONBLOCK) else { return nil }
             defer { close(descriptor) }
             // Its size now, not at the listing.

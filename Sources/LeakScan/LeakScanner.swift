@@ -170,16 +170,19 @@ public struct LeakScanner: Sendable {
         self.budget = budget
     }
 
-    /// Everything readable, and everything that could not be read.
+    /// Everything readable, and everything that could not be read. Each file is read once;
+    /// what needs the container's keys and zstd dictionaries (a value that may be a sealed box,
+    /// a frame made with a dictionary) is kept from that reading and finished once every file
+    /// has been read and every key and dictionary is known.
     public func scan() -> Scan {
-        let (keys, dictionaries) = materials()
         var scan = Scan()
         if let (folder, reason) = containersFolderProblem {
             scan.unreadable.append(Unreadable(app: "", file: folder, place: ".", reason: reason))
         }
-        // One finding per canary and file: a canary read there several ways (its text, and in
-        // base64 beside it) is one record left, its ways listed together.
-        var findings: [String: Finding] = [:]
+        var findings = FindingsByFile()
+        var keys: Set<[UInt8]> = []
+        var dictionaries = ZstdDictionaries()
+        var later: [(app: String, file: String, place: String, left: CanaryReader.Later)] = []
         for (app, root) in containers {
             // By depth, the canaries spelled in the path of the folder last visited there.
             var spelledAbove: [Set<Canary>] = []
@@ -189,12 +192,11 @@ public struct LeakScanner: Sendable {
                 func unreadable(_ reason: String) {
                     scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: reason))
                 }
-                var reader = CanaryReader(budget: budget.decodedBytes, keys: keys, dictionaries: dictionaries)
-                var sightings: [(sighting: CanaryReader.Sighting, encrypted: Bool)] = []
+                var reader = CanaryReader(budget: budget.decodedBytes)
+                var sightings: [CanaryReader.Sighting] = []
                 switch item {
                 case .unreadable(let reason): unreadable(reason)
-                case .link(let target):
-                    sightings += reader.canaries(in: target, via: ["link"]).map { ($0, false) }
+                case .link(let target): sightings += reader.canaries(in: target, via: ["link"])
                 case .noBytesAtRest(let kind):
                     let text = "is a \(kind): it holds no bytes at rest; its name and attributes were read"
                     scan.notes.append(Note(app: app, place: place, text: text))
@@ -208,35 +210,59 @@ public struct LeakScanner: Sendable {
                         unreadable("is \(size) bytes, more than the \(budget.fileBytes >> 20) MiB a file is read to")
                     case .failure(.error(let error)): unreadable("cannot be read: \(error)")
                     case .success(let bytes):
+                        _ = dictionaries.add(bytes)
                         let database = Self.database(bytes, in: descriptor, limit: budget.decodedBytes)
-                        sightings += reader.canaries(in: bytes, formats: database).map {
-                            ($0, $0.via.contains("aes-gcm"))
-                        }
+                        sightings += reader.canaries(in: bytes, formats: database)
                     }
                 }
                 sightings += Self.namesAndAttributes(
-                    of: entry, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable
-                ).map { ($0, false) }
+                    of: entry, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable)
                 for problem in reader.problems { unreadable(problem) }
-                for (sighting, encrypted) in sightings {
-                    let key = file + "\u{0}" + sighting.canary.description
-                    guard var known = findings[key] else {
-                        findings[key] = Finding(
-                            canary: sighting.canary, app: app, file: file, place: place, encrypted: encrypted,
-                            via: sighting.via)
-                        continue
-                    }
-                    known.via = Self.merged(known.via, sighting.via)
-                    known.encrypted = known.encrypted && encrypted
-                    findings[key] = known
-                }
+                findings.add(sightings, app: app, file: file, place: place)
+                keys.formUnion(reader.later.keys)
+                if !reader.later.isEmpty { later.append((app, file, place, reader.later)) }
             }
             scan.outOfScope += skipped.map { app + "/" + $0 }
         }
-        // Each canary's text made once, not at each comparison.
-        let keyed = findings.values.map { (key: ($0.app, $0.file, $0.canary.description), finding: $0) }
-        scan.findings = keyed.sorted { $0.key < $1.key }.map(\.finding)
+        let symmetricKeys = keys.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }
+        for (app, file, place, left) in later where !symmetricKeys.isEmpty || !left.frames.isEmpty {
+            var reader = CanaryReader(budget: budget.decodedBytes, keys: symmetricKeys, dictionaries: dictionaries)
+            let sightings = reader.canaries(in: left)
+            for problem in reader.problems {
+                scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: problem))
+            }
+            findings.add(sightings, app: app, file: file, place: place)
+        }
+        scan.findings = findings.sorted
         return scan
+    }
+
+    /// One finding per canary and file: a canary read there several ways (its text, and in
+    /// base64 beside it) is one record left, its ways listed together.
+    private struct FindingsByFile {
+        private var byKey: [String: Finding] = [:]
+
+        mutating func add(_ sightings: [CanaryReader.Sighting], app: String, file: String, place: String) {
+            for sighting in sightings {
+                let key = file + "\u{0}" + sighting.canary.description
+                let encrypted = sighting.via.contains("aes-gcm")
+                guard var known = byKey[key] else {
+                    byKey[key] = Finding(
+                        canary: sighting.canary, app: app, file: file, place: place, encrypted: encrypted,
+                        via: sighting.via)
+                    continue
+                }
+                known.via = LeakScanner.merged(known.via, sighting.via)
+                known.encrypted = known.encrypted && encrypted
+                byKey[key] = known
+            }
+        }
+
+        /// By app, file and canary; each canary's text made once, not at each comparison.
+        var sorted: [Finding] {
+            byKey.values.map { (key: ($0.app, $0.file, $0.canary.description), finding: $0) }
+                .sorted { $0.key < $1.key }.map(\.finding)
+        }
     }
 
     /// The canaries an attacker reads in an entry's name (its path's, new at this entry: one
@@ -267,24 +293,15 @@ public struct LeakScanner: Sendable {
         return sightings
     }
 
-    /// Walks one container as `entries(app:root:opensFile:_:)` does, each entry by its place and item.
-    @discardableResult
-    private func walk(
-        app: String, root: String, opensFile: ((Int) -> Bool)? = nil, _ visit: (String, ContainerWalk.Item) -> Void
-    ) -> [String] {
-        entries(app: app, root: root, opensFile: opensFile) { visit($0.place, $0.item) }
-    }
-
     /// Walks one container, leaving out what its app's patterns declare out of scope; returns
     /// the places left out.
     private func entries(
-        app: String, root: String, opensFile: ((Int) -> Bool)? = nil, _ visit: (ContainerWalk.Entry) -> Void
+        app: String, root: String, _ visit: (ContainerWalk.Entry) -> Void
     ) -> [String] {
         let patterns = outOfScope[app] ?? []
         var skipped: [String] = []
         var walk = ContainerWalk(root: root)
         walk.listed = listed
-        walk.opensFile = opensFile
         if !patterns.isEmpty {
             walk.outOfScope = { place in
                 guard patterns.contains(where: { fnmatch($0, place, 0) == 0 }) else { return false }
@@ -316,40 +333,6 @@ public struct LeakScanner: Sendable {
     ) -> (leaks: [Finding], retained: [Finding]) {
         let others = findings.filter { $0.canary.user != currentUser }
         return (others.filter { cleanup.leaks($0.canary.kind) }, others.filter { !cleanup.leaks($0.canary.kind) })
-    }
-
-    /// Keys are looked for in files up to this size: a key is small, and so is what keeps one
-    /// (a key file, the keychain, preferences, a small database).
-    static let keyFileBytes = 1 << 20
-
-    /// What the containers hold to read other files with: every value of a key's size, however
-    /// it is kept (a file of its own, the keychain's base64, a property list's data, a
-    /// database's blob), which every value is tried with as a sealed box; and the zstd
-    /// dictionaries.
-    private func materials() -> (keys: [SymmetricKey], dictionaries: ZstdDictionaries) {
-        var keys: Set<[UInt8]> = []
-        var dictionaries = ZstdDictionaries()
-        for (app, root) in containers {
-            walk(app: app, root: root) { _, item in
-                guard case .file(let descriptor, let size) = item else { return }
-                guard size <= Self.keyFileBytes else {
-                    var head = [UInt8](repeating: 0, count: ZstdDictionaries.magic.count)
-                    if pread(descriptor, &head, head.count, 0) == head.count, head == ZstdDictionaries.magic,
-                        case .success(let bytes) = ContainerWalk.contents(
-                            of: descriptor, size: size, limit: budget.fileBytes)
-                    {
-                        _ = dictionaries.add(bytes)
-                    }
-                    return
-                }
-                guard case .success(let bytes) = ContainerWalk.contents(of: descriptor, size: size, limit: size + 1)
-                else { return }
-                _ = dictionaries.add(bytes)
-                var reader = CanaryReader(budget: budget.decodedBytes)
-                keys.formUnion(reader.keyCandidates(in: bytes))
-            }
-        }
-        return (keys.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }, dictionaries)
     }
 
     /// The file `bytes`, open as `descriptor`, read as a SQLite database with the write-ahead log

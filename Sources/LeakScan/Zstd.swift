@@ -73,6 +73,14 @@ enum Zstd {
     }
 }
 
+extension Zstd {
+    /// The dictionary the frame at the start of `frame` was made with; nil for none.
+    static func dictionaryID(of frame: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        let id = ZSTD_getDictID_fromFrame(frame.baseAddress, frame.count)
+        return id == 0 ? nil : id
+    }
+}
+
 /// The zstd dictionaries a container holds, by the ID each carries (`zstd --train` writes them):
 /// a frame made with one names its ID and cannot be read without it.
 struct ZstdDictionaries: Sendable {

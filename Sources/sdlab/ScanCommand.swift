@@ -42,10 +42,10 @@ struct ScanCommand: ParsableCommand {
                 emitLine("\(finding.canary) \(finding.place)" + (finding.via.isEmpty ? "" : " [\(finding.via)]"))
             }
             for unreadable in scan.unreadable { emitLine("not read: \(unreadable.described())") }
-            let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+            let milliseconds = Double(took.components.seconds) * 1e3 + Double(took.components.attoseconds) / 1e15
             emitLine(
                 "\(folder): \(scan.count) records found, \(scan.unreadable.count) places not read, in "
-                    + String(format: "%.3f s", seconds))
+                    + String(format: "%.3f ms", milliseconds))
             found = found || !scan.isEmpty
             complete = complete && scan.isComplete
         }
