@@ -80,8 +80,9 @@ public enum TraceName: String, Sendable, CaseIterable {
     case signedIn = "signed-in", signedOut = "signed-out"
     /// The app could not save whom it acts for: `error`.
     case saveFailed = "save-failed"
-    /// An app, or a process it started, tried to write outside its container and was refused:
-    /// `path`, `call`; from the fence's watch also `pid` and `command`.
+    /// An app, or a process it started, tried to write outside its container (`path`) or made a
+    /// call no app may make (`reason`), and was refused: `call`; from the fence's watch also `pid`
+    /// and `command`.
     case writeRefused = "write-refused"
 
     // Any process.
