@@ -51,7 +51,7 @@ public struct LeakScanner: Sendable {
         /// Where in the container, as `Finding.place`: `documents/old-\xff`, `.` for the container.
         public var place: String
         /// Why: `cannot be opened: Permission denied (mode 0, owner 1000)`,
-        /// `zip entry notes.txt at byte 0 is encrypted`, `decoded past the budget of 256 MiB …`.
+        /// `zip entry notes.txt is encrypted: Passphrase required for this entry`, `decoded past the budget of 256 MiB …`.
         public var reason: String
 
         public init(app: String, file: String, place: String, reason: String) {
