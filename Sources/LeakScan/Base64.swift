@@ -163,6 +163,13 @@ enum Base64 {
         }
     }
 
+    /// Whether `bytes` are base64 and nothing else (padding and white space aside).
+    static func isWhole(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        sextets.withUnsafeBufferPointer { sextets in
+            bytes.allSatisfy { sextets[Int($0)] != 0xFF || $0 == UInt8(ascii: "=") || $0 == 0x0A || $0 == 0x0D }
+        }
+    }
+
     /// Where groups of four start in `text`: at its start, and for each marker it holds, where
     /// that marker's groups start (0 to 3).
     static func alignments(in text: [UInt8]) -> [Int] {

@@ -37,7 +37,9 @@ struct CanaryReader {
     private var sightings: [Sighting] = []
     /// Decoded bytes still to search, with the decodings that led to them: a list, not
     /// recursion, so that no depth of nesting runs out of stack.
-    private var pending: [(bytes: [UInt8], via: [String])] = []
+    /// `whole`: a value as it was kept (a file, a table's cell, an entry, a stream), not bytes a
+    /// guess cut out of others (base64 inside text, hex), which alone may be keys.
+    private var pending: [(bytes: [UInt8], via: [String], whole: Bool)] = []
     private lazy var inflater = Inflater()
     /// The keys every value is tried with as a sealed box, and the zstd dictionaries for frames
     /// made with one: known once the whole container has been read (`Later`).
@@ -62,6 +64,12 @@ struct CanaryReader {
         var frames: [(bytes: [UInt8], via: [String], place: String)] = []
 
         var isEmpty: Bool { sealed.isEmpty && frames.isEmpty }
+
+        mutating func add(_ other: Later) {
+            keys.formUnion(other.keys)
+            sealed += other.sealed
+            frames += other.frames
+        }
     }
 
     /// A first reading: what needs the container's keys and dictionaries is kept (`later`).
@@ -114,7 +122,7 @@ struct CanaryReader {
     }
 
     private mutating func drain() {
-        while let (bytes, path) = pending.popLast() { search(bytes, via: path) }
+        while let (bytes, path, whole) = pending.popLast() { search(bytes, via: path, whole: whole) }
     }
 
     static let keySizes: Set<Int> = [16, 24, 32]
@@ -126,10 +134,13 @@ struct CanaryReader {
         bytes.contains { $0 >= 0x7F || ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) }
     }
 
-    private mutating func search(_ bytes: [UInt8], via path: [String], readingFormats: Bool = true) {
-        if Self.keySizes.contains(bytes.count), Self.isBinary(bytes) { later.keys.insert(bytes) }
+    /// Searches `bytes`; `readingFormats`: false when they were already read as their format.
+    private mutating func search(_ bytes: [UInt8], via path: [String], readingFormats: Bool = true, whole: Bool = true)
+    {
+        if whole, Self.keySizes.contains(bytes.count), Self.isBinary(bytes) { later.keys.insert(bytes) }
         guard bytes.count >= Self.shortest else { return }
         note(Canary.all(inUTF8: bytes), via: path)
+        var format: Format?
         bytes.withUnsafeBufferPointer { bytes in
             let landmarks = Landmarks(in: bytes)
             for (start, form) in landmarks.forms {
@@ -141,14 +152,15 @@ struct CanaryReader {
                 case .escapedText: note(EscapedText.canaries(at: start, in: bytes), via: path + ["json"])
                 }
             }
-            let format = readingFormats ? readFormats(bytes, via: path) : nil
+            format = readingFormats ? readFormats(bytes, via: path) : nil
             searchBase64(bytes, via: path)
             // An archive its library read is not read again entry by entry.
             let compressed = landmarks.compressed.filter { format != .archive || $0.format != .zip }
             searchCompressed(bytes, at: compressed, via: path)
-            searchPercentEncoded(bytes, via: path)
+            searchEscapedText(bytes, via: path)
         }
-        open(bytes, via: path)
+        // A database, a property list, an archive or a mail is no sealed box.
+        if readingFormats, format == nil { open(bytes, via: path) }
     }
 
     enum Format {
@@ -177,7 +189,7 @@ struct CanaryReader {
         for problem in reading.problems { self.problem(problem + inside) }
         for value in reading.values {
             budget -= value.bytes.count
-            pending.append((value.bytes, path + [value.label]))
+            pending.append((value.bytes, path + [value.label], true))
         }
         if reading.stopped, let last = reading.values.last { overBudget(at: last.label, via: path + [last.label]) }
     }
@@ -192,7 +204,7 @@ struct CanaryReader {
         for key in keys {
             guard let plaintext = try? AES.GCM.open(box, using: key) else { continue }
             budget -= plaintext.count
-            pending.append((Array(plaintext), path + ["aes-gcm"]))
+            pending.append((Array(plaintext), path + ["aes-gcm"], true))
         }
     }
 
@@ -207,10 +219,10 @@ struct CanaryReader {
         }
     }
 
-    /// Text with `%XX` escapes, as URLs and their caches keep it, read unescaped.
-    private mutating func searchPercentEncoded(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
-        for text in PercentText.unescaped(bytes) {
-            decoded(text, via: path + ["percent"], stopped: false, at: "percent-encoded text")
+    /// Text written with escapes (percent, character references, backslashes, hex), read unescaped.
+    private mutating func searchEscapedText(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
+        for (label, text) in TextEscapes.decodings(in: bytes) {
+            decoded(text, via: path + [label], stopped: false, at: "\(label) text", whole: false)
         }
     }
 
@@ -220,16 +232,17 @@ struct CanaryReader {
         sightings += canaries.map { Sighting(canary: $0, via: via) }
     }
 
-    /// Decoded bytes to search next; a decoding the budget stopped is a problem.
-    private mutating func decoded(_ output: [UInt8], via path: [String], stopped: Bool, at what: String) {
+    /// Decoded bytes to search next (`whole`: as `pending`); a decoding the budget stopped is a problem.
+    private mutating func decoded(
+        _ output: [UInt8], via path: [String], stopped: Bool, at what: String, whole: Bool = true
+    ) {
         budget -= output.count
         if stopped { overBudget(at: what, via: path) }
-        if output.count >= Self.shortest { pending.append((output, path)) }
+        if output.count >= Self.shortest || whole { pending.append((output, path, whole)) }
     }
 
     private mutating func overBudget(at what: String, via path: [String]) {
-        let mebibytes = initialBudget >> 20
-        let limit = mebibytes > 0 ? "\(mebibytes) MiB" : "\(initialBudget) bytes"
+        let limit = sizeText(initialBudget)
         let problem =
             "decoded past the budget of \(limit) a file is read to (\(what)"
             + (path.count > 1 ? ", in \(path.dropLast().joined(separator: " > ")))" : ")")
@@ -248,6 +261,8 @@ struct CanaryReader {
     /// Decodes each block of base64 text at its start and in each alignment a marker in it
     /// calls for.
     private mutating func searchBase64(_ bytes: UnsafeBufferPointer<UInt8>, via path: [String]) {
+        // Base64 that is the whole value (a key in the keychain's file, a plist's string) is one.
+        let isBase64 = Base64.isWhole(bytes)
         for block in Base64.blocks(in: bytes) {
             for alignment in Base64.alignments(in: block.characters) {
                 let text = block.characters[alignment...]
@@ -255,7 +270,7 @@ struct CanaryReader {
                 let stopped = output.count < text.count * 3 / 4
                 decoded(
                     output, via: path + ["base64"], stopped: stopped,
-                    at: "base64 " + place(block.start, via: path))
+                    at: "base64 " + place(block.start, via: path), whole: isBase64 && alignment == 0)
             }
         }
     }

@@ -22,3 +22,9 @@ struct FormatReading {
 
     mutating func add(_ label: String, _ bytes: [UInt8]) { values.append(Value(label: label, bytes: bytes)) }
 }
+
+/// A budget's size as the scan names it: `256 MiB`, `4 GiB`, or bytes below a mebibyte.
+func sizeText(_ bytes: Int) -> String {
+    if bytes >= 1 << 30, bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+    return bytes >= 1 << 20 ? "\(bytes >> 20) MiB" : "\(bytes) bytes"
+}

@@ -1,7 +1,9 @@
 import Crypto
 import DeviceProcesses
+import Dispatch
 import FoundationEssentials
 import SharedDevice
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -127,13 +129,18 @@ public struct LeakScanner: Sendable {
         public var fileBytes: Int
         /// Bytes decoded from one file, all its decodings together (a zip bomb costs no more).
         public var decodedBytes: Int
+        /// Bytes tried as sealed boxes in a scan, each under every key: a container of many
+        /// key-sized values (a table of hashes) and many binary values would take hours.
+        public var sealedTries: Int
 
-        public init(fileBytes: Int = 1 << 30, decodedBytes: Int = 256 << 20) {
+        public init(fileBytes: Int = 1 << 30, decodedBytes: Int = 256 << 20, sealedTries: Int = 4 << 30) {
             self.fileBytes = fileBytes
             self.decodedBytes = decodedBytes
+            self.sealedTries = sealedTries
         }
 
-        /// 1 GiB read from a file, 256 MiB decoded from it.
+        /// 1 GiB read from a file, 256 MiB decoded from it, 4 GiB tried as sealed boxes (a few
+        /// seconds of AES-GCM).
         public static let standard = Budget()
     }
 
@@ -194,6 +201,7 @@ public struct LeakScanner: Sendable {
                 }
                 var reader = CanaryReader(budget: budget.decodedBytes)
                 var sightings: [CanaryReader.Sighting] = []
+                var left = CanaryReader.Later()
                 switch item {
                 case .unreadable(let reason): unreadable(reason)
                 case .link(let target): sightings += reader.canaries(in: target, via: ["link"])
@@ -207,34 +215,103 @@ public struct LeakScanner: Sendable {
                 case .file(let descriptor, let size):
                     switch ContainerWalk.contents(of: descriptor, size: size, limit: budget.fileBytes) {
                     case .failure(.tooLarge(let size)):
-                        unreadable("is \(size) bytes, more than the \(budget.fileBytes >> 20) MiB a file is read to")
+                        unreadable("is \(size) bytes, more than the \(sizeText(budget.fileBytes)) a file is read to")
                     case .failure(.error(let error)): unreadable("cannot be read: \(error)")
                     case .success(let bytes):
                         _ = dictionaries.add(bytes)
                         let database = Self.database(bytes, in: descriptor, limit: budget.decodedBytes)
-                        sightings += reader.canaries(in: bytes, formats: database)
+                        if let database, database.values.count >= 256 {
+                            let read = Self.readOnEveryCore(bytes, database, budget: budget.decodedBytes)
+                            sightings += read.sightings
+                            read.problems.forEach(unreadable)
+                            left = read.later
+                        } else {
+                            sightings += reader.canaries(in: bytes, formats: database)
+                        }
                     }
                 }
                 sightings += Self.namesAndAttributes(
                     of: entry, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable)
                 for problem in reader.problems { unreadable(problem) }
                 findings.add(sightings, app: app, file: file, place: place)
-                keys.formUnion(reader.later.keys)
-                if !reader.later.isEmpty { later.append((app, file, place, reader.later)) }
+                left.add(reader.later)
+                keys.formUnion(left.keys)
+                if !left.isEmpty { later.append((app, file, place, left)) }
             }
             scan.outOfScope += skipped.map { app + "/" + $0 }
         }
         let symmetricKeys = keys.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }
-        for (app, file, place, left) in later where !symmetricKeys.isEmpty || !left.frames.isEmpty {
-            var reader = CanaryReader(budget: budget.decodedBytes, keys: symmetricKeys, dictionaries: dictionaries)
-            let sightings = reader.canaries(in: left)
-            for problem in reader.problems {
+        var tries = 0
+        for (app, file, place, var left) in later where !symmetricKeys.isEmpty || !left.frames.isEmpty {
+            // Each value under every key, a GHASH over it each time.
+            let cost = left.sealed.reduce(0) { $0 + $1.bytes.count + 64 } * symmetricKeys.count
+            if tries + cost > budget.sealedTries, !left.sealed.isEmpty {
+                let reason =
+                    "its \(left.sealed.count) values that may be sealed boxes were not tried under all "
+                    + "\(symmetricKeys.count) possible keys: more than the \(sizeText(budget.sealedTries)) a scan tries"
+                scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: reason))
+                left.sealed = []
+            }
+            tries += left.sealed.isEmpty ? 0 : cost
+            let (sightings, problems) = Self.finish(
+                left, keys: symmetricKeys, dictionaries: dictionaries, budget: budget.decodedBytes)
+            for problem in problems {
                 scan.unreadable.append(Unreadable(app: app, file: file, place: place, reason: problem))
             }
             findings.add(sightings, app: app, file: file, place: place)
         }
         scan.findings = findings.sorted
         return scan
+    }
+
+    /// A file read as its format gave many values (a database's cells): the file's bytes on one
+    /// core and the values on the others (about as many bytes), each with its share of the
+    /// file's budget.
+    private static func readOnEveryCore(_ bytes: [UInt8], _ reading: FormatReading, budget: Int) -> (
+        sightings: [CanaryReader.Sighting], problems: [String], later: CanaryReader.Later
+    ) {
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let results = Mutex(
+            [(sightings: [CanaryReader.Sighting], problems: [String], later: CanaryReader.Later)](
+                repeating: ([], [], CanaryReader.Later()), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var share = FormatReading()
+            let (first, step) = parts == 1 ? (0, 1) : (part - 1, parts - 1)
+            if parts == 1 || part > 0 {
+                share.values = stride(from: first, to: reading.values.count, by: step).map { reading.values[$0] }
+            }
+            if part == 0 { (share.problems, share.stopped) = (reading.problems, reading.stopped) }
+            var reader = CanaryReader(budget: budget / parts)
+            let sightings = reader.canaries(in: part == 0 ? bytes : [], formats: share)
+            results.withLock { $0[part] = (sightings, reader.problems, reader.later) }
+        }
+        return results.withLock { results in
+            var later = CanaryReader.Later()
+            results.forEach { later.add($0.later) }
+            return (results.flatMap(\.sightings), results.flatMap(\.problems), later)
+        }
+    }
+
+    /// What a first reading of a file left, read with every key and dictionary: on every core,
+    /// as each value is tried under every key (AES-GCM sets each key up at each try).
+    private static func finish(
+        _ left: CanaryReader.Later, keys: [SymmetricKey], dictionaries: ZstdDictionaries, budget: Int
+    ) -> (sightings: [CanaryReader.Sighting], problems: [String]) {
+        let parts = left.sealed.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let results = Mutex(
+            [(sightings: [CanaryReader.Sighting], problems: [String])](repeating: ([], []), count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            var share = CanaryReader.Later()
+            share.sealed = stride(from: part, to: left.sealed.count, by: parts).map { left.sealed[$0] }
+            if part == 0 { share.frames = left.frames }
+            // Each part its share of the file's budget.
+            var reader = CanaryReader(budget: budget / parts, keys: keys, dictionaries: dictionaries)
+            let sightings = reader.canaries(in: share)
+            results.withLock { $0[part] = (sightings, reader.problems) }
+        }
+        return results.withLock { results in
+            (results.flatMap(\.sightings), Array(Set(results.flatMap(\.problems))).sorted())
+        }
     }
 
     /// One finding per canary and file: a canary read there several ways (its text, and in

@@ -94,7 +94,7 @@ import Testing
         try container.write(Array(json), to: "keychain/items.json")
         #expect(
             container.sightings() == [
-                "keychain/items.json [base64] \(canary(3))", "keychain/items.json [json] \(canary(1))",
+                "keychain/items.json [base64] \(canary(3))", "keychain/items.json [escapes, json] \(canary(1))",
             ])
     }
 
