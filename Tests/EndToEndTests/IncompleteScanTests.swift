@@ -17,7 +17,8 @@ struct IncompleteScanTests {
         #expect(result.status == 3, "\(output)")
         #expect(
             output.contains("documents/cou1.zip")
-                && output.contains("zip entry plain-1-2.txt cannot be read: Unsupported ZIP compression method (99: aes)"),
+                && output.contains(
+                    "zip entry plain-1-2.txt cannot be read: Unsupported ZIP compression method (99: aes)"),
             "\(output)")
         #expect(!output.contains("nothing of another user readable"), "\(output)")
     }
