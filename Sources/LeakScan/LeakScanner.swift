@@ -297,7 +297,11 @@ public struct LeakScanner: Sendable {
     private static func finish(
         _ left: CanaryReader.Later, keys: [SymmetricKey], dictionaries: ZstdDictionaries, budget: Int
     ) -> (sightings: [CanaryReader.Sighting], problems: [String]) {
-        let parts = left.sealed.count < 64 ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        guard left.sealed.count >= 64 else {
+            var reader = CanaryReader(budget: budget, keys: keys, dictionaries: dictionaries)
+            return (reader.canaries(in: left), reader.problems)
+        }
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let results = Mutex(
             [(sightings: [CanaryReader.Sighting], problems: [String])](repeating: ([], []), count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in

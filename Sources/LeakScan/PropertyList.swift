@@ -11,26 +11,22 @@ enum PropertyList {
 
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> FormatReading? {
         guard let (label, root) = parsed(bytes) else { return nil }
-        var reading = FormatReading()
+        var reading = LimitedReading(limit: limit)
         var pending: [Any] = [root]
-        while let object = pending.popLast() {
-            guard reading.byteCount < limit else {
-                reading.stopped = true
-                break
-            }
+        reading: while let object = pending.popLast() {
             switch object {
-            case let text as String: reading.add(label, Array(text.utf8))
-            case let data as Data: reading.add(label, Array(data))
+            case let text as String: guard reading.add(label, Array(text.utf8)) else { break reading }
+            case let data as Data: guard reading.add(label, Array(data)) else { break reading }
             case let array as [Any]: pending += array
             case let dictionary as [String: Any]:
                 for (key, value) in dictionary {
-                    reading.add(label, Array(key.utf8))
+                    guard reading.add(label, Array(key.utf8)) else { break reading }
                     pending.append(value)
                 }
             default: break  // numbers, dates, booleans, null
             }
         }
-        return reading
+        return reading.reading
     }
 
     /// The root object and how it was read, or nil when the bytes are none of the formats.
