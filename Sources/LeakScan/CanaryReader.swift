@@ -6,7 +6,8 @@ import SharedDevice
 #endif
 
 /// Reads the canaries in one file's bytes as an attacker would: as UTF-8 text, as UTF-16 text,
-/// as JSON text with escaped slashes and as percent-encoded text; inside the base64 blocks and
+/// as JSON text with escaped slashes and as text written with escapes (`TextEscapes`: percent,
+/// character references, backslashes, hex); inside the base64 blocks and
 /// the gzip, zlib, bzip2, xz, zstd and zip data they hold (zip entries stored, deflated, bzip2,
 /// LZMA, zstd or xz); as the formats apps store in, each read with its own library (SQLite,
 /// property lists and keyed archives, JSON, archives, MIME: `FormatReading`); and as AES-GCM
@@ -128,8 +129,8 @@ struct CanaryReader {
     static let keySizes: Set<Int> = [16, 24, 32]
 
     /// Whether `bytes` hold a byte no text holds (outside printable ASCII and white space): a
-    /// key or a sealed box is random bytes, which do (all of 16 random bytes printable: about
-    /// one in ten million).
+    /// key or a sealed box is random bytes, which do (all of 16 random bytes text: about one in
+    /// five million).
     static func isBinary(_ bytes: [UInt8]) -> Bool {
         bytes.contains { $0 >= 0x7F || ($0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D) }
     }
