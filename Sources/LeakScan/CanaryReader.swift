@@ -201,12 +201,30 @@ struct CanaryReader {
         // A sealed box is at least its nonce and tag.
         guard bytes.count >= 28, Self.isBinary(bytes) else { return }
         guard knowsTheContainer else { return later.sealed.append((bytes, path)) }
-        guard let box = try? AES.GCM.SealedBox(combined: bytes) else { return }
-        for key in keys {
-            guard let plaintext = try? AES.GCM.open(box, using: key) else { continue }
+        for (cipher, plaintext) in Self.opened(bytes, with: keys) {
             budget -= plaintext.count
-            pending.append((Array(plaintext), path + ["aes-gcm"], true))
+            pending.append((plaintext, path + [cipher], true))
         }
+    }
+
+    /// The two ciphers CryptoKit seals with, by the name a finding's way gives each.
+    static let ciphers = ["aes-gcm", "chachapoly"]
+
+    /// The plaintexts of `bytes` opened as a sealed box of CryptoKit's, nonce, ciphertext and
+    /// tag (`combined`): AES-GCM under every key, ChaCha20-Poly1305 under every 256-bit one.
+    static func opened(_ bytes: [UInt8], with keys: [SymmetricKey]) -> [(cipher: String, plaintext: [UInt8])] {
+        let aes = try? AES.GCM.SealedBox(combined: bytes)
+        let chacha = try? ChaChaPoly.SealedBox(combined: bytes)
+        var opened: [(cipher: String, plaintext: [UInt8])] = []
+        for key in keys {
+            if let aes, let plaintext = try? AES.GCM.open(aes, using: key) {
+                opened.append((ciphers[0], Array(plaintext)))
+            }
+            if key.bitCount == 256, let chacha, let plaintext = try? ChaChaPoly.open(chacha, using: key) {
+                opened.append((ciphers[1], Array(plaintext)))
+            }
+        }
+        return opened
     }
 
     /// A zstd frame that names a dictionary this reading does not have: kept for when the

@@ -27,7 +27,7 @@ public struct LeakScanner: Sendable {
         public var encrypted: Bool
         /// How the canary was read: empty when the file holds it as UTF-8 text, else each
         /// decoding from the file's bytes to it, outermost first, joined by ` > `: `utf16le`,
-        /// `utf16be`, `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`
+        /// `utf16be`, `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`, `chachapoly`
         /// (`zip:notes.txt > base64`); `name` (spelled in its path's names), `link` (its target),
         /// `xattr-name` and `xattr:NAME` (an extended attribute's name, its value); read several
         /// ways in one file, the ways joined by `, `.
@@ -133,13 +133,13 @@ public struct LeakScanner: Sendable {
         /// key-sized values (a table of hashes) and many binary values would take hours.
         public var sealedTries: Int
 
-        public init(fileBytes: Int = 1 << 30, decodedBytes: Int = 256 << 20, sealedTries: Int = 4 << 30) {
+        public init(fileBytes: Int = 1 << 30, decodedBytes: Int = 256 << 20, sealedTries: Int = 8 << 30) {
             self.fileBytes = fileBytes
             self.decodedBytes = decodedBytes
             self.sealedTries = sealedTries
         }
 
-        /// 1 GiB read from a file, 256 MiB decoded from it, 4 GiB tried as sealed boxes (a few
+        /// 1 GiB read from a file, 256 MiB decoded from it, 8 GiB tried as sealed boxes (a few
         /// seconds of AES-GCM).
         public static let standard = Budget()
     }
@@ -243,8 +243,8 @@ public struct LeakScanner: Sendable {
         let symmetricKeys = keys.sorted { $0.lexicographicallyPrecedes($1) }.map { SymmetricKey(data: $0) }
         var tries = 0
         for (app, file, place, var left) in later where !symmetricKeys.isEmpty || !left.frames.isEmpty {
-            // Each value under every key, a GHASH over it each time.
-            let cost = left.sealed.reduce(0) { $0 + $1.bytes.count + 64 } * symmetricKeys.count
+            // Each value under every key, AES-GCM and ChaCha20-Poly1305, a pass over it each time.
+            let cost = left.sealed.reduce(0) { $0 + $1.bytes.count + 64 } * symmetricKeys.count * 2
             if tries + cost > budget.sealedTries, !left.sealed.isEmpty {
                 let reason =
                     "its \(left.sealed.count) values that may be sealed boxes were not tried under all "
@@ -326,7 +326,7 @@ public struct LeakScanner: Sendable {
         mutating func add(_ sightings: [CanaryReader.Sighting], app: String, file: String, place: String) {
             for sighting in sightings {
                 let key = file + "\u{0}" + sighting.canary.description
-                let encrypted = sighting.via.contains("aes-gcm")
+                let encrypted = CanaryReader.ciphers.contains { sighting.via.contains($0) }
                 guard var known = byKey[key] else {
                     byKey[key] = Finding(
                         canary: sighting.canary, app: app, file: file, place: place, encrypted: encrypted,

@@ -221,6 +221,21 @@ import Testing
             ])
     }
 
+    /// CryptoKit's other cipher, ChaCha20-Poly1305, its key a property list's data.
+    @Test func chaChaPolyBoxesAreOpenedToo() throws {
+        let container = try ScratchContainer()
+        let key = SymmetricKey(size: .bits256)
+        let sealed = try ChaChaPoly.seal(record(canary(10, .sensitive)), using: key).combined
+        try container.write(Array(sealed), to: "Library/Caches/draft.bin")
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: ["draftKey": key.withUnsafeBytes { Data($0) }], format: .binary, options: 0)
+        try container.write(Array(plist), to: "Library/Preferences/app.plist")
+        let found = container.scan()
+        #expect(found.map(\.canary) == [canary(10, .sensitive)])
+        #expect(found.first?.via == "chachapoly")
+        #expect(found.first?.encrypted == true)
+    }
+
     /// Every value that may be sealed is tried under every key: past the scan's budget of tries,
     /// what was not tried is named, never taken for clean.
     @Test func sealedBoxesPastTheBudgetOfTriesAreNamed() throws {
