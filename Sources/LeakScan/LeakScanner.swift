@@ -9,10 +9,11 @@ import Synchronization
     import Glibc
 #endif
 
-/// The device attacker of Docs/behaviour.md §8: reads every file of the containers it is given, and tries
-/// every key found there (any file of exactly 32 bytes, wherever it lies) on every file as
-/// AES-GCM. A file is read as text and inside the encodings and compressions it holds (see
-/// `CanaryReader`): data a cleanup encoded or compressed instead of deleting is still there.
+/// The device attacker of Docs/behaviour.md §8: reads every entry of the containers it is
+/// given, its name and attributes, and every file as the app reads it back (its format with the
+/// format's own library, and the encodings and compressions it holds: `CanaryReader`), and
+/// opens every value that may be sealed under every key-sized value found there: data a cleanup
+/// encoded, compressed or hid in a format instead of deleting is still there.
 /// The runner scans every container; an app scans its own after each cleanup, to confirm what
 /// the cleanup left.
 public struct LeakScanner: Sendable {
@@ -27,7 +28,8 @@ public struct LeakScanner: Sendable {
         public var encrypted: Bool
         /// How the canary was read: empty when the file holds it as UTF-8 text, else each
         /// decoding from the file's bytes to it, outermost first, joined by ` > `: `utf16le`,
-        /// `utf16be`, `json` (slashes escaped), `base64`, `gzip`, `zlib`, `zip:ENTRY`, `aes-gcm`, `chachapoly`
+        /// `utf16be`, `json`, `base64`, `hex`, `percent`, `gzip`, `zlib`, `zip:ENTRY`,
+        /// `sqlite:TABLE.COLUMN`, `plist`, `mime:part N (TYPE)`, `aes-gcm`, `chachapoly`
         /// (`zip:notes.txt > base64`); `name` (spelled in its path's names), `link` (its target),
         /// `xattr-name` and `xattr:NAME` (an extended attribute's name, its value); read several
         /// ways in one file, the ways joined by `, `.
