@@ -153,6 +153,7 @@ struct CanaryReader {
                 case .escapedText: note(EscapedText.canaries(at: start, in: bytes), via: path + ["json"])
                 }
             }
+            note(Utf32Text.canaries(in: bytes), via: path + ["utf32"])
             format = readingFormats ? readFormats(bytes, via: path) : nil
             searchBase64(bytes, via: path)
             // An archive its library read is not read again entry by entry.

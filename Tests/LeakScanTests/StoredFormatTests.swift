@@ -278,4 +278,12 @@ import Testing
                 "page.html [entities] \(canary(12))",
             ])
     }
+
+    /// UTF-32 text, as `String.Encoding.utf32` and a C `wchar_t` keep it, in either byte order.
+    @Test func utf32TextIsRead() throws {
+        let container = try ScratchContainer()
+        try container.write(Array(Data("Übergabe \(canary(15))".data(using: .utf32LittleEndian)!)), to: "le.txt")
+        try container.write(Array(Data("\(canary(16))".data(using: .utf32BigEndian)!)), to: "be.txt")
+        #expect(container.sightings() == ["be.txt [utf32] \(canary(16))", "le.txt [utf32] \(canary(15))"])
+    }
 }
