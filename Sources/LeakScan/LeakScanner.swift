@@ -272,11 +272,7 @@ public struct LeakScanner: Sendable {
     private static func readOnEveryCore(_ bytes: [UInt8], _ reading: FormatReading, budget: Int) -> (
         sightings: [CanaryReader.Sighting], problems: [String], later: CanaryReader.Later
     ) {
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        let results = Mutex(
-            [(sightings: [CanaryReader.Sighting], problems: [String], later: CanaryReader.Later)](
-                repeating: ([], [], CanaryReader.Later()), count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let results = onEveryCore { part, parts in
             var share = FormatReading()
             let (first, step) = parts == 1 ? (0, 1) : (part - 1, parts - 1)
             if parts == 1 || part > 0 {
@@ -285,13 +281,11 @@ public struct LeakScanner: Sendable {
             if part == 0 { (share.problems, share.stopped) = (reading.problems, reading.stopped) }
             var reader = CanaryReader(budget: budget / parts)
             let sightings = reader.canaries(in: part == 0 ? bytes : [], formats: share)
-            results.withLock { $0[part] = (sightings, reader.problems, reader.later) }
+            return (sightings: sightings, problems: reader.problems, later: reader.later)
         }
-        return results.withLock { results in
-            var later = CanaryReader.Later()
-            results.forEach { later.add($0.later) }
-            return (results.flatMap(\.sightings), results.flatMap(\.problems), later)
-        }
+        var later = CanaryReader.Later()
+        results.forEach { later.add($0.later) }
+        return (results.flatMap(\.sightings), results.flatMap(\.problems), later)
     }
 
     /// What a first reading of a file left, read with every key and dictionary: on every core,
@@ -299,25 +293,29 @@ public struct LeakScanner: Sendable {
     private static func finish(
         _ left: CanaryReader.Later, keys: [SymmetricKey], dictionaries: ZstdDictionaries, budget: Int
     ) -> (sightings: [CanaryReader.Sighting], problems: [String]) {
-        guard left.sealed.count >= 64 else {
-            var reader = CanaryReader(budget: budget, keys: keys, dictionaries: dictionaries)
-            return (reader.canaries(in: left), reader.problems)
-        }
-        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        let results = Mutex(
-            [(sightings: [CanaryReader.Sighting], problems: [String])](repeating: ([], []), count: parts))
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let results = onEveryCore(if: left.sealed.count >= 64) { part, parts in
             var share = CanaryReader.Later()
             share.sealed = stride(from: part, to: left.sealed.count, by: parts).map { left.sealed[$0] }
             if part == 0 { share.frames = left.frames }
-            // Each part its share of the file's budget.
             var reader = CanaryReader(budget: budget / parts, keys: keys, dictionaries: dictionaries)
-            let sightings = reader.canaries(in: share)
-            results.withLock { $0[part] = (sightings, reader.problems) }
+            return (sightings: reader.canaries(in: share), problems: reader.problems)
         }
-        return results.withLock { results in
-            (results.flatMap(\.sightings), Array(Set(results.flatMap(\.problems))).sorted())
+        return (results.flatMap(\.sightings), Array(Set(results.flatMap(\.problems))).sorted())
+    }
+
+    /// `work(part, parts)` for each part, one a core (at most 8), in order of part; on this
+    /// thread alone unless `worthIt`.
+    private static func onEveryCore<Result: Sendable>(
+        if worthIt: Bool = true, _ work: @Sendable (Int, Int) -> Result
+    ) -> [Result] {
+        guard worthIt else { return [work(0, 1)] }
+        let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let results = Mutex([Result?](repeating: nil, count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let result = work(part, parts)
+            results.withLock { $0[part] = result }
         }
+        return results.withLock { $0.compactMap { $0 } }
     }
 
     /// One finding per canary and file: a canary read there several ways (its text, and in
