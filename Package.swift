@@ -302,8 +302,8 @@ let package = Package(
         .target(
             name: "Bench",
             dependencies: [
-                "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "HubFiles", "RunResults",
-                "SharedDevice",
+                "BuiltInApp", "CFloor", "DBusKit", "DeviceContract", "DeviceLaunch", "DeviceProcesses", "HubFiles",
+                "RunResults", "SharedDevice",
             ]),
         .executableTarget(
             name: "sdlab",

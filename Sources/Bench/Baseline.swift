@@ -29,10 +29,10 @@ public struct CBaseline: Floor {
     }
 
     /// One emitter to `receivers` processes, `signals` signals `gap` apart (`directory` is not
-    /// used: `run.sh` makes its own).
-    public func fanout(receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String)
-        async throws -> FloorMeasurement
-    {
+    /// used: `run.sh` makes its own). An external floor has no session changes: no exposure.
+    public func fanout(
+        receivers: Int, signals: Int, gap: Duration, recheck: Bool, changes: Int, records: Int, in directory: String
+    ) async throws -> FloorMeasurement {
         let gapMicroseconds = gap.nanoseconds / 1000
         let output = try await runScript(
             "run.sh", ["fanout", "\(receivers)", "\(signals)", "\(gapMicroseconds)"], recheck: recheck,

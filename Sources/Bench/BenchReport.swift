@@ -42,15 +42,17 @@ public struct BenchSample: Codable, Sendable {
         public var plain: Ratio?
     }
 
-    /// sdlab's p50s over the floor's, and CPU per (app, post) over CPU per (receiver, post).
+    /// sdlab's p50s over the floor's, CPU per (app, post) over CPU per (receiver, post), and
+    /// sdlab's exposure p99 over the cleanup floor's (the recheck floor's session changes).
     public struct Ratio: Codable, Sendable {
         public var deliveryP50: Double
         public var lastDeliveryP50: Double
         public var cpuPerDelivery: Double?
+        public var exposureP99: Double?
 
         enum CodingKeys: String, CodingKey {
-            case deliveryP50 = "delivery_p50", lastDeliveryP50 = "last_delivery_p50", cpuPerDelivery =
-                "cpu_per_delivery"
+            case deliveryP50 = "delivery_p50", lastDeliveryP50 = "last_delivery_p50",
+                cpuPerDelivery = "cpu_per_delivery", exposureP99 = "exposure_p99"
         }
     }
 
@@ -79,12 +81,13 @@ public struct BenchSample: Codable, Sendable {
         cpuPerChange = measured.cpuPerChange
         cores = ProcessInfo.processInfo.activeProcessorCount
         self.floors = floors
-        let ratio = { [delivery, lastDelivery, cpuPerPost] (floor: FloorMeasurement?) -> Ratio? in
+        let ratio = { [delivery, lastDelivery, cpuPerPost, exposure] (floor: FloorMeasurement?) -> Ratio? in
             guard let floor, let delivery, let lastDelivery else { return nil }
             return Ratio(
                 deliveryP50: Self.ratio(delivery.p50, floor.perReceiver.p50),
                 lastDeliveryP50: Self.ratio(lastDelivery.p50, floor.slowest.p50),
-                cpuPerDelivery: floor.cpuPerPost.perReceiver.map { Self.ratio(cpuPerPost.perApp, $0) })
+                cpuPerDelivery: floor.cpuPerPost.perReceiver.map { Self.ratio(cpuPerPost.perApp, $0) },
+                exposureP99: exposure.flatMap { ours in floor.exposure.map { Self.ratio(ours.p99, $0.p99) } })
         }
         self.ratio = Ratios(recheck: ratio(floors.recheck), plain: ratio(floors.plain))
     }
@@ -110,6 +113,15 @@ public struct BenchSample: Codable, Sendable {
     /// One line for a person, as each repeat of a fleet size finishes.
     public var summary: String {
         let ms = { (value: Double?) in value.map { BenchResults.number($0) + " ms" } ?? "–" }
+        let pair = { (figure: Percentiles?) in
+            figure.map { BenchResults.number($0.p50) + " / " + BenchResults.number($0.p99) + " ms" } ?? "–"
+        }
+        let cleanupFloor =
+            floors.recheck?.exposure.map { floor in
+                " (C cleanup \(pair(floor))"
+                    + (ratio.recheck?.exposureP99.map { ", p99 " + BenchResults.times($0) } ?? "")
+                    + ")"
+            } ?? ""
         func against(_ floor: (FloorMeasurement) -> Double, _ figure: (Ratio) -> Double?) -> String {
             let parts = [("C recheck", floors.recheck, ratio.recheck), ("C plain", floors.plain, ratio.plain)]
                 .compactMap { name, measured, over -> String? in
@@ -122,7 +134,7 @@ public struct BenchSample: Codable, Sendable {
         return [
             "\(apps) apps: delivery p50 \(ms(delivery?.p50))" + against({ $0.perReceiver.p50 }, { $0.deliveryP50 }),
             "slowest p50 \(ms(lastDelivery?.p50))" + against({ $0.slowest.p50 }, { $0.lastDeliveryP50 }),
-            "exposure p99 \(ms(exposure?.p99))", "launch \(BenchResults.number(launchSeconds)) s",
+            "exposure p50 / p99 \(pair(exposure))" + cleanupFloor, "launch \(BenchResults.number(launchSeconds)) s",
             "PSS \(pssKBPerApp) kB", "lost \(lost)",
             "CPU per (app, post) \(BenchResults.micro(cpuPerPost.perApp)) µs"
                 + [("C recheck", floors.recheck), ("C plain", floors.plain)].compactMap { name, floor in
@@ -218,6 +230,11 @@ public struct BenchResults: Encodable, Sendable {
                 [{ $0.floors.recheck?.slowestCheck?.p50 }, { $0.floors.recheck?.slowestCheck?.p99 }], Self.number
             ),
             ("exposure p50 / p99 ms", [{ $0.exposure?.p50 }, { $0.exposure?.p99 }], Self.number),
+            (
+                "  C cleanup", [{ $0.floors.recheck?.exposure?.p50 }, { $0.floors.recheck?.exposure?.p99 }],
+                Self.number
+            ),
+            ("  p99 ratio to C cleanup", [{ $0.ratio.recheck?.exposureP99 }], Self.times),
             ("launch s", [{ $0.launchSeconds }], Self.number),
             (
                 "PSS kB app / C recheck / C plain",
@@ -233,7 +250,10 @@ public struct BenchResults: Encodable, Sendable {
                     { $0.floors.plain.map { Double($0.lost) } },
                 ], Self.integer
             ),
-            ("not cleaned (app, change)", [{ Double($0.uncleaned) }], Self.integer),
+            (
+                "not cleaned (app, change) / C cleanup",
+                [{ Double($0.uncleaned) }, { $0.floors.recheck?.uncleaned.map(Double.init) }], Self.integer
+            ),
             ("C recheck unchecked (receiver, post)", [{ $0.floors.recheck?.unchecked.map(Double.init) }], Self.integer),
             ("CPU µs per (app, post)", [{ $0.cpuPerPost.perApp }], Self.micro),
             (

@@ -1,8 +1,9 @@
 import DeviceProcesses
 import Foundation
 
-/// Every fleet size of a bench, each `repeats` times right after its own two C floors, each
-/// in a folder of its own: what `sdlab bench` runs (the command parses and prints).
+/// Every fleet size of a bench, each `repeats` times right after its own two C floors (the
+/// recheck one with the fleet's session changes: the cleanup floor), each in a folder of its
+/// own: what `sdlab bench` runs (the command parses and prints).
 public struct BenchSweep: Sendable {
     public var sizes: [Int]
     public var repeats: Int
@@ -88,7 +89,8 @@ public struct BenchSweep: Sendable {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor", in: runFolders)
         do {
             let measured = try await floor.fanout(
-                receivers: size, signals: signals, gap: gap, recheck: recheck, in: folder)
+                receivers: size, signals: signals, gap: gap, recheck: recheck, changes: changes, records: records,
+                in: folder)
             finish(folder, label)
             return measured
         } catch {

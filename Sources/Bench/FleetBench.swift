@@ -105,6 +105,8 @@ public struct FleetBench: Sendable {
     public var executable: String?
     /// Told what is happening, for a person watching.
     public var progress: @Sendable (String) -> Void = { _ in }
+    /// The workers who take turns: the first checks out before the first change.
+    static let users = ["cou1", "cou2"]
 
     public init(apps: Int, signals: Int, gap: Duration, changes: Int, records: Int) {
         self.apps = apps
@@ -126,7 +128,7 @@ public struct FleetBench: Sendable {
         }
         let connection = try await Connection.connect(to: device.bus.address)
         defer { Task { await connection.close() } }
-        let users = ["cou1", "cou2"]
+        let users = Self.users
         try await connection.callHub(HubMethod.enroll, [.string("stage"), .string("stage")])
 
         // Every delivery is timed from its trace line, so no post goes untraced here.
@@ -307,15 +309,20 @@ struct DeliveryTiming {
     }
 }
 
-/// Exposure windows of the measured check-ins: from each commit to each app's first
-/// `cleanup-finished` after it (and before the next commit).
+/// Exposure windows of the measured check-ins: from each commit to each app's first cleanup
+/// ended after it (and before the next commit).
 struct ExposureTiming {
     var all: [UInt64] = []
     var uncleaned = 0
 
+    /// The apps' cleanups are their traces' `cleanup-finished`.
     init(commits: [UInt64], traces: [[TraceEvent]]) {
-        for trace in traces {
-            let cleanups = trace.filter { $0.is(.cleanupFinished) }.map(\.t)
+        self.init(commits: commits, cleanups: traces.map { $0.filter { $0.is(.cleanupFinished) }.map(\.t) })
+    }
+
+    /// `cleanups`: per app (or receiver), when each of its cleanups ended.
+    init(commits: [UInt64], cleanups: [[UInt64]]) {
+        for cleanups in cleanups {
             for (index, commit) in commits.enumerated() {
                 let next = index + 1 < commits.count ? commits[index + 1] : .max
                 if let clean = cleanups.first(where: { $0 >= commit && $0 < next }) {

@@ -1,3 +1,4 @@
+import BuiltInApp
 import DeviceProcesses
 import Foundation
 import RunResults
@@ -22,11 +23,17 @@ public struct FloorMeasurement: Sendable, Codable, Equatable {
     public var lost: Int
     /// With recheck: delivered (receiver, post) pairs no answer covered.
     public var unchecked: Int?
+    /// With session changes (the cleanup floor): the broker's commit of a check-in → the
+    /// receiver's cleanup ended, every (receiver, timed change) pair cleaned.
+    public var exposure: Percentiles?
+    /// With session changes: (receiver, timed change) pairs never cleaned.
+    public var uncleaned: Int?
     public var cpuPerPost: FloorCPU
 
     public init(
         perReceiver: Percentiles, slowest: Percentiles, check: Percentiles? = nil, slowestCheck: Percentiles? = nil,
-        pssKBPerReceiver: Int, lost: Int, unchecked: Int? = nil, cpuPerPost: FloorCPU
+        pssKBPerReceiver: Int, lost: Int, unchecked: Int? = nil, exposure: Percentiles? = nil, uncleaned: Int? = nil,
+        cpuPerPost: FloorCPU
     ) {
         self.perReceiver = perReceiver
         self.slowest = slowest
@@ -35,13 +42,15 @@ public struct FloorMeasurement: Sendable, Codable, Equatable {
         self.pssKBPerReceiver = pssKBPerReceiver
         self.lost = lost
         self.unchecked = unchecked
+        self.exposure = exposure
+        self.uncleaned = uncleaned
         self.cpuPerPost = cpuPerPost
     }
 
     enum CodingKeys: String, CodingKey {
         case perReceiver = "per_rx_ms", slowest = "last_delivery_ms", check = "check_ms",
             slowestCheck = "last_check_ms", pssKBPerReceiver = "pss_kb_per_receiver", lost, unchecked,
-            cpuPerPost = "cpu_us_per_post"
+            exposure = "exposure_ms", uncleaned, cpuPerPost = "cpu_us_per_post"
     }
 }
 
@@ -68,27 +77,37 @@ public struct FloorCPU: Sendable, Codable, Equatable {
 }
 
 /// The plain-C floor a fleet is held against: plain (receivers only take the post) or with
-/// recheck (each receiver also asks a C broker after posts, as an MSAL app must).
+/// recheck (each receiver also asks a C broker after posts, as an MSAL app must, and, where the
+/// floor can, cleans up on session changes as the built-in app's wipe-all does).
 public protocol Floor: Sendable {
     /// One emitter to `receivers` processes, `signals` posts `gap` apart, in `directory` (a new
-    /// folder the floor may fill).
-    func fanout(receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String)
-        async throws -> FloorMeasurement
+    /// folder the floor may fill); with recheck, then `changes` timed session changes while
+    /// each receiver's container holds `records` records (none: `FloorMeasurement.exposure` nil).
+    func fanout(
+        receivers: Int, signals: Int, gap: Duration, recheck: Bool, changes: Int, records: Int, in directory: String
+    ) async throws -> FloorMeasurement
 }
 
 /// The floor built with the package (Sources/CFloor, FloorEmitter, FloorReceiver, FloorBroker),
 /// run on a private bus started from Bus/device.conf like every device's:
-/// 1. with recheck, the broker owns the hub's name;
+/// 1. with recheck, the broker owns the hub's name and each receiver gets a container such as a
+///    built-in app's;
 /// 2. the receivers add their match rule and claim their names; the emitter waits for them,
 ///    sends `warmup` posts and says `ready`;
 /// 3. the CPU time of the bus, the broker and every receiver is read, the emitter is told to
 ///    go, sends the measured posts and says `finished` once every receiver has written its
 ///    results (and had its checks answered); CPU time is read again, and each receiver's PSS;
-/// 4. everything is stopped by its PID and the receivers' files are read.
+/// 4. with recheck, the session changes (`FloorSessionChanges`): the cleanup floor;
+/// 5. everything is stopped by its PID and the receivers' files are read.
 public struct PackageFloor: Floor {
     /// The folder holding the floor's executables.
     public let folder: String
     public var warmup = 10
+    /// Session changes run untimed before the timed ones, as the fleet's are.
+    public var warmupChanges = 1
+    /// Receivers (numbered from 1) told to leave their records on a check-in: for the bench's own
+    /// tests, which check that a change a receiver never cleans is counted.
+    public var receiversSkippingCleanupForTests: Set<Int> = []
 
     public static let executables = ["FloorEmitter", "FloorReceiver", "FloorBroker"]
 
@@ -97,6 +116,16 @@ public struct PackageFloor: Floor {
         case emitter, receivers, broker
 
         func path(in directory: String) -> String { directory + "/\(rawValue).log" }
+    }
+
+    /// What one fanout is asked for.
+    private struct Plan {
+        let receivers: Int
+        let signals: Int
+        let gap: Duration
+        let recheck: Bool
+        let changes: Int
+        let records: Int
     }
 
     /// The floor built beside `executable` (by default the running one: sdlab, or a test
@@ -118,13 +147,33 @@ public struct PackageFloor: Floor {
 
     /// Throws a `LaunchError` with what failed and what the floor's processes said, or
     /// `CancellationError` once the task is cancelled (everything is stopped either way).
-    public func fanout(receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String)
-        async throws -> FloorMeasurement
-    {
-        let kind = recheck ? "recheck" : "plain"
+    public func fanout(
+        receivers: Int, signals: Int, gap: Duration, recheck: Bool, changes: Int, records: Int, in directory: String
+    ) async throws -> FloorMeasurement {
+        try await run(
+            receivers: receivers, signals: signals, gap: gap, recheck: recheck, changes: changes, records: records,
+            in: directory
+        ).measurement
+    }
+
+    /// What a fanout measured, with every (receiver, timed change)'s exposure in ns behind its
+    /// percentiles.
+    struct Run {
+        var measurement: FloorMeasurement
+        var exposures: [UInt64]
+    }
+
+    /// `fanout`, with the exposures themselves.
+    func run(
+        receivers: Int, signals: Int, gap: Duration, recheck: Bool, changes: Int, records: Int, in directory: String
+    ) async throws -> Run {
+        let plan = Plan(
+            receivers: receivers, signals: signals, gap: gap, recheck: recheck, changes: recheck ? changes : 0,
+            records: records)
         do {
-            return try await run(receivers: receivers, signals: signals, gap: gap, recheck: recheck, in: directory)
-        } catch let error as LaunchError {
+            return try await run(plan, in: directory)
+        } catch let error where !(error is CancellationError) {
+            // A launch, a container's write or a broker's call that failed.
             let logs = Log.allCases.map { $0.path(in: directory) }
             let said = (logs + [RunFolder.busLog(in: directory)]).compactMap { log in
                 (try? String(contentsOfFile: log, encoding: .utf8))
@@ -133,22 +182,17 @@ public struct PackageFloor: Floor {
                     }
             }
             throw LaunchError(
-                "the C floor (\(kind), \(receivers) receivers) failed: \(error.description)"
+                "the C floor (\(recheck ? "recheck" : "plain"), \(receivers) receivers) failed: \(error)"
                     + said.map { "\n" + $0 }.joined())
         }
     }
 
-    private func run(receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String)
-        async throws -> FloorMeasurement
-    {
+    private func run(_ plan: Plan, in directory: String) async throws -> Run {
         let bus = try await offPool { Result { () throws(LaunchError) in try BusDaemon.start(in: directory) } }.get()
         var started: [ChildProcess] = []
-        let outcome: Result<FloorMeasurement, any Error>
+        let outcome: Result<Run, any Error>
         do {
-            outcome = .success(
-                try await measure(
-                    receivers: receivers, signals: signals, gap: gap, recheck: recheck, in: directory, bus: bus,
-                    started: &started))
+            outcome = .success(try await measure(plan, in: directory, bus: bus, started: &started))
         } catch {
             outcome = .failure(error)
         }
@@ -161,12 +205,11 @@ public struct PackageFloor: Floor {
         return try outcome.get()
     }
 
-    private func measure(
-        receivers: Int, signals: Int, gap: Duration, recheck: Bool, in directory: String, bus: BusDaemon,
-        started: inout [ChildProcess]
-    ) async throws -> FloorMeasurement {
+    private func measure(_ plan: Plan, in directory: String, bus: BusDaemon, started: inout [ChildProcess])
+        async throws -> Run
+    {
         var broker: ChildProcess?
-        if recheck {
+        if plan.recheck {
             let (process, stdout) = try ChildProcess.spawn(
                 folder + "/FloorBroker", [bus.address], stdout: .pipe, stderr: .file(Log.broker.path(in: directory)))
             started.append(process)
@@ -175,15 +218,8 @@ public struct PackageFloor: Floor {
                 throw LaunchError("FloorBroker did not say ready")
             }
         }
-        var receiverProcesses: [ChildProcess] = []
-        for index in 1...receivers {
-            var arguments = [bus.address, "\(index)", directory + "/rx.\(index)"]
-            if recheck { arguments.append("recheck") }
-            let (process, _) = try ChildProcess.spawn(
-                folder + "/FloorReceiver", arguments, stdout: .null, stderr: .file(Log.receivers.path(in: directory)))
-            started.append(process)
-            receiverProcesses.append(process)
-        }
+        let receivers = try spawnReceivers(plan, in: directory, bus: bus, started: &started)
+        let receiverProcesses = receivers.map(\.process)
         // Close-on-exec from the start: only the emitter's stdin gets the read end.
         guard let pipe = closeOnExecPipe() else { throw LaunchError("pipe: \(errorText())") }
         let ends = [pipe.read, pipe.write]
@@ -191,7 +227,7 @@ public struct PackageFloor: Floor {
         let spawned = Result { () throws(LaunchError) in
             try ChildProcess.spawn(
                 folder + "/FloorEmitter",
-                [bus.address, "\(receivers)", "\(signals)", "\(gap.nanoseconds / 1000)", "\(warmup)"],
+                [bus.address, "\(plan.receivers)", "\(plan.signals)", "\(plan.gap.nanoseconds / 1000)", "\(warmup)"],
                 stdout: .pipe, stderr: .file(Log.emitter.path(in: directory)), stdin: ends[0])
         }
         close(ends[0])
@@ -200,36 +236,69 @@ public struct PackageFloor: Floor {
         let said = LineReader(fd: stdout!)
 
         let ready = try await Self.line(
-            of: emitter, said, within: .seconds(60) + .milliseconds(100) * receivers, watching: receiverProcesses)
+            of: emitter, said, within: .seconds(60) + .milliseconds(100) * plan.receivers,
+            watching: receiverProcesses)
         guard ready == "ready" else { throw LaunchError("FloorEmitter did not say ready") }
         let measured = [bus.process.pid] + (broker.map { [$0.pid] } ?? []) + receiverProcesses.map(\.pid)
         let before = CPUTime.sample(measured)
         try? go.write(contentsOf: Data("go\n".utf8))
-        let finish = gap * signals + .seconds(150)
+        let finish = plan.gap * plan.signals + .seconds(150)
         guard let finished = try await Self.line(of: emitter, said, within: finish), finished.hasPrefix("finished")
         else { throw LaunchError("FloorEmitter did not finish") }
         let after = CPUTime.sample(measured)
         let pss = receiverProcesses.map { FleetBench.pssKB(of: $0.pid) }
+        let exposure =
+            plan.changes > 0
+            ? try await FloorSessionChanges(bus: bus.address, receivers: receivers, records: plan.records).run(
+                changes: plan.changes, warmup: warmupChanges) : nil
 
-        let files = (1...receivers).map {
+        let files = (1...plan.receivers).map {
             (try? String(contentsOfFile: directory + "/rx.\($0)", encoding: .utf8)) ?? ""
         }
-        let deliveries = FloorDeliveries(files: files, signals: signals)
+        let deliveries = FloorDeliveries(files: files, signals: plan.signals)
         guard let perReceiver = Percentiles(nanoseconds: deliveries.all),
             let slowest = Percentiles(nanoseconds: deliveries.slowest)
         else { throw LaunchError("no receiver got a post") }
-        let perPost = { (pids: [Int32]) in after.microseconds(since: before, of: pids, per: signals) }
+        let perPost = { (pids: [Int32]) in after.microseconds(since: before, of: pids, per: plan.signals) }
         let receiversCPU = perPost(receiverProcesses.map(\.pid))
-        return FloorMeasurement(
+        let recheck = plan.recheck
+        let measurement = FloorMeasurement(
             perReceiver: perReceiver, slowest: slowest,
             check: recheck ? Percentiles(nanoseconds: deliveries.checks) : nil,
             slowestCheck: recheck ? Percentiles(nanoseconds: deliveries.slowestChecks) : nil,
-            pssKBPerReceiver: pss.reduce(0, +) / max(pss.count, 1), lost: deliveries.lost(receivers: receivers),
+            pssKBPerReceiver: pss.reduce(0, +) / max(pss.count, 1), lost: deliveries.lost(receivers: plan.receivers),
             unchecked: recheck ? deliveries.unchecked : nil,
+            exposure: exposure.flatMap { Percentiles(nanoseconds: $0.all) }, uncleaned: exposure?.uncleaned,
             cpuPerPost: FloorCPU(
                 bus: perPost([bus.process.pid]), broker: broker.map { perPost([$0.pid]) }, receivers: receiversCPU,
                 perReceiver: after.microseconds(
-                    since: before, of: receiverProcesses.map(\.pid), per: signals * receivers)))
+                    since: before, of: receiverProcesses.map(\.pid), per: plan.signals * plan.receivers)))
+        return Run(measurement: measurement, exposures: exposure?.all ?? [])
+    }
+
+    /// Starts the receivers; with recheck each gets a container such as the built-in app
+    /// `appN`'s (`RunFolder.container`), and says what it does on session changes on a pipe.
+    private func spawnReceivers(_ plan: Plan, in directory: String, bus: BusDaemon, started: inout [ChildProcess])
+        throws -> [FloorReceiver]
+    {
+        var receivers: [FloorReceiver] = []
+        for index in 1...plan.receivers {
+            var arguments = [bus.address, "\(index)", directory + "/rx.\(index)"]
+            var container: Container?
+            if plan.recheck {
+                let app = "app\(index)"
+                container = try Container(root: RunFolder.container(of: app, in: directory), app: app)
+                arguments += ["recheck", container!.root]
+                if receiversSkippingCleanupForTests.contains(index) { arguments.append("skip-cleanup-for-tests") }
+            }
+            let (process, stdout) = try ChildProcess.spawn(
+                folder + "/FloorReceiver", arguments, stdout: plan.recheck ? .pipe : .null,
+                stderr: .file(Log.receivers.path(in: directory)))
+            started.append(process)
+            receivers.append(
+                FloorReceiver(process: process, said: stdout.map { LineReader(fd: $0) }, container: container))
+        }
+        return receivers
     }
 
     /// The next line `process` writes to `reader`: nil after `timeout` or once it has ended

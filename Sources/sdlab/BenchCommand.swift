@@ -19,8 +19,12 @@ struct BenchCommand: AsyncParsableCommand {
             hub and the apps per post and per session change. Right before each fleet, two plain-C floors run on the same \
             bus with N receivers and the same posts: the recheck floor (each receiver asks a C \
             broker after posts, as an MSAL app must: the like-for-like one) and the plain floor \
-            (receivers only take the post); the table shows sdlab over each. The floor is built \
-            with the package (FloorEmitter, FloorReceiver, FloorBroker beside sdlab); --baseline \
+            (receivers only take the post); the table shows sdlab over each. After its posts the \
+            recheck floor runs the fleet's --changes too (the cleanup floor): each receiver's container \
+            holds --records records written by the built-in app's own code, the C broker checks in, \
+            and each receiver removes them as the app's wipe-all does; the table shows exposure over \
+            this floor's. The floor is built with the package (FloorEmitter, FloorReceiver, \
+            FloorBroker beside sdlab); --baseline \
             runs an external one instead. With --repeat K each fleet size runs K times, each time \
             after its own floors, and every figure is the median with its range (min–max). \
             Latencies are in ms, CPU in µs. The devices live in /dev/shm unless --folder says \

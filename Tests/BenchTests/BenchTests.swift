@@ -107,6 +107,9 @@ import Testing
         var recheck = try #require(CBaseline.parse(recheckOutput, recheck: true))
         plain.perReceiver.p50 *= floorScale
         recheck.perReceiver.p50 *= 2 * floorScale
+        // The cleanup floor: 0.5 ms at the median, 2.5 ms at p99 (1.25 ms at twice the scale).
+        recheck.exposure = Percentiles(milliseconds: 0.5, 1, 2.5 / floorScale, 3)
+        recheck.uncleaned = 0
         return BenchSample(
             measured, gap: .milliseconds(5), changes: 1, floors: .init(recheck: recheck, plain: plain))
     }
@@ -138,15 +141,18 @@ import Testing
         #expect(floors.keys.sorted() == ["plain", "recheck"])
         #expect(
             floors["recheck"]?.keys.sorted() == [
-                "check_ms", "cpu_us_per_post", "last_check_ms", "last_delivery_ms", "lost", "per_rx_ms",
-                "pss_kb_per_receiver",
+                "check_ms", "cpu_us_per_post", "exposure_ms", "last_check_ms", "last_delivery_ms", "lost", "per_rx_ms",
+                "pss_kb_per_receiver", "uncleaned",
             ])
         #expect(floors["plain"]?["check_ms"] == nil, "the plain floor has no checks")
+        #expect(floors["plain"]?["exposure_ms"] == nil, "the plain floor has no session changes")
         // Per repeat against the plain floor: delivery 0.1 / 0.0827, 0.3 / 0.0827 and 0.2 / 0.1654;
         // slowest 0.2, 0.6 and 0.4 over 0.0992; CPU 40, 60 and 50 over 42.1.
         let ratio = try #require(run["ratio"] as? [String: [String: Double]])
         #expect(ratio["plain"] == ["delivery_p50": 1.21, "last_delivery_p50": 4.03, "cpu_per_delivery": 1.19])
         #expect(ratio["recheck"]?["delivery_p50"] == 0.6)
+        // Exposure p99 5 ms over the cleanup floor's 2.5, 2.5 and 1.25 ms.
+        #expect(ratio["recheck"]?["exposure_p99"] == 2)
 
         let range = try #require(run["range"] as? [String: Any])
         #expect(range["apps"] == nil && range["signals"] == nil, "the configuration has no range")
@@ -165,6 +171,12 @@ import Testing
         #expect(table.contains("CPU µs per (app, post)") && table.contains("50 (40–60)"), "\(table)")
         #expect(table.contains("CPU µs per (app, change)") && table.contains("200 (160–240)"), "\(table)")
         #expect(table.contains("CPU load of the posts: sdlab / C recheck"), "\(table)")
+        #expect(table.contains("  C cleanup") && table.contains("0.50 / 2.50 (1.25–2.50)"), "\(table)")
+        #expect(table.contains("  p99 ratio to C cleanup") && table.contains("2.00× (2.00–4.00×)"), "\(table)")
+        #expect(table.contains("not cleaned (app, change) / C cleanup"), "\(table)")
+        #expect(
+            samples[0].summary.contains("exposure p50 / p99 5.00 / 5.00 ms (C cleanup 0.50 / 2.50 ms, p99 2.00×)"),
+            "\(samples[0].summary)")
         let svg = BenchPlot.svg(results)
         #expect(
             svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n") && svg.contains("C recheck floor, slowest receiver p50"))
@@ -215,7 +227,7 @@ import Testing
             let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor-test")
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let measured = try await floor.fanout(
-                receivers: 2, signals: 10, gap: .milliseconds(2), recheck: recheck, in: folder)
+                receivers: 2, signals: 10, gap: .milliseconds(2), recheck: recheck, changes: 0, records: 1, in: folder)
             #expect(measured.lost == 0, "recheck: \(recheck)")
             #expect(measured.perReceiver.p50 > 0 && measured.slowest.p50 >= measured.perReceiver.p50)
             #expect(measured.pssKBPerReceiver > 0)
@@ -225,6 +237,7 @@ import Testing
                 let check = try #require(measured.check)
                 #expect(check.p50 >= measured.perReceiver.p50, "a post is checked after it arrived")
                 #expect(measured.slowestCheck != nil && (measured.cpuPerPost.broker ?? 0) > 0)
+                #expect(measured.exposure == nil && measured.uncleaned == nil, "no session changes were asked for")
             } else {
                 #expect(measured.check == nil && measured.unchecked == nil && measured.cpuPerPost.broker == nil)
             }
@@ -250,7 +263,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
         await #expect {
             try await PackageFloor(folder: tools).fanout(
-                receivers: 2, signals: 5, gap: .milliseconds(2), recheck: true, in: run)
+                receivers: 2, signals: 5, gap: .milliseconds(2), recheck: true, changes: 1, records: 1, in: run)
         } throws: { error in
             let text = "\(error)"
             return text.contains("the C floor (recheck, 2 receivers) failed: a receiver (PID")
@@ -258,6 +271,84 @@ import Testing
                 && text.contains("receivers.log: FloorReceiver: cannot connect to the bus")
         }
         #expect(LiveProcesses.mentioning(run).isEmpty, "the floor stops everything it started")
+    }
+
+    /// The cleanup floor with a receiver told to skip its cleanup: the other's every timed change
+    /// is timed, the skipped ones are counted, and each container is left as its receiver left it.
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    func aReceiverThatNeverCleansIsCountedAsUncleaned() async throws {
+        var floor = try PackageFloor.locate()
+        floor.receiversSkippingCleanupForTests = [2]
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor-test")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try await floor.run(
+            receivers: 2, signals: 5, gap: .milliseconds(2), recheck: true, changes: 2, records: 10, in: folder)
+        #expect(run.exposures.count == 2 && run.exposures.allSatisfy { $0 > 0 }, "\(run.exposures)")
+        #expect(run.measurement.uncleaned == 2, "receiver 2's two timed changes")
+        #expect(try Self.recordFiles(in: RunFolder.container(of: "app1", in: folder)).isEmpty)
+        // The warm-up change's records of cou1, the first timed one's of cou2, the second's of cou1.
+        #expect(
+            try Self.recordFiles(in: RunFolder.container(of: "app2", in: folder)) == [
+                "documents/cou1/plain-1-10.txt", "documents/cou1/plain-11-20.txt", "documents/cou2/plain-1-10.txt",
+            ])
+        #expect(LiveProcesses.mentioning(folder).isEmpty, "the floor stops everything it started")
+    }
+
+    /// `sdlab bench` at the smallest scale: two apps, a few posts, two timed changes. Its cleanup
+    /// floor timed each (receiver, timed change) and left every container as the built-in app's
+    /// wipe-all leaves one: no record, the container's four folders kept.
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    func aBenchRunHoldsExposureAgainstTheCleanupFloor() async throws {
+        let folders = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
+        defer { try? TreeRemoval.remove(folders) }
+        let json = folders + "/bench.json"
+        let bench = try await TestSupport.run(
+            sdlabPath,
+            [
+                "bench", "--apps", "2", "--signals", "5", "--gap", "2ms", "--changes", "2", "--records", "10",
+                "--json", json, "--keep", "--folder", folders,
+            ], timeout: .seconds(50))
+        #expect(bench.status == 0, "\(bench.stderr)")
+        #expect(bench.stdout.contains("(C cleanup "), "the fleet's line: \(bench.stdout)")
+        #expect(bench.stdout.contains("  p99 ratio to C cleanup"), "the table: \(bench.stdout)")
+
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json)))
+        let run = try #require(((document as? [String: Any])?["runs"] as? [[String: Any]])?.first)
+        #expect(run["exposure_ms"] != nil && run["uncleaned"] as? Int == 0, "the fleet's own exposure")
+        let cleanup = try #require((run["floors"] as? [String: [String: Any]])?["recheck"])
+        // None of the 2 receivers' 2 timed changes uncleaned: each has its exposure.
+        #expect(cleanup["uncleaned"] as? Int == 0)
+        let exposure = try #require(cleanup["exposure_ms"] as? [String: Double])
+        #expect((exposure["p50"] ?? 0) > 0 && (exposure["max"] ?? 0) >= (exposure["p50"] ?? 0), "\(exposure)")
+        #expect(((run["ratio"] as? [String: [String: Double]])?["recheck"]?["exposure_p99"] ?? 0) > 0)
+
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folders).map { folders + "/" + $0 }
+        let cleanupFloor = try #require(
+            kept.first {
+                $0.contains("sdlab-floor") && FileManager.default.fileExists(atPath: RunFolder.containers(in: $0))
+            },
+            "the recheck floor's folder, kept: \(kept)")
+        for app in ["app1", "app2"] {
+            let container = RunFolder.container(of: app, in: cleanupFloor)
+            #expect(try Self.recordFiles(in: container).isEmpty, "\(app)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: container).sorted() == [
+                    "caches", "documents", "keychain", "preferences",
+                ])
+        }
+    }
+
+    /// The files beneath `container`'s record folders (`documents`, `caches`, `preferences`),
+    /// relative to it, sorted.
+    static func recordFiles(in container: String) throws -> [String] {
+        try ["caches", "documents", "preferences"].flatMap { folder in
+            try FileManager.default.subpathsOfDirectory(atPath: container + "/" + folder).map { folder + "/" + $0 }
+                .filter { path in
+                    var isFolder: ObjCBool = false
+                    return FileManager.default.fileExists(atPath: container + "/" + path, isDirectory: &isFolder)
+                        && !isFolder.boolValue
+                }
+        }.sorted()
     }
 
     @Test func aFloorThatIsNotBuiltSaysWhatIsMissingAndWhere() {
