@@ -1,9 +1,11 @@
 // The watch's filter: an allowlist. It names every system call the fence knows and what it does
 // with each: `LET` calls go straight on (nothing they do keeps bytes outside the container, or
-// Landlock alone fences them, as it does a removal); `WAIT` calls wait while the runner looks
-// where they land (an open for writing, mkdir, rename, link, bind of a unix socket, a change of
-// an extended attribute, …); every other call, `REFUSE`d here or not known at all (one a later
-// kernel adds), also goes to the runner, which refuses it and names it. A call whose action
+// Landlock alone fences them, as it does a removal); `WRITE` calls, which create or change a
+// file (an open for writing, mkdir, rename, link, bind of a unix socket, …), go straight on too
+// when the kernel tells the runner of Landlock's refusals, and otherwise wait while the runner
+// looks where they land; `WAIT` calls (a change of an extended attribute, which Landlock does not
+// fence) always wait for the runner; every other call, `REFUSE`d here or not known at all (one a
+// later kernel adds), also goes to the runner, which refuses it and names it. A call whose action
 // never depends on its arguments is cached by the kernel (seccomp's action cache), so the list
 // costs an allowed call nothing after its first use.
 #define _GNU_SOURCE
@@ -31,6 +33,7 @@
 
 enum rule {
     LET,      // goes straight on
+    WRITE,    // creates or changes a file: goes on, or waits for the runner when it watches writes
     WAIT,     // waits for the runner, which looks where it lands
     REFUSE,   // the runner refuses it and names it
     ARGUMENTS // decided below by its arguments, before the list
@@ -73,7 +76,6 @@ static const struct known_call {
     CALL(timer_settime, LET), CALL(timer_gettime, LET), CALL(timer_getoverrun, LET), CALL(timer_delete, LET),
     CALL(uname, LET), CALL(sysinfo, LET), CALL(getrandom, LET), CALL(lsm_get_self_attr, LET),
     CALL(lsm_list_modules, LET), CALL(landlock_create_ruleset, LET), CALL(landlock_add_rule, LET),
-    CALL(landlock_restrict_self, LET),
     // Descriptors: what they write goes where an open the watch judged (or a pipe, a socket) points.
     CALL(read, LET), CALL(write, LET), CALL(readv, LET), CALL(writev, LET), CALL(pread64, LET),
     CALL(pwrite64, LET), CALL(preadv, LET), CALL(pwritev, LET), CALL(preadv2, LET), CALL(pwritev2, LET),
@@ -87,13 +89,14 @@ static const struct known_call {
     CALL(inotify_init1, LET), CALL(inotify_add_watch, LET), CALL(inotify_rm_watch, LET), CALL(io_setup, LET),
     CALL(io_destroy, LET), CALL(io_submit, LET), CALL(io_cancel, LET), CALL(io_getevents, LET),
     CALL(io_pgetevents, LET),
-    // Sockets: bind to a path makes a file, so it waits; connecting is fenced by Landlock's scope.
+    // Sockets: bind to a path makes a file; connecting is fenced by Landlock's scope.
     CALL(socket, LET), CALL(socketpair, LET), CALL(connect, LET), CALL(listen, LET), CALL(accept, LET),
     CALL(accept4, LET), CALL(getsockname, LET), CALL(getpeername, LET), CALL(setsockopt, LET),
     CALL(getsockopt, LET), CALL(sendto, LET), CALL(recvfrom, LET), CALL(sendmsg, LET), CALL(recvmsg, LET),
-    CALL(sendmmsg, LET), CALL(recvmmsg, LET), CALL(shutdown, LET), CALL(bind, WAIT),
+    CALL(sendmmsg, LET), CALL(recvmmsg, LET), CALL(shutdown, LET), CALL(bind, WRITE),
     // Files by name: reading and looking, metadata (which the fence does not judge), removal
-    // (Landlock refuses one outside) go on; whatever makes or changes a file or its attributes waits.
+    // (Landlock refuses one outside) go on; whatever makes or changes a file is a write, and a
+    // change of its extended attributes waits.
     CALL(newfstatat, LET), CALL(fstat, LET), CALL(statx, LET), CALL(statfs, LET), CALL(fstatfs, LET),
     CALL(faccessat, LET), CALL(faccessat2, LET), CALL(readlinkat, LET), CALL(getdents64, LET), CALL(getcwd, LET),
     CALL(chdir, LET), CALL(fchdir, LET), CALL(umask, LET), CALL(getxattr, LET), CALL(lgetxattr, LET),
@@ -101,8 +104,9 @@ static const struct known_call {
     CALL(flistxattr, LET), CALL(listxattrat, LET), CALL(cachestat, LET), CALL(file_getattr, LET),
     CALL(name_to_handle_at, LET), CALL(statmount, LET), CALL(listmount, LET), CALL(fchmod, LET),
     CALL(fchmodat, LET), CALL(fchmodat2, LET), CALL(fchown, LET), CALL(fchownat, LET), CALL(utimensat, LET),
-    CALL(unlinkat, LET), CALL(openat, ARGUMENTS), CALL(openat2, WAIT), CALL(mkdirat, WAIT), CALL(mknodat, WAIT),
-    CALL(renameat, WAIT), CALL(renameat2, WAIT), CALL(linkat, WAIT), CALL(symlinkat, WAIT), CALL(truncate, WAIT),
+    CALL(unlinkat, LET), CALL(openat, ARGUMENTS), CALL(openat2, WRITE), CALL(mkdirat, WRITE),
+    CALL(mknodat, WRITE), CALL(renameat, WRITE), CALL(renameat2, WRITE), CALL(linkat, WRITE), CALL(symlinkat, WRITE),
+    CALL(truncate, WRITE),
     CALL(setxattr, WAIT), CALL(lsetxattr, WAIT), CALL(fsetxattr, WAIT), CALL(setxattrat, WAIT),
     CALL(removexattr, WAIT), CALL(lremovexattr, WAIT), CALL(fremovexattr, WAIT), CALL(removexattrat, WAIT),
     // Decided by their arguments: a new namespace would give back the capabilities the app was
@@ -112,7 +116,8 @@ static const struct known_call {
     CALL(clone, ARGUMENTS), CALL(unshare, ARGUMENTS), CALL(prctl, ARGUMENTS), CALL(seccomp, ARGUMENTS),
     CALL(io_uring_setup, ARGUMENTS), CALL(clone3, ARGUMENTS),
     // Refused and named: stores that outlive the process outside any file, the machine's own
-    // state, other processes, a file handle that passes by every path, and kernel interfaces.
+    // state, other processes, a file handle that passes by every path, kernel interfaces, and a
+    // Landlock domain of the app's own (its refusals would be logged in the fence's place).
     CALL(shmget, REFUSE), CALL(shmat, REFUSE), CALL(shmctl, REFUSE), CALL(shmdt, REFUSE), CALL(semget, REFUSE),
     CALL(semop, REFUSE), CALL(semtimedop, REFUSE), CALL(semctl, REFUSE), CALL(msgget, REFUSE),
     CALL(msgsnd, REFUSE), CALL(msgrcv, REFUSE), CALL(msgctl, REFUSE), CALL(mq_open, REFUSE),
@@ -130,6 +135,7 @@ static const struct known_call {
     CALL(bpf, REFUSE), CALL(perf_event_open, REFUSE), CALL(userfaultfd, REFUSE), CALL(fanotify_init, REFUSE),
     CALL(fanotify_mark, REFUSE), CALL(open_by_handle_at, REFUSE), CALL(io_uring_enter, REFUSE),
     CALL(io_uring_register, REFUSE), CALL(lsm_set_self_attr, REFUSE), CALL(file_setattr, REFUSE),
+    CALL(landlock_restrict_self, REFUSE),
 #if defined(__x86_64__)
     // x86_64's older calls, which aarch64 has only in their `at` forms.
     CALL(stat, LET), CALL(lstat, LET), CALL(access, LET), CALL(readlink, LET), CALL(getdents, LET),
@@ -137,8 +143,8 @@ static const struct known_call {
     CALL(futimesat, LET), CALL(unlink, LET), CALL(rmdir, LET), CALL(dup2, LET), CALL(pipe, LET), CALL(poll, LET),
     CALL(select, LET), CALL(epoll_create, LET), CALL(epoll_wait, LET), CALL(eventfd, LET), CALL(signalfd, LET),
     CALL(inotify_init, LET), CALL(fork, LET), CALL(vfork, LET), CALL(pause, LET), CALL(alarm, LET),
-    CALL(time, LET), CALL(getpgrp, LET), CALL(arch_prctl, LET), CALL(open, ARGUMENTS), CALL(creat, WAIT),
-    CALL(mkdir, WAIT), CALL(mknod, WAIT), CALL(rename, WAIT), CALL(link, WAIT), CALL(symlink, WAIT),
+    CALL(time, LET), CALL(getpgrp, LET), CALL(arch_prctl, LET), CALL(open, ARGUMENTS), CALL(creat, WRITE),
+    CALL(mkdir, WRITE), CALL(mknod, WRITE), CALL(rename, WRITE), CALL(link, WRITE), CALL(symlink, WRITE),
     CALL(iopl, REFUSE), CALL(ioperm, REFUSE), CALL(modify_ldt, REFUSE), CALL(set_thread_area, REFUSE),
     CALL(get_thread_area, REFUSE), CALL(sysfs, REFUSE), CALL(ustat, REFUSE),
 #endif
@@ -152,6 +158,33 @@ const char *sdlab_call_name(int number) {
         if (known_calls[i].number == number) return known_calls[i].name;
     }
     return NULL;
+}
+
+const char *sdlab_call_family(int number) {
+    switch (number) {
+#if defined(__x86_64__)
+    case SYS_creat:
+        return "open";
+#endif
+    case SYS_openat:
+    case SYS_openat2:
+        return "open";
+    case SYS_mkdirat:
+        return "mkdir";
+    case SYS_mknodat:
+        return "mknod";
+    case SYS_renameat:
+    case SYS_renameat2:
+        return "rename";
+    case SYS_linkat:
+        return "link";
+    case SYS_symlinkat:
+        return "symlink";
+    case SYS_unlinkat:
+        return "unlink";
+    default:
+        return sdlab_call_name(number);
+    }
 }
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)
@@ -175,9 +208,8 @@ const char *sdlab_call_name(int number) {
 /// `number` fails with `error` at once, unnamed.
 #define REFUSED_QUIETLY(number, error) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, number, 0, 1), RETURN(REFUSED(error))
 
-/// What runs before the list: the architecture, and the calls decided by their arguments. The
-/// most frequent of them, openat, comes first.
-static const struct sock_filter decided_first[] = {
+/// What runs before the list: the architecture, and the calls decided by their arguments.
+static const struct sock_filter architecture[] = {
     // Another architecture's calls (a 32-bit binary) have other numbers: refused.
     LOAD(arch),
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
@@ -188,10 +220,17 @@ static const struct sock_filter decided_first[] = {
     BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
     RETURN(REFUSED(ENOSYS)),
 #endif
+};
+
+/// Opens for writing go to the runner when it watches writes (the most frequent, so first).
+static const struct sock_filter opens_for_writing[] = {
     TO_RUNNER_WHEN(SYS_openat, 2, WRITE_FLAGS),
 #if defined(__x86_64__)
     TO_RUNNER_WHEN(SYS_open, 1, WRITE_FLAGS),
 #endif
+};
+
+static const struct sock_filter by_arguments[] = {
     TO_RUNNER_WHEN(SYS_clone, 0, NAMESPACES),
     TO_RUNNER_WHEN(SYS_unshare, 0, NAMESPACES | CLONE_NEWTIME),
     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 4),
@@ -204,17 +243,31 @@ static const struct sock_filter decided_first[] = {
     REFUSED_QUIETLY(SYS_clone3, ENOSYS),
 };
 
-#define DECIDED_FIRST (sizeof decided_first / sizeof decided_first[0])
+#define COUNT(array) (sizeof array / sizeof array[0])
 /// At most: what is decided first, two instructions for each call let through, and the default.
-#define PROGRAM_CAPACITY (DECIDED_FIRST + 2 * KNOWN_CALLS + 1)
+#define PROGRAM_CAPACITY (COUNT(architecture) + COUNT(opens_for_writing) + COUNT(by_arguments) + 2 * KNOWN_CALLS + 1)
 _Static_assert(PROGRAM_CAPACITY < BPF_MAXINSNS, "the watch's filter must stay under the kernel's 4096 instructions");
 
-int sdlab_watch_install(void) {
+/// Whether `call` goes straight on: when the runner does not watch writes, every write does
+/// (Landlock decides it, and the kernel tells the runner what it refused).
+static int let_through(const struct known_call *call, int writes) {
+    if (call->rule == LET) return 1;
+    if (writes) return 0;
+    return call->rule == WRITE || call->number == SYS_openat
+#if defined(__x86_64__)
+           || call->number == SYS_open
+#endif
+        ;
+}
+
+int sdlab_watch_install(int writes) {
     struct sock_filter program[PROGRAM_CAPACITY];
     unsigned short length = 0;
-    for (size_t i = 0; i < DECIDED_FIRST; i++) program[length++] = decided_first[i];
+    for (size_t i = 0; i < COUNT(architecture); i++) program[length++] = architecture[i];
+    for (size_t i = 0; writes && i < COUNT(opens_for_writing); i++) program[length++] = opens_for_writing[i];
+    for (size_t i = 0; i < COUNT(by_arguments); i++) program[length++] = by_arguments[i];
     for (size_t i = 0; i < KNOWN_CALLS; i++) {
-        if (known_calls[i].rule != LET) continue;
+        if (!let_through(&known_calls[i], writes)) continue;
         program[length++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, known_calls[i].number, 0, 1);
         program[length++] = (struct sock_filter)RETURN(ALLOWED);
     }

@@ -125,8 +125,4 @@
 #define SYS_file_setattr 469
 #endif
 
-/// The name of system call `number` as the watch's filter knows it, or NULL for a call it does
-/// not know (one a later kernel adds, or no call at all).
-const char *sdlab_call_name(int number);
-
 #endif

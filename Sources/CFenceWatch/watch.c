@@ -355,6 +355,9 @@ static void refuse_by_name(int nr, struct verdict *verdict) {
     case SYS_open_by_handle_at:
         refuse_call(verdict, EPERM, "a file handle, which passes by every path the fence looks at");
         return;
+    case SYS_landlock_restrict_self:
+        refuse_call(verdict, EPERM, "a Landlock domain of the app's own, whose refusals would be logged in the fence's place");
+        return;
     default:
         if (verdict->call) {
             refuse_call(verdict, EPERM, "not a call an app may make");
@@ -386,7 +389,6 @@ static int judged_file(const struct seccomp_notif *request, const struct caller 
     switch (request->data.nr) {
 #ifdef SYS_open
     case SYS_open:
-        verdict->call = "open";
         return unless_permitted(
             permitted_at(caller, allowed, AT_FDCWD, a[0], !(a[1] & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     case SYS_creat:
@@ -406,16 +408,13 @@ static int judged_file(const struct seccomp_notif *request, const struct caller 
 #endif
     case SYS_renameat:
     case SYS_renameat2:
-        verdict->call = "rename";
         return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size) &&
                                     permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size),
                                 verdict);
     case SYS_openat:
-        verdict->call = "open";
         return unless_permitted(
             permitted_at(caller, allowed, (int)a[0], a[1], !(a[2] & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     case SYS_openat2: {
-        verdict->call = "open";
         unsigned long long flags = 0;  // the first field of struct open_how
         if (a[3] < sizeof flags || read_bytes(caller, a[2], &flags, sizeof flags) != 0) return 1;  // EINVAL, EFAULT
         if (!(flags & WRITE_FLAGS)) return 1;
@@ -423,17 +422,13 @@ static int judged_file(const struct seccomp_notif *request, const struct caller 
             permitted_at(caller, allowed, (int)a[0], a[1], !(flags & (O_NOFOLLOW | O_EXCL)), said, size), verdict);
     }
     case SYS_mkdirat:
-        verdict->call = "mkdir";
         return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size), verdict);
     case SYS_mknodat:
-        verdict->call = "mknod";
         if (refused_device(caller, (int)a[0], a[1], a[2], verdict)) return 1;
         return unless_permitted(permitted_at(caller, allowed, (int)a[0], a[1], 0, said, size), verdict);
     case SYS_linkat:
-        verdict->call = "link";
         return unless_permitted(permitted_at(caller, allowed, (int)a[2], a[3], 0, said, size), verdict);
     case SYS_symlinkat:
-        verdict->call = "symlink";
         return unless_permitted(permitted_at(caller, allowed, (int)a[1], a[2], 0, said, size), verdict);
     case SYS_truncate:
         return unless_permitted(permitted_at(caller, allowed, AT_FDCWD, a[0], 1, said, size), verdict);
@@ -476,7 +471,7 @@ static int judged_attribute(const struct seccomp_notif *request, const struct ca
 /// where it lands; any other call that reaches the runner is refused.
 static void judge(const struct seccomp_notif *request, const struct caller *caller, const struct allowed *allowed,
                   struct verdict *verdict) {
-    verdict->call = sdlab_call_name(request->data.nr);
+    verdict->call = sdlab_call_family(request->data.nr);
     if (judged_file(request, caller, allowed, verdict)) return;
     if (judged_attribute(request, caller, allowed, verdict)) return;
     refuse_by_name(request->data.nr, verdict);

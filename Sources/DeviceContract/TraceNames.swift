@@ -100,6 +100,8 @@ public enum TraceField: String, Sendable, CaseIterable {
     case path, call
     /// The command name of the process that made a call (`/proc/PID/comm`).
     case command
+    /// The access the kernel's Landlock refused at `path` (its own name, `make_reg`, `write_file`…).
+    case access
     /// What holds the app's writes (`WriteFenceState`).
     case fence
     /// An SDK's own words for what it refused.

@@ -1,3 +1,4 @@
+import CFenceWatch
 import CSystem
 import DeviceContract
 import DeviceProcesses
@@ -32,24 +33,50 @@ public enum AppFence {
         guard file >= 0 else { throw LaunchError("cannot create the trace file \(trace): \(errorText())") }
         close(file)
         let files = files(trace: trace).flatMap { ["--file", $0] }
-        let watch = ["--watch", String(LaunchedApp.readyDescriptor)]
+        let watch = ["--watch", String(LaunchedApp.readyDescriptor)] + (onThisKernel().logged ? ["--logged"] : [])
         return (fence, ["--folder", container] + files + watch + ["--", executable] + arguments)
     }
 
     /// What the fence holds on this machine, as `sdlab-fence` decides it: the kernel's Landlock
-    /// ABI, lowered by `SDLAB_FENCE_ABI` when set, and the watch unless `SDLAB_FENCE_WATCH=off`.
+    /// ABI, lowered by `SDLAB_FENCE_ABI` when set; the watch unless `SDLAB_FENCE_WATCH=off`; and
+    /// whether Landlock alone decides writes, its refusals logged to a runner that reads them.
     public static func onThisKernel(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> KernelFence {
         var abi = max(0, Int(sdlab_landlock_abi()))
         if let cap = environment["SDLAB_FENCE_ABI"].flatMap(Int.init), cap >= 0, cap < abi { abi = cap }
-        return KernelFence(abi: abi, watched: !FenceWatch.isOff(in: environment))
+        let watched = !FenceWatch.isOff(in: environment)
+        var unheard: String?
+        if !watched {
+            unheard = nil
+        } else if abi < loggingABI {
+            unheard = "the kernel's Landlock is ABI \(abi), older than its logging of refusals (7)"
+        } else if case .failure(let why) = KernelRefusals.shared {
+            unheard = why.description
+        }
+        return KernelFence(abi: abi, watched: watched, unheard: unheard)
     }
 
-    /// The Landlock ABI the fence is held with (0: none), and whether the watch names what it refuses.
+    /// Waits until every refusal the kernel logged so far is traced as its app's (where Landlock
+    /// alone decides writes); nil, or why the run cannot know what was refused.
+    public static func refusalsHeard() -> String? {
+        guard onThisKernel().logged, case .success(let kernel) = KernelRefusals.shared else { return nil }
+        return kernel.settle().map { "the fence's refusals cannot all be known: \($0)" }
+    }
+
+    /// The first Landlock ABI that logs its refusals to the kernel's audit (Linux 6.15).
+    static let loggingABI = 7
+
+    /// The Landlock ABI the fence is held with (0: none), whether the watch names what it refuses,
+    /// and, when it does, why writes wait for it (nil: Landlock alone decides them, and the kernel
+    /// tells this runner of every refusal).
     public struct KernelFence: Sendable, Equatable {
         public let abi: Int
         public let watched: Bool
+        public let unheard: String?
+
+        /// Landlock decides writes alone and logs its refusals to this runner.
+        public var logged: Bool { watched && unheard == nil }
 
         /// What the fence does not hold, said for the run's output; nil when it holds every write.
         public var shortfall: String? {
@@ -67,7 +94,10 @@ public enum AppFence {
                     "the watch is off (SDLAB_FENCE_WATCH=off): nothing refuses an app's writes outside its container"
                 case (false, _): "the watch is off (SDLAB_FENCE_WATCH=off): writes the kernel refuses are not named"
                 }
-            let said = [landlock, watch].compactMap { $0 }
+            let weight = unheard.map {
+                "every write waits for the runner's watch, which timings include, since the kernel cannot tell this runner of refusals: \($0)"
+            }
+            let said = [landlock, watch, weight].compactMap { $0 }
             return said.isEmpty ? nil : said.joined(separator: "; ") + " (Docs/hardening.md)"
         }
     }

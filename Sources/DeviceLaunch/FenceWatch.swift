@@ -2,7 +2,6 @@ import CFenceWatch
 import DeviceContract
 import DeviceProcesses
 import Foundation
-import Synchronization
 
 /// The runner's side of the fence's watch (`sdlab-fence --watch`): each call an app, or a
 /// process it started, makes to create or change a file or an extended attribute waits here
@@ -36,13 +35,9 @@ enum FenceWatch {
     }
 
     /// Answers `listener`'s calls on a thread of its own until every process it watches has
-    /// ended: writes beneath `container` or to `files` go on, others are refused and traced in
-    /// `trace` (opened at the first refusal) as `app`'s, with the command that made the call when
-    /// it was not the process `launched`.
-    static func serve(
-        _ listener: Int32, app: String, launched: pid_t, container: String, files: [String], trace: String
-    ) {
-        let refusals = Refusals(app: app, launched: launched, trace: trace)
+    /// ended: writes beneath `container` or to `files` go on, others are refused and told to
+    /// `refusals`.
+    static func serve(_ listener: Int32, container: String, files: [String], refusals: FenceRefusals) {
         let thread = Thread {
             let copies = ([container] + files).map { strdup($0) }
             defer { copies.forEach { free($0) } }
@@ -55,53 +50,14 @@ enum FenceWatch {
             close(listener)
             refusals.close()
         }
-        thread.name = "fence watch \(app)"
+        thread.name = "fence watch \(refusals.app)"
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    /// What the watch refused, traced as the app's; the file is made at the first refusal.
-    private final class Refusals: Sendable {
-        let app: String
-        let launched: pid_t
-        let trace: String
-        private let log = Mutex<TraceLog?>(nil)
-
-        init(app: String, launched: pid_t, trace: String) {
-            self.app = app
-            self.launched = launched
-            self.trace = trace
-        }
-
-        /// One refusal: of a change at `place` outside the container, or of a call as such, for `why`.
-        func record(place: String?, why: String?, call: String, pid: pid_t, command: String) {
-            var fields: [(TraceField, TraceValue)] = [(.call, .string(call)), (.pid, .int(Int64(pid)))]
-            if let place { fields.append((.path, .string(place))) }
-            if let why { fields.append((.reason, .string(why))) }
-            if pid != launched { fields.append((.command, .string(command))) }
-            let untraced = log.withLock { log -> String? in
-                if log == nil {
-                    do { log = try TraceLog(path: trace, process: app) } catch { return "\(error)" }
-                }
-                log?.record(.writeRefused, fields: fields)
-                return nil
-            }
-            // The app's write failed all the same; the run must not pass over it in silence.
-            if let untraced {
-                let tried = place.map { "to write outside its container: \($0) (\(call), refused)" }
-                FileHandle.standardError.write(
-                    Data(
-                        "sdlab: \(app) tried \(tried ?? "\(call) (refused): \(why ?? "?")"), and that cannot be traced: \(untraced)\n"
-                            .utf8))
-            }
-        }
-
-        func close() { log.withLock { $0?.close() } }
-    }
-
     private static let refused: sdlab_watch_refused = { context, place, why, call, pid, command in
         guard let context, let call, let command else { return }
-        Unmanaged<Refusals>.fromOpaque(context).takeUnretainedValue().record(
+        Unmanaged<FenceRefusals>.fromOpaque(context).takeUnretainedValue().record(
             place: place.map { String(cString: $0) }, why: why.map { String(cString: $0) },
             call: String(cString: call), pid: pid, command: String(cString: command))
     }

@@ -40,6 +40,7 @@ public struct LaunchedApp: Sendable {
             executable, spec.arguments(bus: bus, directory: directory), container: container,
             trace: trace, beside: sdlab)
         let ready = try channel(for: spec.name)
+        let spawned = TraceLog.now()
         let process: ChildProcess
         do throws(LaunchError) {
             // What the app prints, on stdout or stderr, goes to its log under one cap; it says
@@ -55,7 +56,14 @@ public struct LaunchedApp: Sendable {
             throw error
         }
         close(ready.write)
-        try await watch(process, of: spec.name, channel: ready.read, container: container, trace: trace, in: directory)
+        let refusals = FenceRefusals(
+            app: spec.name, launched: process.pid,
+            trace: RunFolder.fenceTrace(of: spec.name, pid: process.pid, in: directory))
+        if case .success(let kernel) = KernelRefusals.shared {
+            kernel.register(process.pid, since: spawned, refusals: refusals)
+        }
+        try await watch(
+            process, of: spec.name, channel: ready.read, container: container, trace: trace, refusals: refusals)
         let reader = LineReader(fd: ready.read)
         let line = await offPool { reader.readLine(timeout: timeout) }
         guard line == "ready" else {
@@ -94,13 +102,11 @@ public struct LaunchedApp: Sendable {
     /// refused would then go unnamed; so does a launch the fence stopped (`FenceWatch.receive`).
     private static func watch(
         _ process: ChildProcess, of name: String, channel: Int32, container: String, trace: String,
-        in directory: String
+        refusals: FenceRefusals
     ) async throws(LaunchError) {
         switch await offPool({ FenceWatch.receive(on: channel, of: name, timeout: .seconds(15)) }) {
         case .success(let listener?):
-            FenceWatch.serve(
-                listener, app: name, launched: process.pid, container: container, files: AppFence.files(trace: trace),
-                trace: RunFolder.fenceTrace(of: name, pid: process.pid, in: directory))
+            FenceWatch.serve(listener, container: container, files: AppFence.files(trace: trace), refusals: refusals)
         case .success(nil):
             break
         case .failure(let error):

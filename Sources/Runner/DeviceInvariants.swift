@@ -19,11 +19,26 @@ enum DeviceInvariants {
         events.filter { $0.is(.writeRefused) }.map { event in
             let said =
                 if let path = event[.path] {
-                    "\(event.proc) tried to write outside its container: \(path) (\(call(of: event)), refused)"
+                    "\(event.proc) tried to write outside its container: \(place(path, event[.access])) (\(call(of: event)), refused)"
                 } else {
                     "\(event.proc) tried \(call(of: event)) (refused): \(event[.reason] ?? "?")"
                 }
             return (.writesStayInContainer, event.proc, said)
+        }
+    }
+
+    /// Where a write would have landed. The kernel's Landlock names the file written, or for a
+    /// file made or removed, the folder it is in.
+    private static func place(_ path: String, _ access: String?) -> String {
+        switch access {
+        case "make_reg": "a new file in \(path)"
+        case "make_dir": "a new folder in \(path)"
+        case "make_sym": "a new link in \(path)"
+        case "make_sock": "a new socket in \(path)"
+        case "make_fifo": "a new FIFO in \(path)"
+        case "remove_file", "remove_dir": "a removal in \(path)"
+        case "refer": "a rename or link into or out of \(path)"
+        default: path
         }
     }
 

@@ -108,10 +108,11 @@ public enum ScenarioRun {
         // An app that ended after the last step counts too (the scan asks the apps that run).
         _ = driver.noticeEndedApps()
         result.scan = await ScanSummary(of: directory, driver: driver)
+        let unheard = await offPool { AppFence.refusalsHeard() }
         result.events = driver.traces.merged()
         if result.environmentFailure == nil {
             result.environmentFailure =
-                result.events.lazy.compactMap(\.writeFailure).first
+                unheard ?? result.events.lazy.compactMap(\.writeFailure).first
                 ?? strangerInTrace(
                     result.events, launched: driver.launchedPIDs, failedLaunches: driver.failedLaunches)
                 ?? driver.appsEndedOnTheirOwn ?? result.scan.unproven

@@ -1,4 +1,4 @@
-/* sdlab-fence [--folder DIR]... [--file FILE]... [--watch FD] -- PROGRAM [ARGUMENT]...
+/* sdlab-fence [--folder DIR]... [--file FILE]... [--watch FD [--logged]] -- PROGRAM [ARGUMENT]...
  *
  * The sandbox's fence, held by the kernel: restricts this process with Landlock so that it,
  * and every process it becomes or starts can create, change or remove files only beneath each
@@ -20,11 +20,15 @@
  * With --watch FD, it also installs the watch (`CFenceWatch`): every call that creates or
  * changes a file waits for the runner, which refuses and names one that lands outside. The
  * watch's listener goes to the runner on FD (a SOCK_SEQPACKET socket the runner holds the other
- * end of), or why there is none; SDLAB_FENCE_WATCH=off leaves it out, to try that path.
+ * end of), or why there is none; SDLAB_FENCE_WATCH=off leaves it out, to try that path. With
+ * --logged as well (the runner hears the kernel's audit), Landlock logs every refusal, after the
+ * exec too, and the watch leaves writes to it: they go on at once, and the runner learns of the
+ * refused ones from the kernel. That needs Landlock ABI 7; on an older one the watch holds writes.
  *
  * PROGRAM is told what holds in SDLAB_FENCE: `landlock N` (the kernel's Landlock ABI, every
  * write-type right it knows handled), `landlock N: WHAT IS NOT FENCED` on an older ABI, or
- * `none: WHY`, followed by `; watched` when the watch holds. Where the kernel lacks Landlock, or the
+ * `none: WHY`, followed by `; logged` when the kernel logs Landlock's refusals and `; watched`
+ * when the watch holds (`; watched` alone: it holds every write). Where the kernel lacks Landlock, or the
  * ruleset cannot be made, the app still starts and this says so on stderr (the app's log) and
  * in SDLAB_FENCE, which the app records in its trace; the runner says it on the console.
  * SDLAB_FENCE_ABI=N (a number) makes it use at most ABI N, 0 for none, to try that path; it
@@ -70,9 +74,12 @@
 #define FS_TRUNCATE (1ULL << 14) /* ABI 3 */
 #define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0) /* ABI 6 */
+#define RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1) /* ABI 7: log refusals after an exec too */
 
 /* What a file itself can be granted (the rest are rights on a folder's entries). */
 #define FILE_RIGHTS (FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+/* Never granted, even in the container: a device node reaches past every file. */
+#define DEVICE_NODES (FS_MAKE_CHAR | FS_MAKE_BLOCK)
 
 struct ruleset_attr {
     uint64_t handled_access_fs;
@@ -131,9 +138,10 @@ static int add_rule(int ruleset, const char *path, uint64_t rights, char *why, s
     return 0;
 }
 
-/* Restricts this process; on failure `why` says what went wrong and nothing is restricted. */
-static int restrict_writes(int abi, char **folders, int folder_count, char **files, int file_count, char *why,
-                           size_t size) {
+/* Restricts this process, Landlock logging each refusal when `logged`; on failure `why` says
+ * what went wrong and nothing is restricted. */
+static int restrict_writes(int abi, int logged, char **folders, int folder_count, char **files, int file_count,
+                           char *why, size_t size) {
     uint64_t handled = write_rights(abi);
     struct ruleset_attr attributes = {
         .handled_access_fs = handled, .scoped = abi >= 6 ? SCOPE_ABSTRACT_UNIX_SOCKET : 0};
@@ -143,7 +151,7 @@ static int restrict_writes(int abi, char **folders, int folder_count, char **fil
         return -1;
     }
     for (int i = 0; i < folder_count; i++) {
-        if (add_rule(ruleset, folders[i], handled, why, size) != 0) goto failed;
+        if (add_rule(ruleset, folders[i], handled & ~DEVICE_NODES, why, size) != 0) goto failed;
     }
     for (int i = 0; i < file_count; i++) {
         if (add_rule(ruleset, files[i], handled & FILE_RIGHTS, why, size) != 0) goto failed;
@@ -152,7 +160,7 @@ static int restrict_writes(int abi, char **folders, int folder_count, char **fil
         snprintf(why, size, "cannot set no_new_privs: %s", strerror(errno));
         goto failed;
     }
-    if (syscall(SYSCALL_RESTRICT_SELF, ruleset, 0) != 0) {
+    if (syscall(SYSCALL_RESTRICT_SELF, ruleset, logged ? RESTRICT_SELF_LOG_NEW_EXEC_ON : 0) != 0) {
         snprintf(why, size, "the kernel refused to enforce the ruleset: %s", strerror(errno));
         goto failed;
     }
@@ -268,15 +276,16 @@ static void stop_launch(int channel, const char *why) {
     exit(126);
 }
 
-/* Installs the watch and sends its listener to the runner on `channel`, or why there is none.
+/* Installs the watch (holding every write when `writes`) and sends its listener to the runner on
+ * `channel`, or why there is none.
  * Returns whether it watches. */
-static int watch(int channel) {
+static int watch(int channel, int writes) {
     const char *off = getenv("SDLAB_FENCE_WATCH");
     int listener = -1;
     char why[300];
     if (off && strcmp(off, "off") == 0) {
         snprintf(why, sizeof why, "SDLAB_FENCE_WATCH=off left it out");
-    } else if ((listener = sdlab_watch_install()) < 0) {
+    } else if ((listener = sdlab_watch_install(writes)) < 0) {
         snprintf(why, sizeof why, "the kernel refused it: %s", strerror(errno));
     }
     if (sdlab_watch_send(channel, listener, why) != 0) {
@@ -288,17 +297,22 @@ static int watch(int channel) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: %s [--folder DIR]... [--file FILE]... [--watch FD] -- PROGRAM [ARGUMENT]...\n", who);
+    fprintf(stderr, "usage: %s [--folder DIR]... [--file FILE]... [--watch FD [--logged]] -- PROGRAM [ARGUMENT]...\n",
+            who);
     exit(2);
 }
 
 int main(int argc, char **argv) {
     char *folders[argc], *files[argc]; /* no more of either than arguments */
-    int folder_count = 0, file_count = 0, index = 1, channel = -1;
+    int folder_count = 0, file_count = 0, index = 1, channel = -1, logged = 0;
     for (; index < argc; index++) {
         if (strcmp(argv[index], "--") == 0) {
             index++;
             break;
+        }
+        if (strcmp(argv[index], "--logged") == 0) {
+            logged = 1;
+            continue;
         }
         if (index + 1 >= argc) usage();
         if (strcmp(argv[index], "--folder") == 0) {
@@ -311,19 +325,21 @@ int main(int argc, char **argv) {
             usage();
         }
     }
-    if (index >= argc || folder_count == 0) usage();
+    if (index >= argc || folder_count == 0 || (logged && channel < 0)) usage();
 
     char said[512];
     if (drop_privileges(said, sizeof said) != 0) stop_launch(channel, said);
     int lowered;
     int abi = landlock_abi(&lowered);
     const char *as_told = lowered ? " (SDLAB_FENCE_ABI lowered it)" : "";
+    logged = logged && abi >= 7;
     if (abi == 0) {
         snprintf(said, sizeof said, "none: this kernel has no Landlock%s", as_told);
     } else {
         char why[400];
-        if (restrict_writes(abi, folders, folder_count, files, file_count, why, sizeof why) != 0) {
+        if (restrict_writes(abi, logged, folders, folder_count, files, file_count, why, sizeof why) != 0) {
             snprintf(said, sizeof said, "none: %s", why);
+            logged = 0;
         } else if (abi < 3) {
             snprintf(said, sizeof said,
                      "landlock %d%s: truncate(2) and ioctl(2) on devices are not fenced, and a file cannot be"
@@ -335,7 +351,8 @@ int main(int argc, char **argv) {
             snprintf(said, sizeof said, "landlock %d%s", abi, as_told);
         }
     }
-    int watched = channel >= 0 && watch(channel);
+    if (abi == 0) logged = 0;
+    int watched = channel >= 0 && watch(channel, !logged);
     if (strncmp(said, "none", 4) == 0) {
         fprintf(stderr, "%s: the kernel's Landlock does not fence this app's writes (%s); %s (Docs/hardening.md)\n",
                 who, said + 6,
@@ -344,6 +361,7 @@ int main(int argc, char **argv) {
     } else if (strchr(said, ':')) {
         fprintf(stderr, "%s: the kernel fences this app's writes in part (%s; Docs/hardening.md)\n", who, said);
     }
+    if (logged) strncat(said, "; logged", sizeof said - strlen(said) - 1);
     if (watched) strncat(said, "; watched", sizeof said - strlen(said) - 1);
     setenv("SDLAB_FENCE", said, 1);
     execvp(argv[index], argv + index);

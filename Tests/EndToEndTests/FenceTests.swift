@@ -155,31 +155,56 @@ struct FenceTests {
         """
     }
 
-    /// Each route out is refused and named, a child's and a raw system call's as the C library's;
-    /// nothing lands outside, and the run fails.
-    @Test func everyRouteOutIsRefusedAndTheRunFails() async throws {
+    /// How the fence holds an app's writes in a run: Landlock alone, its refusals read from the
+    /// kernel's audit (as root), or the watch, each write waiting for the runner
+    /// (`SDLAB_FENCE_WATCH=writes`, and wherever the audit cannot be read).
+    enum WriteHolding: String, CustomTestStringConvertible, Sendable {
+        case kernel, watch
+
+        var environment: [String: String] { self == .watch ? ["SDLAB_FENCE_WATCH": "writes"] : [:] }
+        var testDescription: String { rawValue }
+        /// Both where the runner may read the kernel's audit, the watch alone elsewhere.
+        static var here: [WriteHolding] { geteuid() == 0 ? [.kernel, .watch] : [.watch] }
+    }
+
+    /// Each route out is refused and named, a child's and a raw system call's as the C library's,
+    /// whether the kernel or the watch holds the writes; nothing lands outside, and the run fails.
+    @Test(arguments: WriteHolding.here)
+    func everyRouteOutIsRefusedAndTheRunFails(_ holding: WriteHolding) async throws {
         let outside = try Outside(prefix: "sdlab-fence")
         defer { outside.remove() }
         let folder = outside.folder
-        let result = try await Self.runEscaper(Self.escaping, routes: Self.routes, outside: outside)
+        let result = try await Self.runEscaper(
+            Self.escaping, routes: Self.routes, holding.environment, outside: outside)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         for route in Self.routes {
             #expect(
-                result.stdout.contains(Self.naming(of: route, outside: outside)), "\(route) not named: \(result.stdout)"
-            )
+                result.stdout.contains(Self.naming(of: route, outside: outside, holding: holding)),
+                "\(route) not named: \(result.stdout)")
         }
         if geteuid() == 0 {
             #expect(
                 outside.blockDevice != nil, "no loop device: the block device route made a character device instead")
         }
-        #expect(result.stdout.contains("\(outside.path)/freopen (open, refused)"), "\(result.stdout)")
-        #expect(result.stdout.contains("/dev/shm/\(outside.token)-shm (open, refused)"), "\(result.stdout)")
-        #expect(result.stdout.contains("(in a folder that is gone) (open, refused)"), "\(result.stdout)")
-        #expect(result.stdout.contains("Documents/away/linked -> \(outside.path)/linked (open"), "\(result.stdout)")
-        #expect(result.stdout.contains("\(outside.path)/child (open by sh, refused)"), "\(result.stdout)")
-        #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
-        #expect(!result.stdout.contains("the write fence:"), "\(result.stdout)")
+        switch holding {
+        case .kernel:
+            // The kernel names the folder a file would be made in: one line for each such route.
+            let newFile = "escaper tried to write outside its container: a new file in \(outside.path) (open, refused)"
+            let fileRoutes = ["freopen", "mkstemp", "devfd", "cwd-gone", "raw", "link"]
+            #expect(result.stdout.components(separatedBy: newFile).count - 1 >= fileRoutes.count, "\(result.stdout)")
+            #expect(!result.stdout.contains("the write fence:"), "\(result.stdout)")
+            #expect(try Self.launchedLine(in: folder).contains("; logged; watched"))
+        case .watch:
+            #expect(result.stdout.contains("\(outside.path)/freopen (open, refused)"), "\(result.stdout)")
+            #expect(result.stdout.contains("/dev/shm/\(outside.token)-shm (open, refused)"), "\(result.stdout)")
+            #expect(result.stdout.contains("(in a folder that is gone) (open, refused)"), "\(result.stdout)")
+            #expect(result.stdout.contains("Documents/away/linked -> \(outside.path)/linked (open"), "\(result.stdout)")
+            #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
+            #expect(result.stdout.contains("every write waits for the runner's watch"), "\(result.stdout)")
+            let launched = try Self.launchedLine(in: folder)
+            #expect(launched.contains("; watched") && !launched.contains("logged"), "\(launched)")
+        }
         let log = try Self.log(in: folder)
         #expect(!log.contains("the fence let"), "\(log)")
         #expect(log.contains("Permission denied"), "the child's write was not refused: \(log)")
@@ -200,14 +225,21 @@ struct FenceTests {
         exec \(Self.escaping) "$@"
         """.write(toFile: launcher, atomically: true, encoding: .utf8)
         chmod(launcher, 0o755)
+        let holding = try #require(WriteHolding.here.first)  // as a run holds writes by default
         let result = try await Self.runEscaper(launcher, routes: ["child", "raw"], outside: outside)
         #expect(outside.landed.isEmpty, "landed outside: \(outside.landed)")
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
-        for place in ["\(outside.path)/launcher", "/dev/shm/\(outside.token)-launcher"] {
+        let places =
+            holding == .kernel
+            ? ["a new file in \(outside.path)", "a new file in /dev/shm"]
+            : ["\(outside.path)/launcher", "/dev/shm/\(outside.token)-launcher"]
+        for place in places {
             #expect(result.stdout.contains("\(place) (open, refused)"), "\(result.stdout)")
         }
-        #expect(result.stdout.contains("\(outside.path)/child (open by sh, refused)"), "\(result.stdout)")
-        #expect(result.stdout.contains("\(outside.path)/raw (open, refused)"), "\(result.stdout)")
+        for route in ["child", "raw"] {
+            #expect(
+                result.stdout.contains(Self.naming(of: route, outside: outside, holding: holding)), "\(result.stdout)")
+        }
         let log = try Self.log(in: folder)
         #expect(!log.contains("the fence let"), "\(log)")
         #expect(log.contains("Permission denied"), "\(log)")
@@ -349,24 +381,34 @@ struct FenceTests {
             timeout: .seconds(90))
     }
 
-    /// How the run names `route`: a write by the place it would land and the call, a call refused
-    /// as such by the call and why.
-    static func naming(of route: String, outside: Outside) -> String {
-        switch route {
-        case "child": "escaper tried to write outside its container: \(outside.path)/child (open by sh, refused)"
-        case "mkdtemp": "(mkdir, refused)"
-        case "mkfifo": "escaper tried to write outside its container: \(outside.path)/fifo (mknod, refused)"
-        case "bind": "escaper tried to write outside its container: \(outside.path)/sock (bind, refused)"
-        case "sysv": "escaper tried shmget (refused): System V IPC"
-        case "setxattrat": "escaper tried to write outside its container: \(outside.path) (setxattrat, refused)"
-        case "devnull-xattr": " -> /dev/null (fsetxattr, refused)"
-        case "hostname": "escaper tried sethostname (refused)"
-        case "blockdev":
-            "escaper tried mknod (refused): a \(outside.blockDevice == nil ? "character" : "block") device node ("
-        case "handle": "escaper tried open_by_handle_at (refused)"
-        case "unknown-call": "escaper tried syscall 1000 (refused)"
-        case "newer-call": "escaper tried file_setattr (refused)"
-        default: "(open, refused)"
+    /// How the run names `route`: a write by the place it would land (the watch names the file;
+    /// the kernel names the folder a file would be made in) and the call, a call refused as such
+    /// by the call and why.
+    static func naming(of route: String, outside: Outside, holding: WriteHolding = .watch) -> String {
+        let tried = "escaper tried to write outside its container:"
+        switch (route, holding) {
+        case ("child", .watch): return "\(tried) \(outside.path)/child (open by sh, refused)"
+        case ("child", .kernel): return "\(tried) a new file in \(outside.path) (open by sh, refused)"
+        case ("mkdtemp", .watch): return "(mkdir, refused)"
+        case ("mkdtemp", .kernel): return "\(tried) a new folder in \(outside.path) (mkdir, refused)"
+        case ("mkfifo", .watch): return "\(tried) \(outside.path)/fifo (mknod, refused)"
+        case ("mkfifo", .kernel): return "\(tried) a new FIFO in \(outside.path) (mknod, refused)"
+        case ("bind", .watch): return "\(tried) \(outside.path)/sock (bind, refused)"
+        case ("bind", .kernel): return "\(tried) a new socket in \(outside.path) (bind, refused)"
+        case ("shm", .kernel): return "\(tried) a new file in /dev/shm (open, refused)"
+        case ("blockdev", .kernel): return "escaper tried mknod (refused): a device node ("
+        case ("blockdev", .watch):
+            return
+                "escaper tried mknod (refused): a \(outside.blockDevice == nil ? "character" : "block") device node ("
+        case ("sysv", _): return "escaper tried shmget (refused): System V IPC"
+        case ("setxattrat", _): return "\(tried) \(outside.path) (setxattrat, refused)"
+        case ("devnull-xattr", _): return " -> /dev/null (fsetxattr, refused)"
+        case ("hostname", _): return "escaper tried sethostname (refused)"
+        case ("handle", _): return "escaper tried open_by_handle_at (refused)"
+        case ("unknown-call", _): return "escaper tried syscall 1000 (refused)"
+        case ("newer-call", _): return "escaper tried file_setattr (refused)"
+        case (_, .kernel): return "\(tried) a new file in \(outside.path) (open, refused)"
+        case (_, .watch): return "(open, refused)"
         }
     }
 
