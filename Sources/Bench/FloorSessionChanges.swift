@@ -117,22 +117,12 @@ struct FloorSessionChanges {
         async throws -> [Bool]
     {
         let deadline = ContinuousClock.now + bound
-        let heard = await offPool { [receivers] in
-            receivers.map { receiver -> Result<(said: [Said], awaited: Bool), LaunchError> in
-                guard let reader = receiver.said else { return .success(([], false)) }
-                var said: [Said] = []
-                while let line = reader.readLine(timeout: ContinuousClock.now.duration(to: deadline)) {
-                    guard let heard = Said(line) else {
-                        return .failure(LaunchError("a receiver (PID \(receiver.process.pid)) said \"\(line)\""))
-                    }
-                    said.append(heard)
-                    if awaited(heard) { return .success((said, true)) }
-                }
-                guard receiver.process.isRunning else {
-                    return .failure(LaunchError("a receiver (PID \(receiver.process.pid)) ended early"))
-                }
-                return .success((said, false))
-            }
+        let heard = await withTaskCancellationHandler {
+            await offPool { [receivers] in receivers.map { Self.read($0, until: awaited, by: deadline) } }
+        } onCancel: { [receivers] in
+            // A termination signal: the receivers end now, and with them the reading (`PackageFloor`
+            // stops the rest), rather than after the bound.
+            for receiver in receivers { receiver.process.signal(SIGTERM) }
         }
         var awaitedBy: [Bool] = []
         for (index, outcome) in heard.enumerated() {
@@ -141,5 +131,24 @@ struct FloorSessionChanges {
             awaitedBy.append(awaited)
         }
         return awaitedBy
+    }
+
+    /// Reads `receiver`'s lines until one is `awaited` or `deadline` passes; says whether one was.
+    private static func read(
+        _ receiver: FloorReceiver, until awaited: (Said) -> Bool, by deadline: ContinuousClock.Instant
+    ) -> Result<(said: [Said], awaited: Bool), LaunchError> {
+        guard let reader = receiver.said else { return .success(([], false)) }
+        var said: [Said] = []
+        while let line = reader.readLine(timeout: ContinuousClock.now.duration(to: deadline)) {
+            guard let heard = Said(line) else {
+                return .failure(LaunchError("a receiver (PID \(receiver.process.pid)) said \"\(line)\""))
+            }
+            said.append(heard)
+            if awaited(heard) { return .success((said, true)) }
+        }
+        guard receiver.process.isRunning else {
+            return .failure(LaunchError("a receiver (PID \(receiver.process.pid)) ended early"))
+        }
+        return .success((said, false))
     }
 }
