@@ -308,14 +308,16 @@ final class HostedApp: DeviceListener, Sendable {
 
     /// The app's cleanup ended (`error`: what it said went wrong): clean when it says none and a
     /// scan that read the whole container finds no data of another user it does not keep. The
-    /// scan runs on the calling thread, at once: the app waits for it as it would for its own
-    /// deletes, and the exposure it measures ends there.
+    /// scan runs on the calling thread, at once, before anything else of the app: so the data was
+    /// gone when the cleanup returned, and the exposure it measures ends there, without the
+    /// scan, which is the tool's weight, not the app's.
     func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
+        let returned = TraceLog.now()
         let (found, left, ended) = examine(job)
         let held = holdings(found)
         let clean = error == nil && left.isEmpty && found.isComplete
         if clean {
-            trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
+            trace?.record(.cleanupFinished, at: returned, fields: fields(of: job) + held)
             return true
         }
         let failure = Self.failure(error, left: left, found: found)
