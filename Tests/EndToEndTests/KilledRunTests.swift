@@ -20,7 +20,11 @@ struct KilledRunTests {
             environment: environment(with: ["TMPDIR": runs]))
         var started: [ProcessIdentity] = []
         defer { Self.stopLeftovers(started, runner) }
-        let hookProcesses = try await Self.notedPIDs(["hook", "setsid", "cleared"], inRunsOf: runs)
+        // The hook itself is stopped at its 10 s bound, which a loaded machine may reach before
+        // the test looks; the children it left in sessions of their own are what the guard is for.
+        let noted = try await Self.notedPIDs(["hook", "setsid", "cleared"], inRunsOf: runs)
+        let hookProcesses = noted.compactMap { $0 }
+        #expect(noted[1] != nil && noted[2] != nil, "the hook's children run: \(noted)")
         started = hookProcesses
         let runFolder = try #require(Self.runFolders(in: runs).first)
         #expect(Self.mode(of: runFolder) == 0o700, "the run folder holds test users' records")
@@ -31,7 +35,8 @@ struct KilledRunTests {
         try await eventually(within: .seconds(10), "the guard noted the hook and its children \(hookProcesses)") {
             Set(hookProcesses).isSubset(of: DeviceGuard.noted(in: runFolder))
         }
-        #expect(started.allSatisfy(Self.isAlive), "the hook and its children run when the run is killed")
+        let children = [noted[1], noted[2]].compactMap { $0 }
+        #expect(children.allSatisfy(Self.isAlive), "the hook's children run when the run is killed")
 
         runner.signal(SIGKILL)
         #expect(runner.exitStatus(timeout: .seconds(5)) == .signaled(SIGKILL))
@@ -175,8 +180,8 @@ struct KilledRunTests {
         """
 
     /// The processes whose PIDs the hook noted in the mail app's container of the run in
-    /// `runs`, once it has noted them all.
-    static func notedPIDs(_ names: [String], inRunsOf runs: String) async throws -> [ProcessIdentity] {
+    /// `runs`, once it has noted them all; nil for one that no longer runs.
+    static func notedPIDs(_ names: [String], inRunsOf runs: String) async throws -> [ProcessIdentity?] {
         var files: [String] = []
         try await eventually(within: .seconds(60), "the hook noted \(names)") {
             guard let runFolder = runFolders(in: runs).first else { return false }
@@ -186,7 +191,7 @@ struct KilledRunTests {
         return try files.map { file in
             let text = try String(contentsOfFile: file, encoding: .utf8)
             let pid = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
-            return try #require(ProcessTable.identity(of: pid), "\(file): \(pid) runs")
+            return ProcessTable.identity(of: pid)
         }
     }
 

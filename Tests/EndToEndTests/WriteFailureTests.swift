@@ -23,7 +23,7 @@ struct WriteFailureTests {
                 "-c", "ulimit -f 2200 && exec \"$0\" run \"$1\"", sdlabPath,
                 Self.scenarios + "/slow-cleanup-after-a-long-trace.yaml",
             ],
-            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(120))
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(170))
         #expect(result.status == 3, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("trace/hub.jsonl: File too large (EFBIG)"), "\(result.stderr)")
         #expect(result.stderr.contains("the run cannot be judged"), "\(result.stderr)")

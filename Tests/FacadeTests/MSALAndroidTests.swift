@@ -163,7 +163,7 @@ extension SingleAccountPublicClientApplication {
 }
 
 /// MSAL Android's single-account API against the real hub on a private bus.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct MSALAndroidOnADeviceTests {
     @Test func loadedThenChangedAfterAnotherAppSignsOut() async throws {
         try await AndroidDevice.with { device in

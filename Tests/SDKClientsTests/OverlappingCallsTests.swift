@@ -11,7 +11,7 @@ import Testing
 /// reads the last-seen account when a call begins, so all report a change they overlap
 /// (Docs/behaviour.md §4). The client asks the broker one question at a time: calls begun
 /// while one is out share the next.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct OverlappingCallsTests {
     /// A broker that counts `GetAccounts` calls and answers each, with cou2, only once let.
     final class HeldBroker: Sendable {
