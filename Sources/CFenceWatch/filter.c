@@ -36,6 +36,7 @@ enum rule {
     WRITE,    // creates or changes a file: goes on, or waits for the runner when it watches writes
     WAIT,     // waits for the runner, which looks where it lands
     REFUSE,   // the runner refuses it and names it
+    OPEN,     // a write when its flags write (`opens_for_writing`), else goes straight on
     ARGUMENTS // decided below by its arguments, before the list
 };
 
@@ -104,7 +105,7 @@ static const struct known_call {
     CALL(flistxattr, LET), CALL(listxattrat, LET), CALL(cachestat, LET), CALL(file_getattr, LET),
     CALL(name_to_handle_at, LET), CALL(statmount, LET), CALL(listmount, LET), CALL(fchmod, LET),
     CALL(fchmodat, LET), CALL(fchmodat2, LET), CALL(fchown, LET), CALL(fchownat, LET), CALL(utimensat, LET),
-    CALL(unlinkat, LET), CALL(openat, ARGUMENTS), CALL(openat2, WRITE), CALL(mkdirat, WRITE),
+    CALL(unlinkat, LET), CALL(openat, OPEN), CALL(openat2, WRITE), CALL(mkdirat, WRITE),
     CALL(mknodat, WRITE), CALL(renameat, WRITE), CALL(renameat2, WRITE), CALL(linkat, WRITE), CALL(symlinkat, WRITE),
     CALL(truncate, WRITE),
     CALL(setxattr, WAIT), CALL(lsetxattr, WAIT), CALL(fsetxattr, WAIT), CALL(setxattrat, WAIT),
@@ -143,7 +144,7 @@ static const struct known_call {
     CALL(futimesat, LET), CALL(unlink, LET), CALL(rmdir, LET), CALL(dup2, LET), CALL(pipe, LET), CALL(poll, LET),
     CALL(select, LET), CALL(epoll_create, LET), CALL(epoll_wait, LET), CALL(eventfd, LET), CALL(signalfd, LET),
     CALL(inotify_init, LET), CALL(fork, LET), CALL(vfork, LET), CALL(pause, LET), CALL(alarm, LET),
-    CALL(time, LET), CALL(getpgrp, LET), CALL(arch_prctl, LET), CALL(open, ARGUMENTS), CALL(creat, WRITE),
+    CALL(time, LET), CALL(getpgrp, LET), CALL(arch_prctl, LET), CALL(open, OPEN), CALL(creat, WRITE),
     CALL(mkdir, WRITE), CALL(mknod, WRITE), CALL(rename, WRITE), CALL(link, WRITE), CALL(symlink, WRITE),
     CALL(iopl, REFUSE), CALL(ioperm, REFUSE), CALL(modify_ldt, REFUSE), CALL(set_thread_area, REFUSE),
     CALL(get_thread_area, REFUSE), CALL(sysfs, REFUSE), CALL(ustat, REFUSE),
@@ -251,13 +252,7 @@ _Static_assert(PROGRAM_CAPACITY < BPF_MAXINSNS, "the watch's filter must stay un
 /// Whether `call` goes straight on: when the runner does not watch writes, every write does
 /// (Landlock decides it, and the kernel tells the runner what it refused).
 static int let_through(const struct known_call *call, int writes) {
-    if (call->rule == LET) return 1;
-    if (writes) return 0;
-    return call->rule == WRITE || call->number == SYS_openat
-#if defined(__x86_64__)
-           || call->number == SYS_open
-#endif
-        ;
+    return call->rule == LET || (!writes && (call->rule == WRITE || call->rule == OPEN));
 }
 
 int sdlab_watch_install(int writes) {

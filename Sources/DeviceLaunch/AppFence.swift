@@ -45,10 +45,13 @@ public enum AppFence {
     ) -> KernelFence {
         var abi = max(0, Int(sdlab_landlock_abi()))
         if let cap = environment["SDLAB_FENCE_ABI"].flatMap(Int.init), cap >= 0, cap < abi { abi = cap }
-        let watched = !FenceWatch.isOff(in: environment)
+        let asked = FenceWatch.asked(in: environment)
+        let watched = asked != .off
         var unheard: String?
         if !watched {
             unheard = nil
+        } else if asked == .writes {
+            unheard = "\(FenceWatch.switchVariable)=\(FenceWatch.Asked.writes.rawValue) asked for it"
         } else if abi < loggingABI {
             unheard = "the kernel's Landlock is ABI \(abi), older than its logging of refusals (7)"
         } else if case .failure(let why) = KernelRefusals.shared {
@@ -60,8 +63,14 @@ public enum AppFence {
     /// Waits until every refusal the kernel logged so far is traced as its app's (where Landlock
     /// alone decides writes); nil, or why the run cannot know what was refused.
     public static func refusalsHeard() -> String? {
-        guard onThisKernel().logged, case .success(let kernel) = KernelRefusals.shared else { return nil }
+        guard let kernel = kernelRefusals else { return nil }
         return kernel.settle().map { "the fence's refusals cannot all be known: \($0)" }
+    }
+
+    /// The kernel's word on what the fence refused, where Landlock alone decides writes.
+    static var kernelRefusals: KernelRefusals? {
+        guard onThisKernel().logged, case .success(let kernel) = KernelRefusals.shared else { return nil }
+        return kernel
     }
 
     /// The first Landlock ABI that logs its refusals to the kernel's audit (Linux 6.15).

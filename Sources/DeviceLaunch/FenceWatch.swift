@@ -11,11 +11,20 @@ import Foundation
 /// route it took (Docs/hardening.md).
 enum FenceWatch {
     /// `SDLAB_FENCE_WATCH=off` runs apps without the watch (their writes outside are then refused by
-    /// Landlock alone, without a name), to try that path.
+    /// Landlock alone, without a name); `SDLAB_FENCE_WATCH=writes` has it hold every write even
+    /// where the kernel could tell the runner of Landlock's refusals. Each tries that path.
     static let switchVariable = "SDLAB_FENCE_WATCH"
 
+    enum Asked: String {
+        case off, writes
+    }
+
+    static func asked(in environment: [String: String] = ProcessInfo.processInfo.environment) -> Asked? {
+        environment[switchVariable].flatMap(Asked.init)
+    }
+
     static func isOff(in environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        environment[switchVariable] == "off"
+        asked(in: environment) == .off
     }
 
     /// The fence's word on `channel` about the app `name`: the watch's listener; nil when there is

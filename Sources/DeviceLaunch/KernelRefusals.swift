@@ -18,10 +18,6 @@ final class KernelRefusals: Sendable {
         let description: String
     }
 
-    /// `SDLAB_FENCE_WATCH=writes` has the watch hold every write even where the kernel could tell
-    /// of refusals, to try that path.
-    static let watchWritesValue = "writes"
-
     private let listener: Int32
     private let lostAtStart: UInt32
     private let state = Mutex(State())
@@ -46,9 +42,6 @@ final class KernelRefusals: Sendable {
     }
 
     private static func open() -> Result<KernelRefusals, Unheard> {
-        if ProcessInfo.processInfo.environment[FenceWatch.switchVariable] == watchWritesValue {
-            return .failure(Unheard(description: "\(FenceWatch.switchVariable)=\(watchWritesValue) asked for it"))
-        }
         var why = [CChar](repeating: 0, count: 300)
         let listener = sdlab_audit_open(&why, Int32(why.count))
         guard listener >= 0 else {

@@ -59,9 +59,7 @@ public struct LaunchedApp: Sendable {
         let refusals = FenceRefusals(
             app: spec.name, launched: process.pid,
             trace: RunFolder.fenceTrace(of: spec.name, pid: process.pid, in: directory))
-        if case .success(let kernel) = KernelRefusals.shared {
-            kernel.register(process.pid, since: spawned, refusals: refusals)
-        }
+        AppFence.kernelRefusals?.register(process.pid, since: spawned, refusals: refusals)
         try await watch(
             process, of: spec.name, channel: ready.read, container: container, trace: trace, refusals: refusals)
         let reader = LineReader(fd: ready.read)

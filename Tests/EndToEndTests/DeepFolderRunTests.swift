@@ -31,34 +31,15 @@ struct DeepFolderRunTests {
         #expect(left.count == 1 && kept.count == 1 && kept.first?.hasSuffix(left[0]) == true, "\(left) \(kept)")
     }
 
-    /// A scenario whose cleanup hook runs `hook` in the mail app's documents (with `$steps`, 500
-    /// folder names), then leaves a folder 15,031 deep, `deep`, holding whatever `hook` moved
-    /// there. The fence watch cannot resolve a path past PATH_MAX, so the tree is built from the
-    /// bottom up: each round makes 500 folders under a new top and moves the tree beneath them.
+    /// A scenario whose cleanup hook runs `hook` in the mail app's documents, then leaves a folder
+    /// 15,031 deep, `deep`, holding whatever `hook` moved there (`nestingHook`).
     static func scenario(hook: String) -> String {
-        """
-        apps:
-          - name: mail
-            sdk: msal
-            background: true
-            cleanup:
-              hook: >-
-                cd "$SDLAB_CONTAINER/documents" &&
-                steps=$(printf 'd/%.0s' $(seq 500)) &&
-                mkdir -p "deep/$steps" && \(hook) &&
-                for round in $(seq 29); do
-                mkdir -p "up/$steps" && mv deep "up/$steps" && mv up deep || exit 1; done
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - launch: mail
-          - write: {app: mail, kind: plain, count: 1}
-          - checkin
-          # Not settle: the app's own scan of its container after the cleanup opens each folder
-          # under Landlock, which walks up to the container at every open, so it takes minutes.
-          - wait: 15s
-          - expect:
-              mail: {leaks: 0}
-        """
+        hookedMailScenario(
+            hook: nestingHook(hook, rounds: 29),
+            then: [
+                "# Not settle: the app's own scan of its container after the cleanup opens each folder",
+                "# under Landlock, which walks up to the container at every open, so it takes minutes.",
+                "- wait: 15s", "- expect:", "    mail: {leaks: 0}",
+            ])
     }
 }

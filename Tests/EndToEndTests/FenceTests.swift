@@ -293,27 +293,13 @@ struct FenceTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fence-privileges")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The hook's shell is the app's child ($PPID is the app); grep is the hook's child.
-        let scenario = #"""
-            name: an app and what it starts run without privileges
-            apps:
-              - name: mail
-                sdk: msal
-                background: true
-                cleanup:
-                  hook: >-
-                    grep -E '^(Name|Cap|NoNewPrivs)' /proc/$PPID/status > "$SDLAB_CONTAINER/app-status";
-                    grep -E '^(Name|Cap|NoNewPrivs)' /proc/self/status > "$SDLAB_CONTAINER/hook-child-status";
-                    rm -rf "$SDLAB_CONTAINER"/documents/*
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: mail
-              - write: {app: mail, kind: plain, count: 1}
-              - checkin
-              - settle
-              - expect:
-                  mail: {user: none, leaks: 0}
-            """#
+        let scenario = hookedMailScenario(
+            named: "an app and what it starts run without privileges",
+            hook: [
+                #"grep -E '^(Name|Cap|NoNewPrivs)' /proc/$PPID/status > "$SDLAB_CONTAINER/app-status";"#,
+                #"grep -E '^(Name|Cap|NoNewPrivs)' /proc/self/status > "$SDLAB_CONTAINER/hook-child-status";"#,
+                #"rm -rf "$SDLAB_CONTAINER"/documents/*"#,
+            ], then: ["- settle", "- expect:", "    mail: {user: none, leaks: 0}"])
         let file = try writeScenario(scenario, named: "privileges.yaml", in: folder)
         let result = try await run(
             sdlabPath, ["run", "--keep", file], environment: environment(with: ["TMPDIR": folder]),

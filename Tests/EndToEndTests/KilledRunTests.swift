@@ -134,50 +134,20 @@ struct KilledRunTests {
     /// (`setsid`) and one that also clears its environment (`env -i`), then notes the PIDs of
     /// all three in the app's container (`NAME.pid`: a hook writes nowhere else) and sleeps: it
     /// still runs when the run is killed.
-    static let hookThatLeavesChildren = """
-        apps:
-          - name: mail
-            sdk: msal
-            background: true
-            cleanup:
-              hook: >-
-                cd "$SDLAB_CONTAINER";
-                setsid sh -c 'echo $$ > setsid.part; mv setsid.part setsid.pid; exec sleep 300' >/dev/null 2>&1 &
-                (env -i setsid sh -c 'echo $$ > cleared.part; mv cleared.part cleared.pid; exec sleep 300'
-                >/dev/null 2>&1 &);
-                echo $$ > hook.part; mv hook.part hook.pid; exec sleep 300
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - launch: mail
-          - write: {app: mail, kind: plain, count: 1}
-          - checkin
-          - wait: 60s
-        """
+    static let hookThatLeavesChildren = hookedMailScenario(
+        hook: [
+            #"cd "$SDLAB_CONTAINER";"#,
+            #"setsid sh -c 'echo $$ > setsid.part; mv setsid.part setsid.pid; exec sleep 300' >/dev/null 2>&1 &"#,
+            #"(env -i setsid sh -c 'echo $$ > cleared.part; mv cleared.part cleared.pid; exec sleep 300'"#,
+            ">/dev/null 2>&1 &);",
+            "echo $$ > hook.part; mv hook.part hook.pid; exec sleep 300",
+        ], then: ["- wait: 60s"])
 
-    /// A scenario whose cleanup hook moves the worker's records 2,500 folders deep, built from
-    /// the bottom up (the fence resolves no path past PATH_MAX), says so with `nested`, and sleeps.
-    static let hookThatNestsDeep = """
-        apps:
-          - name: mail
-            sdk: msal
-            background: true
-            cleanup:
-              hook: >-
-                cd "$SDLAB_CONTAINER/documents" &&
-                steps=$(printf 'd/%.0s' $(seq 500)) &&
-                mkdir -p "deep/$steps" && mv cou1 "deep/$steps" &&
-                for round in $(seq 4); do
-                mkdir -p "up/$steps" && mv deep "up/$steps" && mv up deep || exit 1; done &&
-                touch ../nested && exec sleep 300
-        steps:
-          - enroll: stage
-          - checkout: cou1
-          - launch: mail
-          - write: {app: mail, kind: plain, count: 1}
-          - checkin
-          - wait: 60s
-        """
+    /// A scenario whose cleanup hook moves the worker's records 2,500 folders deep
+    /// (`nestingHook`), says so with `nested`, and sleeps.
+    static let hookThatNestsDeep = hookedMailScenario(
+        hook: nestingHook(#"mv cou1 "deep/$steps""#, rounds: 4, then: "touch ../nested && exec sleep 300"),
+        then: ["- wait: 60s"])
 
     /// The processes whose PIDs the hook noted in the mail app's container of the run in
     /// `runs`, once it has noted them all; nil for one that no longer runs.

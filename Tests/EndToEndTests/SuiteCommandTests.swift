@@ -337,24 +337,12 @@ extension LaunchFailureTests {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-setsid")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try await runScenario(
-            """
-            apps:
-              - name: mail
-                sdk: msal
-                background: true
-                cleanup:
-                  hook: >-
-                    setsid sh -c 'touch "$SDLAB_CONTAINER/left"; exec sleep 300' >/dev/null 2>&1 &
-                    while [ ! -e "$SDLAB_CONTAINER/left" ]; do sleep 0.05; done;
-                    rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: mail
-              - write: {app: mail, kind: plain, count: 1}
-              - checkin
-              - settle
-            """, named: "setsid", in: folder)
+            hookedMailScenario(
+                hook: [
+                    #"setsid sh -c 'touch "$SDLAB_CONTAINER/left"; exec sleep 300' >/dev/null 2>&1 &"#,
+                    #"while [ ! -e "$SDLAB_CONTAINER/left" ]; do sleep 0.05; done;"#,
+                    #"rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER""#,
+                ], then: ["- settle"]), named: "setsid", in: folder)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         // SIGKILL is delivered at once; a process may take a moment to be gone on a busy machine.
         try await eventually("the hook's child is gone") { LiveProcesses.mentioning(folder).isEmpty }
@@ -368,25 +356,13 @@ extension LaunchFailureTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The hook notes the child's PID in the container (a hook writes nowhere else), which
         // --keep keeps for the test to read.
-        let scenario = """
-            apps:
-              - name: mail
-                sdk: msal
-                background: true
-                cleanup:
-                  hook: >-
-                    (cd "$SDLAB_CONTAINER" && env -i setsid sh -c 'echo $$ > escaped.pid.part;
-                    mv escaped.pid.part escaped.pid; exec sleep 300' >/dev/null 2>&1 &)
-                    ; while [ ! -e "$SDLAB_CONTAINER/escaped.pid" ]; do sleep 0.05; done;
-                    rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER"
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: mail
-              - write: {app: mail, kind: plain, count: 1}
-              - checkin
-              - settle
-            """
+        let scenario = hookedMailScenario(
+            hook: [
+                #"(cd "$SDLAB_CONTAINER" && env -i setsid sh -c 'echo $$ > escaped.pid.part;"#,
+                #"mv escaped.pid.part escaped.pid; exec sleep 300' >/dev/null 2>&1 &)"#,
+                #"; while [ ! -e "$SDLAB_CONTAINER/escaped.pid" ]; do sleep 0.05; done;"#,
+                #"rm -rf "$SDLAB_CONTAINER/documents/$SDLAB_PREVIOUS_USER""#,
+            ], then: ["- settle"])
         let result = try await run(
             sdlabPath, ["run", "--keep", try writeScenario(scenario, named: "escape", in: folder)],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
