@@ -355,7 +355,10 @@ public struct LeakScanner: Sendable {
         unreadable: (String) -> Void
     ) -> [CanaryReader.Sighting] {
         var sightings: [CanaryReader.Sighting] = []
-        let spelled = entry.pathTail.isEmpty ? [] : reader.canaries(in: entry.pathTail, via: ["name"])
+        var spelled = entry.pathTail.isEmpty ? [] : reader.canaries(in: entry.pathTail, via: ["name"])
+        let name = Array(entry.pathTail.split(separator: UInt8(ascii: "/")).last ?? [])
+        let named = Canary.all(inName: name).filter { canary in !spelled.contains { $0.canary == canary } }
+        spelled += named.map { CanaryReader.Sighting(canary: $0, via: "name") }
         let above = entry.depth > 0 && entry.depth <= spelledAbove.count ? spelledAbove[entry.depth - 1] : []
         sightings += spelled.filter { !above.contains($0.canary) }
         if case .folder = entry.item {

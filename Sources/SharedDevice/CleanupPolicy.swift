@@ -190,6 +190,68 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every canary a file or folder name spells. A name cannot hold a `/`, so an app that makes a
+    /// record a name writes each `/` of it as another character (`:`, as Apple's file systems show
+    /// a `/`; `_`, `-`, a space…): the character right after `SDLAB-CANARY` is read as the one that
+    /// stands for `/` there. The kind and the number are read from the right, so a user name that
+    /// holds that character still reads.
+    public static func all(inName name: [UInt8]) -> [Canary] {
+        let stem = Array(prefix.utf8.dropLast())
+        var found: [Canary] = []
+        var index = 0
+        while index + stem.count < name.count {
+            guard name[index..<index + stem.count].elementsEqual(stem) else {
+                index += 1
+                continue
+            }
+            index += stem.count
+            let separator = Array(name[index..<min(name.count, index + scalarLength(name[index]))])
+            index += separator.count
+            guard separator != [UInt8(ascii: "/")] else { continue }
+            var fields: [[UInt8]] = [[]]
+            while index < name.count {
+                if name[index...].starts(with: separator) {
+                    fields.append([])
+                    index += separator.count
+                } else if !ends(name[index]) {
+                    fields[fields.count - 1].append(name[index])
+                    index += 1
+                } else {
+                    break
+                }
+            }
+            if let canary = named(
+                fields.map { String(decoding: $0, as: UTF8.self) }, String(decoding: separator, as: UTF8.self))
+            {
+                found.append(canary)
+            }
+        }
+        return found
+    }
+
+    /// How many bytes the UTF-8 scalar that `lead` starts holds.
+    private static func scalarLength(_ lead: UInt8) -> Int {
+        switch lead {
+        case 0xF0...: 4
+        case 0xE0...: 3
+        case 0xC0...: 2
+        default: 1
+        }
+    }
+
+    /// `USER…, APP, KIND, N…`: the first kind that a number follows, the app before it and the
+    /// user all before that.
+    private static func named(_ fields: [String], _ separator: String) -> Canary? {
+        for index in fields.indices.dropFirst(2) where index + 1 < fields.count {
+            guard let kind = RecordKind(rawValue: fields[index]) else { continue }
+            let digits = fields[index + 1].prefix { ("0"..."9").contains($0) }
+            guard (1...18).contains(digits.count), let number = Int(digits) else { continue }
+            let user = fields[..<(index - 1)].joined(separator: separator)
+            return Canary(user: user, app: fields[index - 1], kind: kind, number: number)
+        }
+        return nil
+    }
+
     /// Anything but what user and app names, kinds and numbers are made of: ASCII letters,
     /// digits, `_`, `-`, `.` and the `/` between them.
     private static func ends(_ byte: UInt8) -> Bool {

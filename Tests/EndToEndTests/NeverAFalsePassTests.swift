@@ -34,7 +34,7 @@ struct NeverAFalsePassTests {
         /// gzip nested five deep, indented base64 lines, a zip entry in bzip2 or lzma, a canary
         /// inside a URL, a SQLite row longer than a page, a gzip'd blob in one, a binary plist's
         /// UTF-16 strings, a mail's UTF-16 attachment, a sealed box in a zip with its key beside
-        /// it, folder names, an extended attribute's name): the scan must find them or say it
+        /// it, folder names, a file's name with `:` for `/`, an extended attribute's name): the scan must find them or say it
         /// could not read them.
         case hide
     }
@@ -71,6 +71,8 @@ struct NeverAFalsePassTests {
                 + #"zipfile.ZipFile(f + ".zip", "w").writestr("sealed", nonce + AESGCM(key).encrypt(nonce, "#
                 + "text.encode(), None))"),
         "folder-names": #"mkdir -p "$(dirname "$f")/cache/$(cut -d' ' -f1 "$f")"; rm "$f""#,
+        // A record made a file's name: a name cannot hold `/`, and Apple's file systems show one as `:`.
+        "file-name": python(#"open(os.path.join(os.path.dirname(f), text.strip().replace("/", ":")), "w").close()"#),
         "xattr-name": python(
             #"[os.setxattr(os.path.dirname(f), "user." + w, b"") for w in text.split() if w.startswith("SDLAB")]"#),
     ]

@@ -39,4 +39,25 @@ import Testing
         #expect(Canary.all(in: text[...]) == [canary, Canary(user: "cou2", app: "notes", kind: .common, number: 12)])
         #expect(Canary.all(in: "nothing here").isEmpty)
     }
+
+    /// A name cannot hold `/`: an app that makes a record a name writes each `/` as another
+    /// character, and the user name may hold that character too.
+    @Test(arguments: [
+        ("SDLAB-CANARY:cou1:mail:plain:1 record of cou1", Canary(user: "cou1", app: "mail", kind: .plain, number: 1)),
+        (
+            "note-SDLAB-CANARY_cou_1_mail_sensitive_12.txt",
+            Canary(user: "cou_1", app: "mail", kind: .sensitive, number: 12)
+        ),
+        ("SDLAB-CANARY∕cou1∕notes∕external∕3", Canary(user: "cou1", app: "notes", kind: .external, number: 3)),
+        ("SDLAB-CANARY cou1 mail plain 7", Canary(user: "cou1", app: "mail", kind: .plain, number: 7)),
+    ])
+    func aCanaryMadeANameIsFound(name: String, canary: Canary) {
+        #expect(Canary.all(inName: Array(name.utf8)) == [canary])
+    }
+
+    @Test func aNameWithoutACanaryHoldsNone() {
+        for name in ["SDLAB-CANARY", "SDLAB-CANARY:cou1:mail:bogus:1", "SDLAB-CANARY:cou1:plain", "notes.txt"] {
+            #expect(Canary.all(inName: Array(name.utf8)).isEmpty, "\(name)")
+        }
+    }
 }
