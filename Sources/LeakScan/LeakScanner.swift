@@ -233,7 +233,7 @@ public struct LeakScanner: Sendable {
                     }
                 }
                 sightings += Self.namesAndAttributes(
-                    of: entry, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable)
+                    of: entry, in: app, spelledAbove: &spelledAbove, with: &reader, unreadable: unreadable)
                 for problem in reader.problems { unreadable(problem) }
                 findings.add(sightings, app: app, file: file, place: place)
                 left.add(reader.later)
@@ -351,13 +351,14 @@ public struct LeakScanner: Sendable {
     /// extended attributes' names and their values. `spelledAbove`: by depth, the canaries in
     /// the path of the folder last visited there (the walk visits a folder before what it holds).
     private static func namesAndAttributes(
-        of entry: ContainerWalk.Entry, spelledAbove: inout [Set<Canary>], with reader: inout CanaryReader,
+        of entry: ContainerWalk.Entry, in app: String, spelledAbove: inout [Set<Canary>],
+        with reader: inout CanaryReader,
         unreadable: (String) -> Void
     ) -> [CanaryReader.Sighting] {
         var sightings: [CanaryReader.Sighting] = []
         var spelled = entry.pathTail.isEmpty ? [] : reader.canaries(in: entry.pathTail, via: ["name"])
         let name = Array(entry.pathTail.split(separator: UInt8(ascii: "/")).last ?? [])
-        let named = Canary.all(inName: name).filter { canary in !spelled.contains { $0.canary == canary } }
+        let named = Canary.all(inName: name, app: app).filter { canary in !spelled.contains { $0.canary == canary } }
         spelled += named.map { CanaryReader.Sighting(canary: $0, via: "name") }
         let above = entry.depth > 0 && entry.depth <= spelledAbove.count ? spelledAbove[entry.depth - 1] : []
         sightings += spelled.filter { !above.contains($0.canary) }

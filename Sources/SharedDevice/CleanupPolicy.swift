@@ -194,8 +194,9 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
     /// record a name writes each `/` of it as another character (`:`, as Apple's file systems show
     /// a `/`; `_`, `-`, a space…): the character right after `SDLAB-CANARY` is read as the one that
     /// stands for `/` there. The kind and the number are read from the right, so a user name that
-    /// holds that character still reads.
-    public static func all(inName name: [UInt8]) -> [Canary] {
+    /// holds that character still reads; where the app's name may hold it too, the split that
+    /// gives `app` (the container's) is taken.
+    public static func all(inName name: [UInt8], app: String? = nil) -> [Canary] {
         let stem = Array(prefix.utf8.dropLast())
         var found: [Canary] = []
         var index = 0
@@ -220,9 +221,8 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
                     break
                 }
             }
-            if let canary = named(
-                fields.map { String(decoding: $0, as: UTF8.self) }, String(decoding: separator, as: UTF8.self))
-            {
+            let texts = fields.map { String(decoding: $0, as: UTF8.self) }
+            if let canary = named(texts, String(decoding: separator, as: UTF8.self), app: app) {
                 found.append(canary)
             }
         }
@@ -239,15 +239,18 @@ public struct Canary: Equatable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// `USER…, APP, KIND, N…`: the first kind that a number follows, the app before it and the
-    /// user all before that.
-    private static func named(_ fields: [String], _ separator: String) -> Canary? {
+    /// `USER…, APP…, KIND, N…`: the first kind that a number follows; before it the app (`app`
+    /// where the fields end with it, else the one field) and the user all before that.
+    private static func named(_ fields: [String], _ separator: String, app: String?) -> Canary? {
         for index in fields.indices.dropFirst(2) where index + 1 < fields.count {
             guard let kind = RecordKind(rawValue: fields[index]) else { continue }
             let digits = fields[index + 1].prefix { ("0"..."9").contains($0) }
             guard (1...18).contains(digits.count), let number = Int(digits) else { continue }
-            let user = fields[..<(index - 1)].joined(separator: separator)
-            return Canary(user: user, app: fields[index - 1], kind: kind, number: number)
+            let appStart =
+                (1..<index).first { fields[$0..<index].joined(separator: separator) == app } ?? index - 1
+            let user = fields[..<appStart].joined(separator: separator)
+            let appName = fields[appStart..<index].joined(separator: separator)
+            return Canary(user: user, app: appName, kind: kind, number: number)
         }
         return nil
     }

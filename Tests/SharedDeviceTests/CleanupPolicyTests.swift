@@ -55,6 +55,17 @@ import Testing
         #expect(Canary.all(inName: Array(name.utf8)) == [canary])
     }
 
+    /// Where the app's name holds the separator too, the container's app tells the split.
+    @Test func theContainersAppTellsTheSplit() {
+        let name = Array("cou1-SDLAB-CANARY_cou1_forgets_caches_plain_2".utf8)
+        #expect(
+            Canary.all(inName: name, app: "forgets_caches") == [
+                Canary(user: "cou1", app: "forgets_caches", kind: .plain, number: 2)
+            ])
+        #expect(
+            Canary.all(inName: name) == [Canary(user: "cou1_forgets", app: "caches", kind: .plain, number: 2)])
+    }
+
     @Test func aNameWithoutACanaryHoldsNone() {
         for name in ["SDLAB-CANARY", "SDLAB-CANARY:cou1:mail:bogus:1", "SDLAB-CANARY:cou1:plain", "notes.txt"] {
             #expect(Canary.all(inName: Array(name.utf8)).isEmpty, "\(name)")
