@@ -220,7 +220,7 @@ import Testing
 
     /// The floor built beside this test bundle, two receivers, ten posts: every (receiver, post)
     /// delivered, and with recheck every delivered post checked by the C broker.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func theBuiltFloorDeliversEveryPostAndChecksItWithRecheck() async throws {
         let floor = try PackageFloor.locate()
         for recheck in [false, true] {
@@ -246,7 +246,7 @@ import Testing
     }
 
     /// A receiver that cannot start ends the floor at once, with what it said.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func aFailingFloorSaysWhatFailed() async throws {
         let built = try PackageFloor.locate()
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-floor-test")
@@ -275,7 +275,7 @@ import Testing
 
     /// The cleanup floor with a receiver told to skip its cleanup: the other's every timed change
     /// is timed, the skipped ones are counted, and each container is left as its receiver left it.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func aReceiverThatNeverCleansIsCountedAsUncleaned() async throws {
         var floor = try PackageFloor.locate()
         floor.receiversSkippingCleanupForTests = [2]
@@ -297,7 +297,7 @@ import Testing
     /// `sdlab bench` at the smallest scale: two apps, a few posts, two timed changes. Its cleanup
     /// floor timed each (receiver, timed change) and left every container as the built-in app's
     /// wipe-all leaves one: no record, the container's four folders kept.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func aBenchRunHoldsExposureAgainstTheCleanupFloor() async throws {
         let folders = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
         defer { try? TreeRemoval.remove(folders) }

@@ -76,7 +76,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aHangingHookIsStoppedAtItsTimeoutWithWhatItStarted() throws {
         try Self.withFilledContainer(hookTimeout: .milliseconds(300)) { container, cleaner, _ in
             let started = ContinuousClock.now
@@ -93,7 +93,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aHookThatFloodsItsOutputIsStoppedAndReported() throws {
         try Self.withFilledContainer { container, cleaner, _ in
             let failure = #expect(throws: Cleaner.HookFailure.self) {
@@ -108,7 +108,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aHookOutlivingItsAppIsStoppedByWhoeverFindsTheAppGone() throws {
         try ContainerTests.withContainer { container in
             let (hook, _) = try ChildProcess.spawn(

@@ -14,7 +14,7 @@ import Testing
 /// messages arrive, and a block the caller's loop queues while a message is routed runs before
 /// the next message is.
 @Suite(.tags(.device), .devicesWanted) struct CallerOwnedConnectionTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func repliesSignalsCallsAndJobsRunOnTheCallersThreadInArrivalOrder() async throws {
         try await withConnections(1) { daemon, connections in
             let peer = connections[0]
@@ -66,7 +66,7 @@ import Testing
 
     /// The caller's loop drains its own queue after each message: what a signal's receiver
     /// queued there has run before the next signal is routed, however many arrived together.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aBlockQueuedWhileRoutingAMessageRunsBeforeTheNextIsRouted() async throws {
         try await withConnections(1) { daemon, connections in
             let peer = connections[0]
@@ -109,7 +109,7 @@ import Testing
 
     /// A blocking call on the caller's thread serves the connection while it waits, so the
     /// answer it waits for reaches it; on an owner thread of its own's connection nothing does.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aBlockingWaitOnTheCallersThreadServesTheConnection() async throws {
         try await withConnections(1) { daemon, connections in
             let peer = connections[0]
@@ -139,7 +139,7 @@ import Testing
 
     /// A call with a reply handler and a timer need no task: each runs on the caller's thread,
     /// the timer no sooner than asked; one scheduled on a closed connection runs at once.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aReplyHandlerAndATimerRunOnTheCallersThread() async throws {
         try await withConnections(1) { daemon, connections in
             let peer = connections[0]
@@ -174,7 +174,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func closingFromAnotherThreadEndsTheCallersServing() async throws {
         try await BusDaemon.withTemporary { daemon, _ in
             let loop = try await CallerLoop.start(on: daemon.address)
@@ -188,7 +188,7 @@ import Testing
     }
 
     /// Handed off, the connection is served by a thread of its own, and goes on working.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aHandedOffConnectionGoesOnWithAThreadOfItsOwn() async throws {
         try await withConnections(1) { daemon, connections in
             let peer = connections[0]

@@ -26,7 +26,7 @@ import Testing
                 }),
         ])
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["Sync", "Async"])
+    @Test(.timeLimit(.minutes(3)), arguments: ["Sync", "Async"])
     func thousandConcurrentCalls(method: String) async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
@@ -53,7 +53,7 @@ import Testing
     }
 
     /// Calls in both directions at once over the same pair of connections.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func callsBothWays() async throws {
         try await withConnections(2) { _, connections in
             for connection in connections { try connection.export([Self.interface], at: testPath) }
@@ -76,7 +76,7 @@ import Testing
 
 /// A task that prefers a connection as its executor runs on that connection's thread.
 @Suite(.tags(.device), .devicesWanted) struct ExecutorTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func callsAndSignalsResumeOnTheConnectionThread() async throws {
         try await withConnections(2) { _, connections in
             let (client, server) = (connections[0], connections[1])
@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func workPreferringAClosedConnectionStillRuns() async throws {
         try await withConnections(1) { daemon, connections in
             let connection = try await Connection.connect(to: daemon.address)

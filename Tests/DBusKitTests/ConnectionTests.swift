@@ -5,7 +5,7 @@ import Testing
 
 /// Opening and closing connections.
 @Suite(.tags(.device), .devicesWanted) struct ConnectionTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func connectTalkAndClose() async throws {
         try await withConnections(2) { _, connections in
             let (connection, other) = (connections[0], connections[1])
@@ -40,7 +40,7 @@ import Testing
     }
 
     /// Calls waiting for a reply fail with Disconnected when their connection closes.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func closeEndsPendingCalls() async throws {
         let (entered, enteredContinuation) = AsyncStream<Void>.makeStream()
         let (never, release) = AsyncStream<Void>.makeStream()
@@ -75,7 +75,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func waitingForTheCloseEndsWhenTheWaiterIsCancelledOrTheConnectionCloses() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]
@@ -90,7 +90,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func peerInterfaceOfOurConnection() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
@@ -106,7 +106,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func connectingToNothingFails() async throws {
         try await BusDaemon.withTemporary { _, directory in
             _ = await #expect(throws: DBusError.self) {
@@ -116,7 +116,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func exportRules() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]

@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func thrownDBusErrorArrivesWithNameAndMessage() async throws {
         try await withFailingServer { server, client in
             let error = await callError(client, server, "Boom")
@@ -87,7 +87,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func plainSwiftErrorBecomesFailed() async throws {
         try await withFailingServer { server, client in
             let error = await callError(client, server, "Oops")
@@ -96,7 +96,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func replyOfTheWrongTypeBecomesFailed() async throws {
         try await withFailingServer { server, client in
             let error = await callError(client, server, "WrongOutput")
@@ -104,7 +104,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func unknownTargetsAndWrongArguments() async throws {
         try await withFailingServer { server, client in
             let prefix = "org.freedesktop.DBus.Error."
@@ -152,7 +152,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func nobodyOwnsTheDestination() async throws {
         try await withConnections(1) { _, connections in
             let error = await #expect(throws: DBusError.self) {
@@ -164,7 +164,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func timeoutGivesNoReply() async throws {
         try await withFailingServer { server, client in
             let start = ContinuousClock.now
@@ -188,7 +188,7 @@ import Testing
     }
 
     /// A timeout too long to ever expire (here Duration's maximum) means "no timeout".
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func enormousTimeout() async throws {
         try await withFailingServer { server, client in
             let reply = try await client.call(
@@ -200,7 +200,7 @@ import Testing
     }
 
     /// Cancelling the task that waits for a reply ends the call at once with CancellationError.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func cancellingTheCallerEndsTheCall() async throws {
         try await withFailingServer { server, client in
             let destination = server.connection.uniqueName
@@ -217,7 +217,7 @@ import Testing
     }
 
     /// A task cancelled before it calls gets CancellationError too, and nothing is sent.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func callFromACancelledTask() async throws {
         try await withFailingServer { server, client in
             let destination = server.connection.uniqueName

@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func dbusSendCallsOurMethod() async throws {
         try await withService { daemon, _, _ in
             let result = try await run(
@@ -63,7 +63,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func dbusSendGetsOurErrors() async throws {
         try await withService { daemon, _, _ in
             let result = try await run(
@@ -77,7 +77,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func gdbusCallsOurMethods() async throws {
         try await withService { daemon, _, _ in
             let common = ["call", "--address", daemon.address, "--dest", testName, "--object-path", testPath.rawValue]
@@ -101,7 +101,7 @@ import Testing
 
     /// dbus-monitor sees a signal we emit. It is ready once it shows its own NameLost, which
     /// the bus sends when it becomes a monitor.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func dbusMonitorSeesOurSignal() async throws {
         try await withService { daemon, directory, service in
             let monitor = try LineProducer(
@@ -126,7 +126,7 @@ import Testing
     /// `gdbus emit --address` registers with the bus (Hello) only when given a destination;
     /// without one the daemon drops its signal. So the signal is addressed to us, and our
     /// subscription's own filter keeps Y out.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func gdbusEmitReachesOurSubscription() async throws {
         try await withService { daemon, _, service in
             let posted = try await service.signals(
@@ -152,7 +152,7 @@ import Testing
     }
 
     /// A broadcast signal from dbus-send, filtered by the bus on arg0.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func dbusSendSignalReachesOurSubscription() async throws {
         try await withService { daemon, _, service in
             let posted = try await service.signals(

@@ -79,7 +79,7 @@ import Testing
         return try IntrospectedNode(xml: xml)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func objectMatchesItsDeclaration() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
@@ -92,7 +92,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func intermediateNodesListTheirChildren() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
@@ -110,7 +110,7 @@ import Testing
     }
 
     /// gdbus reads our XML: the object's members and, recursing from `/`, the node tree.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func gdbusIntrospect() async throws {
         try await withConnections(1) { daemon, connections in
             let server = connections[0]

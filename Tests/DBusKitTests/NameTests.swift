@@ -5,7 +5,7 @@ import Testing
 
 /// Well-known names: requests, owners and the bus's NameOwnerChanged signals.
 @Suite(.tags(.device), .devicesWanted) struct NameTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func requestAndQueryOwners() async throws {
         try await withConnections(2) { _, connections in
             let (first, second) = (connections[0], connections[1])
@@ -25,7 +25,7 @@ import Testing
     }
 
     /// Acquisition, release and the owner's disconnection, each with its old and new owner.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func nameOwnerChanges() async throws {
         try await withConnections(3) { daemon, connections in
             let (watcher, first, second) = (connections[0], connections[1], connections[2])

@@ -55,7 +55,7 @@ import Testing
         await #expect(throws: DBusError.self) { try await properties(client, server, member, arguments) }?.name
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func get() async throws {
         try await withPropertyServer { server, client in
             for (name, value) in Self.expected {
@@ -70,7 +70,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [testInterface, ""])
+    @Test(.timeLimit(.minutes(3)), arguments: [testInterface, ""])
     func getAll(interface: String) async throws {
         try await withPropertyServer { server, client in
             let reply = try await properties(client, server, "GetAll", [.string(interface)])
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func setIsRefused() async throws {
         try await withPropertyServer { server, client in
             let error = await propertiesError(
@@ -99,7 +99,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func unknownPropertyOrInterface() async throws {
         try await withPropertyServer { server, client in
             let prefix = "org.freedesktop.DBus.Error."

@@ -19,7 +19,7 @@ import Testing
         deinit { gone.yield(connection.isConnected) }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func handlersUseTheirOwnConnection() async throws {
         try await withConnections(2) { _, connections in
             let (server, client) = (connections[0], connections[1])
@@ -66,7 +66,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func capturesAreReleasedAfterTheLock() async throws {
         try await withConnections(1) { daemon, connections in
             let connection = connections[0]

@@ -91,7 +91,7 @@ extension EchoCase {
 }
 
 @Suite(.tags(.device), .devicesWanted) struct RoundTripTests {
-    @Test(.timeLimit(.minutes(1)), arguments: EchoCase.basics + EchoCase.containers + [EchoCase.table])
+    @Test(.timeLimit(.minutes(3)), arguments: EchoCase.basics + EchoCase.containers + [EchoCase.table])
     func echoThroughTheBus(_ sample: EchoCase) async throws {
         try await withConnections(2) { _, connections in
             let reply = try await echo(sample.values, from: connections[1], to: connections[0])
@@ -101,7 +101,7 @@ extension EchoCase {
     }
 
     /// A unix fd arrives as a new descriptor (a dup made by the transport) of the same pipe.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func unixFileDescriptor() async throws {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
@@ -150,7 +150,7 @@ extension EchoCase {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func oneMebibyteString() async throws {
         let text = String(repeating: "0123456789abcdef", count: 65_536)
         #expect(text.utf8.count == 1_048_576)
@@ -161,7 +161,7 @@ extension EchoCase {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func oneMebibyteByteArray() async throws {
         let bytes = (0..<1_048_576).map { DBusValue.byte(UInt8(truncatingIfNeeded: $0 % 251)) }
         try await withConnections(2) { _, connections in

@@ -17,7 +17,7 @@ import Testing
         MatchRule(interface: testInterface, member: "Posted", arguments: [0: what])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func argumentFilter() async throws {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])
@@ -35,7 +35,7 @@ import Testing
     }
 
     /// A `'` in a match value must be escaped in the rule text, or AddMatch fails.
-    @Test(.timeLimit(.minutes(1)), arguments: ["it's", "'", "a'b'c", "back\\slash, comma='x'"])
+    @Test(.timeLimit(.minutes(3)), arguments: ["it's", "'", "a'b'c", "back\\slash, comma='x'"])
     func matchValueWithQuotes(_ value: String) async throws {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])
@@ -46,7 +46,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func emitChecksTheDeclaration() async throws {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])
@@ -70,7 +70,7 @@ import Testing
     }
 
     /// One connection's subscriptions each get a copy of what matches them.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func subscriptionsSeeOnlyTheirSignals() async throws {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])
@@ -89,7 +89,7 @@ import Testing
 
     /// The rule is installed once per connection, shared by its subscribers, and removed
     /// from the daemon when the last one ends: by cancelling its task or by dropping its stream.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func endingSubscriptionsRemovesTheRule() async throws {
         try await withConnections(2) { _, connections in
             let (listener, observer) = (connections[0], connections[1])
@@ -139,7 +139,7 @@ import Testing
     }
 
     /// Closing the connection ends its subscriptions.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func closingEndsSubscriptions() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]
@@ -154,7 +154,7 @@ import Testing
 extension SignalTests {
     /// `onSignal` handlers see every matching signal, in the order sent, before a later reply
     /// on the same connection resumes its caller; cancelling ends the subscription.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func handlersRunInOrderBeforeALaterReply() async throws {
         try await withConnections(2) { _, connections in
             let (listener, emitter) = (connections[0], connections[1])

@@ -12,7 +12,7 @@ import Testing
     static let structs33 = String(repeating: "(", count: 33) + "i" + String(repeating: ")", count: 33)
 
     @Test(
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: [
             "", "y", "bnqiuxtdsogh", "v", "as", "a{sv}", "a{s(ii)}", "(s(ix)as)", "aay", "a{ya{sv}}", "a(ii)v",
             nested32, structs32, String(repeating: "i", count: 255),
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test(
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: [
             "a{vs}", "a{(i)s}", "{ss}", "a{s}", "a{sss}", "a{ss", "(", "()", "(i", "i)", "a", "aa", "z", "r", "e", "m",
             nested33, structs33, String(repeating: "i", count: 256),
@@ -33,14 +33,14 @@ import Testing
         #expect(error?.name == "org.freedesktop.DBus.Error.InvalidArgs")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func completeTypes() {
         let signature: Signature = "sa{sv}(i(ss))aayv"
         #expect(signature.completeTypes.map(\.rawValue) == ["s", "a{sv}", "(i(ss))", "aay", "v"])
         #expect(Signature.empty.completeTypes.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func objectPaths() throws {
         for valid in ["/", "/a", "/a/b_c/D9", "/_"] {
             #expect(DBusNames.isValidObjectPath(valid), "\(valid)")
@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func interfaceNames() {
         for valid in ["a.b", "dev.test.Iface", "_a.b1", "A_.B_.c9", String(repeating: "a.", count: 127) + "b"] {
             #expect(DBusNames.isValidInterfaceName(valid), "\(valid)")
@@ -63,7 +63,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func memberNames() {
         for valid in ["Echo", "_x", "a1", "A_B", String(repeating: "m", count: 255)] {
             #expect(DBusNames.isValidMemberName(valid), "\(valid)")
@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func busNames() {
         for valid in [":1.42", ":1.2-3", "dev.test.Name", "a-b.c", "org.freedesktop.DBus", "_x.y"] {
             #expect(DBusNames.isValidBusName(valid), "\(valid)")
@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func validValuesPass() throws {
         for sample in EchoCase.basics + EchoCase.containers {
             for value in sample.values { try value.validate() }
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test(
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: [
             DBusValue.string("a\0b"),
             .array(element: "s", [.string("ok"), .int32(1)]),
@@ -119,7 +119,7 @@ import Testing
     }
 
     /// The deepest values the daemon accepts: 32 nested arrays, or 64 containers through variants.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func deepestValidValues() throws {
         try nested(32) { .array(element: $0.signature, [$0]) }.validate()
         try nested(64) { .variant($0) }.validate()
@@ -128,7 +128,7 @@ import Testing
 
     /// An invalid value fails the call locally: the server's handler only ever sees the valid
     /// call made afterwards (the bus keeps one sender's messages in order).
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func invalidArgumentsAreNeverSent() async throws {
         let received = Locked<[[DBusValue]]>([])
         try await withConnections(2) { _, connections in
@@ -169,7 +169,7 @@ import Testing
     }
 
     /// Bad names are refused before libdbus sees them (it would abort the process).
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func invalidNamesInCalls() async throws {
         try await withConnections(1) { _, connections in
             let connection = connections[0]

@@ -19,7 +19,7 @@ import Testing
 }
 
 /// An app starts with its container's environment and only what passes on of the runner's.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct AppEnvironmentTests {
     @Test func aLaunchedAppSeesItsContainerAndOnlyWhatPassesOn() async throws {
         try await AppDevice.with { lab in

@@ -87,7 +87,7 @@ import Testing
 
     /// `--baseline DIR` runs `DIR/run.sh fanout N M GAP_US` twice per fleet, RECHECK unset then
     /// RECHECK=1; a run.sh that fails stops the bench with what it said.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func anExternalFloorRunsPlainThenWithRecheckAndItsFailureIsReported() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bench-test")
         defer { try? FileManager.default.removeItem(atPath: folder) }

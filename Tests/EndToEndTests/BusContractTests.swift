@@ -19,7 +19,7 @@ import Testing
         NotifyMethod.interface,
     ]
 
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func theHubObjectIntrospectsAsBusFolderDocuments() async throws {
         try await DetachedDevice.with { device in
             let xml = try await withBus(device.address) { bus in
@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func anAppObjectIntrospectsAsBusFolderDocuments() async throws {
         try await AppDevice.with { lab in
             try await lab.launch(AppSpec(name: "mail", sdk: .msal))

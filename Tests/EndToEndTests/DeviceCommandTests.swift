@@ -6,7 +6,7 @@ import Testing
 
 /// `sdlab device` and `sdlab notify` as a person (or a foreign tool) uses them.
 @Suite(.tags(.device), .devicesWanted, .serialized) struct DeviceCommandTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func freshDeviceAnswersGetSessionAndIntrospects() async throws {
         try await DetachedDevice.with { device in
             let session = try await run(
@@ -34,7 +34,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func deviceDownLeavesNothingRunning() async throws {
         var pids: [Int32] = []
         try await DetachedDevice.with { device in
@@ -45,7 +45,7 @@ import Testing
         #expect(pids.allSatisfy(isGone), "still running: \(pids.filter { !isGone($0) })")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func dbusMonitorSeesNotifyPost() async throws {
         try await DetachedDevice.with { device in
             let monitor = try LineProducer(
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func notifyWaitReturnsOnForeignPost() async throws {
         try await DetachedDevice.with { device in
             let waiter = try LineProducer(
@@ -83,7 +83,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func notifyWaitTimesOut() async throws {
         try await DetachedDevice.with { device in
             let started = ContinuousClock.now
@@ -95,7 +95,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func notifyStateRoundTrip() async throws {
         try await DetachedDevice.with { device in
             let fresh = try await run(sdlabPath, ["notify", "get", "counter"], environment: device.environment)
@@ -121,7 +121,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func foregroundDeviceStopsOnInterrupt() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -140,7 +140,7 @@ import Testing
 @Suite struct DeviceFailureTests {
     /// A scenario's apps are not started by `device up`, and it says so rather than leave
     /// them out silently.
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func aScenariosAppsAreNotStartedAndItSaysSo() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
         defer {
@@ -159,7 +159,7 @@ import Testing
             "\(up.stderr)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func missingDaemonExits3() async throws {
         let up = try await run(
             sdlabPath, ["device", "up", "--detach"],
@@ -168,7 +168,7 @@ import Testing
         #expect(up.stderr.contains("not found"), "\(up.stderr)")
     }
 
-    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+    @Test(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
     func badConfigExits3WithTheDaemonsWords() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-e2e")
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -182,7 +182,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: RunFolder.busPID(in: directory + "/run")))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func usageErrorsExit2() async throws {
         let bad = try await run(
             sdlabPath, ["notify", "set", "x", "not-a-number"],
@@ -194,7 +194,7 @@ import Testing
         #expect(noBus.status == 2)
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func unreachableBusExits3() async throws {
         let post = try await run(sdlabPath, ["notify", "post", "X", "--bus", "unix:path=/nonexistent/bus"])
         #expect(post.status == 3)
@@ -202,7 +202,7 @@ import Testing
     }
 
     @Test(
-        .timeLimit(.minutes(1)),
+        .timeLimit(.minutes(3)),
         arguments: [
             [], ["device"], ["device", "up"], ["device", "down"], ["notify"],
             ["notify", "post"], ["notify", "wait"], ["notify", "get"], ["notify", "set"], ["hub"],

@@ -15,7 +15,7 @@ import Testing
     static let scriptPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("ForeignClients/hub_contract.py").path
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func defaultDeviceKeepsTheWholeContract() async throws {
         try await DetachedDevice.with { device in
             let result = try await Self.runContract("default", environment: device.environment)
@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func singleUserDeviceIsPersonalAndRefusesCheckIn() async throws {
         let setup = HubSetup(
             policy: HubModel.Policy(), online: true,
@@ -35,7 +35,7 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func passcodePolicyAndPostsOnSignIn() async throws {
         let setup = HubSetup(
             policy: HubModel.Policy(broadcastOnSignIn: true, passcode: true), online: true,

@@ -30,7 +30,7 @@ import Testing
         try await eventually("hub \(pid) gone after SIGKILL") { isGone(pid) }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aSessionSurvivesAHubCrashAndRestart() async throws {
         try await DetachedDevice.with { device in
             try await withBus(device.address) { bus in
@@ -59,7 +59,7 @@ import Testing
 
     /// SIGKILL in the middle of a stream of changes leaves a state file that loads, holding
     /// at least every change the hub acknowledged.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aKillDuringChangesLosesNothingAcknowledged() async throws {
         try await DetachedDevice.with { device in
             let hubPID = try #require(device.hubPID)
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func sigtermStopsTheHubCleanlyWithItsStateSaved() async throws {
         try await DetachedDevice.with { device in
             try await withBus(device.address) { bus in _ = try await bus.hub(Self.hub1, "Enroll", ["stage", "stage"]) }
@@ -103,7 +103,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aStateFileItCannotTrustStopsTheHubWithTheReason() async throws {
         try await DetachedDevice.with { device in
             let state = RunFolder.hubState(in: device.directory)
@@ -120,7 +120,7 @@ import Testing
 
     /// The broker's first post reaches a subscriber with the notify state already set (how
     /// quickly is `sdlab bench`'s to say, not a test's).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func theFirstPostReachesASubscriberWithTheStateSet() async throws {
         try await DetachedDevice.with { device in
             try await withBus(device.address) { bus in
@@ -136,7 +136,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func removeAccountEndsTheSessionWithoutAPost() async throws {
         try await DetachedDevice.with { device in
             try await withBus(device.address) { bus in
@@ -160,7 +160,7 @@ import Testing
 
 /// Docs/behaviour.md §1: no password in clear in anything the device writes.
 @Suite(.tags(.device), .devicesWanted, .serialized) struct CredentialHygieneTests {
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func noPasswordReachesAnyFileOfTheRunFolder() async throws {
         let secrets = ["Stage-Secret-51d3", "Worker-Secret-9a7e", "Wrong-Guess-0c44"]
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-hygiene")

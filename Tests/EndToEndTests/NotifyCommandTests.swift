@@ -9,7 +9,7 @@ import Testing
 @Suite(.tags(.device), .devicesWanted, .serialized) struct NotifyCommandTests {
     /// `notifyutil -s foo.bar 123 -g foo.bar` prints 0; a state lives while another process
     /// holds the name, and goes with that process when it is killed.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aStateLivesWhileAnotherProcessHoldsItsNameAndGoesWhenItIsKilled() async throws {
         try await DetachedDevice.with { device in
             try await expectSet("foo.bar", 123, thenGet: "0", on: device)
@@ -32,7 +32,7 @@ import Testing
 
     /// A `self.` name is private to the process that uses it: another sdlab's post of it, or
     /// one put on the bus by anyone, never reaches a waiting sdlab, and its state stays home.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func aSelfNameNeverLeavesItsProcess() async throws {
         try await DetachedDevice.with { device in
             let waiter = try LineProducer(
@@ -64,7 +64,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: ["n", "'"])
+    @Test(.timeLimit(.minutes(3)), arguments: ["n", "'"])
     func namesOfUpTo511BytesWorkAnd512AreRefused(filler: String) async throws {
         let name = "com.contoso." + String(repeating: filler, count: 499)
         #expect(name.utf8.count == 511)

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `sdlab check` and `device up --scenario` as a user runs them.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct ScenarioCommandTests {
     static func write(_ text: String, as name: String, in folder: String) throws -> String {
         let path = folder + "/" + name

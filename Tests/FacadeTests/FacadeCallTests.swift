@@ -66,7 +66,7 @@ import Testing
 
 /// The blocking bridge on the thread that serves the bus, as an app's main thread does: the
 /// answer can only arrive if the bridge serves the bus while it waits.
-@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(3)))
 struct BlockingBridgeTests {
     @Test func aBlockingCallOnTheThreadThatServesTheBusIsAnswered() async throws {
         let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-bridge")

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// MSAL Android (Docs/behaviour.md §5) against the real hub on a private bus.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct AndroidMSALPublicClientTests {
     static func client(_ device: TestDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
         AndroidMSALPublicClient(

@@ -6,7 +6,7 @@ import Testing
 
 /// Each MSAL flavour hears its own platform's announcement of a change and not the other's: the
 /// iOS broker's Darwin name, the Android broker's broadcast action (Docs/behaviour.md §2).
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct AnnouncementTests {
     @Test(arguments: [SDKKind.msal, .msalAndroid])
     func eachFlavourHearsItsOwnPlatformsAnnouncementOnly(sdk: SDKKind) async throws {

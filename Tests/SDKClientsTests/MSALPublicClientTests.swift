@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// MSAL iOS (Docs/behaviour.md §2–§4) against the real hub on a private bus.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct MSALPublicClientTests {
     static func client(_ device: TestDevice, app: String = "mail") async throws -> MSALPublicClient {
         MSALPublicClient(

@@ -10,7 +10,7 @@ import Testing
 
 /// A hub that holds its name but never answers (hung, or stopped by SIGSTOP): every SDK call
 /// waits at most its timeout, then counts as unreachable and changes nothing (Docs/behaviour.md §7).
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct SilentHubTests {
     /// Released at the end of a test, so the unanswered calls end too.
     final class Gate: Sendable {

@@ -31,7 +31,7 @@ final class RecordingDelegate: WorkspaceOneControllerDelegate {
 }
 
 /// The Workspace ONE SDK (Docs/behaviour.md §6) against the real hub on a private bus.
-@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(1)))
+@Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct WorkspaceOneControllerTests {
     /// An app's controller with its delegate (a launch: a new controller on a new connection).
     static func launch(_ device: TestDevice, app: String = "crm") async throws -> (
