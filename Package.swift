@@ -347,16 +347,17 @@ let package = Package(
         .testTarget(name: "SharedDeviceTests", dependencies: ["SharedDevice"]),
         // Device plumbing.
         .testTarget(
-            name: "DeviceContractTests", dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice"]),
+            name: "DeviceContractTests",
+            dependencies: ["DBusKit", "DeviceContract", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(name: "AppCommandLineTests", dependencies: ["AppCommandLine", "DeviceContract", "SharedDevice"]),
         .testTarget(
             name: "LeakScanTests",
             dependencies: [
                 "CBzip2", "CFileAccess", "CFormatLibraries", "CLzma", "CZlib", "CZstd", "DeviceProcesses",
-                "LeakScan", "SharedDevice", .product(name: "Crypto", package: "swift-crypto"),
+                "LeakScan", "SharedDevice", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // Device services.
-        .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice"]),
+        .testTarget(name: "HubTests", dependencies: ["Hub", "HubFiles", "SharedDevice", "TestSupport"]),
         // SDK core.
         .testTarget(
             name: "SDKClientsTests",
@@ -405,7 +406,8 @@ let package = Package(
         .testTarget(
             name: "RunResultsTests", dependencies: ["DeviceContract", "LeakScan", "RunResults", "SharedDevice"]),
         .testTarget(name: "RunnerTests", dependencies: ["DeviceContract", "Runner", "RunResults"]),
-        .testTarget(name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice"]),
+        .testTarget(
+            name: "FaultsTests", dependencies: ["Faults", "RunResults", "Scenario", "SharedDevice", "TestSupport"]),
         .testTarget(
             name: "ReportsTests",
             dependencies: ["DeviceContract", "LeakScan", "Reports", "RunResults", "Scenario", "SharedDevice"]),

@@ -4,10 +4,11 @@ import DeviceProcesses
 import Foundation
 import SDKClients
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Docs/behaviour.md §8: cleanups carried out, the journal, and the team's hook.
-@Suite struct CleanerTests {
+@Suite(.ownThread) struct CleanerTests {
     /// A container holding two records of every kind for cou1, and a cleaner for it.
     static func withFilledContainer(
         hookTimeout: Duration = .seconds(10), _ body: (Container, Cleaner, Container.Keys) throws -> Void

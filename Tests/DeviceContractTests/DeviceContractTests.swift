@@ -3,10 +3,11 @@ import DeviceContract
 import Foundation
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// What every process agrees on, written by one side and read by the other.
-@Suite struct DeviceContractTests {
+@Suite(.ownThread) struct DeviceContractTests {
     @Test func wireShapesReadBackAsWritten() {
         let session = Session(state: .checkedOut, user: "cou1", generation: 7)
         #expect(Session(wire: session.wireValue) == session)

@@ -1,10 +1,11 @@
 import Faults
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// `--focus` and `--weight`: which apps the random actions that concern one app pick.
-@Suite struct AppFocusTests {
+@Suite(.ownThread) struct AppFocusTests {
     /// A fleet of nine wipe-all apps (one entry, as a scenario file's `count: 9` reads) and one
     /// app of a team's own.
     static let device: Scenario = {

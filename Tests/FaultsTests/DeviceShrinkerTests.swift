@@ -2,11 +2,12 @@ import Faults
 import RunResults
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Shrinking and failure attribution without a device: the run is a function of the
 /// scenario, so what the shrinker keeps and how many runs it spends can be checked exactly.
-@Suite struct DeviceShrinkerTests {
+@Suite(.ownThread) struct DeviceShrinkerTests {
     static let device = FaultSequence.defaultDevice
 
     /// The writes into `app` among the scenario's steps.

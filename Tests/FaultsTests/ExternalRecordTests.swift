@@ -1,11 +1,12 @@
 import Faults
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// `external` records on the simulated device: the key service's answer, the key the app
 /// process holds in memory, and the lookup after each check decide how a write ends.
-@Suite struct ExternalRecordTests {
+@Suite(.ownThread) struct ExternalRecordTests {
     static let location = Location(file: "external.yaml", line: 1, column: 1)
     static let device = Scenario(
         name: "external", file: "external.yaml", device: Device(), users: Scenario.defaultUsers,

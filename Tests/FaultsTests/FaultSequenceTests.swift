@@ -1,11 +1,12 @@
 import Faults
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Seeded fault sequences over the pure domain: thousands per second, every invariant checked
 /// after every step.
-@Suite struct FaultSequenceTests {
+@Suite(.ownThread) struct FaultSequenceTests {
     static let device = FaultSequence.defaultDevice
 
     @Test func thousandsOfSequencesKeepEveryInvariant() {

@@ -1,11 +1,12 @@
 import Faults
 import Scenario
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Shrinking step by step: a sequence's scenario taken apart into single steps and
 /// expectations, and built again with what the models now predict.
-@Suite struct StepSequenceTests {
+@Suite(.ownThread) struct StepSequenceTests {
     static let device = FaultSequence.defaultDevice
 
     /// Each `expect` step's targets and checks.

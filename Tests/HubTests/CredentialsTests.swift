@@ -1,10 +1,11 @@
 import Foundation
 import HubFiles
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Docs/behaviour.md §1: credentials kept as salted slow hashes; a bad user and a bad password look alike.
-@Suite struct CredentialsTests {
+@Suite(.ownThread) struct CredentialsTests {
     static let directory = ConsoleDirectory([
         (DirectoryUser(name: "stage", role: .staging), "stage"),
         (DirectoryUser(name: "cou2", email: "ana@example.test"), "s3cret"),

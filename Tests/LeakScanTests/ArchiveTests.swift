@@ -1,11 +1,12 @@
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// Archives read as libarchive reads them: every entry's data, name and link target.
-@Suite struct ArchiveTests {
+@Suite(.ownThread) struct ArchiveTests {
     /// Every format GNU tar writes: data, and a symbolic link whose target is a canary; in GNU
     /// and POSIX formats a name longer than a header holds (a long-name entry, a pax header).
     @Test(arguments: ["v7", "ustar", "gnu", "posix"]) func tarEntriesNamesAndLinksAreRead(format: String) throws {

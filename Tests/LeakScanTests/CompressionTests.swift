@@ -1,12 +1,13 @@
 import CZlib
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// Canaries in compressed data: a cleanup that compresses data has not removed it.
-@Suite struct CompressionTests {
+@Suite(.ownThread) struct CompressionTests {
     @Test func gzipIsReadAnywhereInAFile() throws {
         let container = try ScratchContainer()
         let first = try gzip(record(canary(1)), in: container)

@@ -3,12 +3,13 @@ import DeviceProcesses
 import Foundation
 import LeakScan
 import SharedDevice
+import TestSupport
 import Testing
 
 /// What an app can leave that is not a file's content: records spelled in names (a folder per
 /// step of a URL, an extended attribute's name), attributes on links, FIFOs and sockets, a
 /// device node, and folders nested past any path length. Each is read, or the scan says it could not.
-@Suite struct HostileContainerEntryTests {
+@Suite(.ownThread) struct HostileContainerEntryTests {
     /// A URL cache keeps a folder per step of the URL: the canary spans several folder names,
     /// and is found once, at the folder whose name ends it, not again at everything below it.
     @Test func aCanarySpelledAcrossFolderNamesIsFound() throws {

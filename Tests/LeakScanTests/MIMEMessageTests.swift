@@ -1,12 +1,13 @@
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// Mail read as GMime reads it: the structure splits and re-encodes the canaries, so that none
 /// is in the message's bytes as it is.
-@Suite struct MIMEMessageTests {
+@Suite(.ownThread) struct MIMEMessageTests {
     /// Every MIME layer at once, written by hand: an RFC 2047 subject, quoted-printable
     /// latin-1 with a soft line break inside the canary, base64 HTML in an alternative, a UTF-16
     /// attachment in base64 whose file name is encoded too, and a message attached as

@@ -3,13 +3,14 @@ import CZlib
 import CZstd
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// Decodings within decodings to any depth, base64 in any layout, every common compression,
 /// and what cannot be read said as such.
-@Suite struct NestingTests {
+@Suite(.ownThread) struct NestingTests {
     @Test func fiveLevelsOfNestingAreRead() throws {
         let container = try ScratchContainer()
         var data = record(canary(1))

@@ -1,10 +1,11 @@
 import Foundation
 import LeakScan
 import SharedDevice
+import TestSupport
 import Testing
 
 /// Rows deleted from a SQLite database are not gone from its files.
-@Suite struct SQLiteTests {
+@Suite(.ownThread) struct SQLiteTests {
     /// Writes rows holding canaries 1 to `rows` (each a canary column, then a text column, so
     /// that each canary is followed by a letter in its row), deletes them, then runs `ending`.
     private func deleteRows(_ rows: Int, in database: String, then ending: String) throws {

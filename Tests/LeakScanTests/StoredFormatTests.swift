@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// What an app stores through SQLite, property lists and archives is read back as the app reads
 /// it, even where the format splits or re-encodes the bytes a search looks for.
-@Suite struct StoredFormatTests {
+@Suite(.ownThread) struct StoredFormatTests {
     /// Notes as a forgotten table keeps them: each body longer than a page, its canary 8 bytes
     /// further in than the row before's, so that over a page's length of rows some fall across
     /// an overflow page's header.

@@ -1,12 +1,13 @@
 import Foundation
 import SharedDevice
+import TestSupport
 import Testing
 
 @testable import LeakScan
 
 /// zstd frames made with a dictionary (`zstd --train`, then `zstd -D`) read with the dictionary
 /// they name, and name it when it is not there.
-@Suite struct ZstdDictionaryTests {
+@Suite(.ownThread) struct ZstdDictionaryTests {
     static let dictionaryID: UInt32 = 1234
 
     /// A trained dictionary with ID 1234 and the frame `zstd -D` made of `record` with it.

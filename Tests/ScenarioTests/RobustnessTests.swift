@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// Whatever the bytes, parsing returns a scenario or problems with locations; it never traps.
-@Suite struct RobustnessTests {
+@Suite(.ownThread) struct RobustnessTests {
     /// Characters that matter to YAML and to scenarios, so mutations reach past the YAML parser.
     static let yamlish = Array("-:{}[],&*!|>'\"#%@`?~ \n\n\t  abcxyz019_.()".utf8)
 
