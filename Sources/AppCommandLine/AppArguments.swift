@@ -128,53 +128,19 @@ public struct AppArguments: ParsableArguments, Sendable {
     public init() {}
 
     public func validate() throws {
-        guard (readyFD ?? 3) >= 3 else {
-            throw ValidationError(
-                "\(AppOptions.Option.readyFD.flag): 3 or more (0, 1 and 2 are stdin, stdout and stderr)")
-        }
-        guard (tracedPostsPerSecond ?? 0) >= 0 else {
-            throw ValidationError("\(AppOptions.Option.tracedPostsPerSecond.flag): 0 or more")
-        }
-        guard AppName.isValid(name) else {
-            throw ValidationError(
-                "\(AppOptions.Option.name.flag) \(name): letters, digits and _ only, not starting with a digit")
-        }
-        guard hook != nil || CleanupPolicy(name: cleanup) != nil else {
-            throw ValidationError(
-                "\(AppOptions.Option.cleanup.flag) \(cleanup): one of \(CleanupPolicy.names.joined(separator: ", ")) or own"
-            )
-        }
-        let keepable = RecordKind.keepable.map(\.rawValue)
-        if let kind = keeps.first(where: { !keepable.contains($0) }) {
-            throw ValidationError(
-                "\(AppOptions.Option.keeps.flag) \(kind): one of \(keepable.joined(separator: ", ")) (user data is never kept)"
-            )
-        }
-        guard keeps.isEmpty || hook != nil || cleanup == "own" else {
-            throw ValidationError(
-                "\(AppOptions.Option.keeps.flag) declares what a hook or the app's own cleanup keeps: add \(AppOptions.Option.hook.flag) or \(AppOptions.Option.cleanup.flag) own"
-            )
-        }
+        if let problem = values.problem { throw ValidationError(problem) }
     }
 
     /// The options parsed.
-    public var options: AppOptions {
-        AppOptions(
-            name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
-            backgroundTime: BackgroundTime(grace: backgroundGrace, task: backgroundTaskTime), policy: policy,
-            hookDirectory: hookDirectory, hookTimeout: hookTimeout, container: container, trace: trace, bus: bus,
-            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyDescriptor: readyFD,
-            scanSkips: scanSkip, infoPlist: infoPlist)
-    }
+    public var options: AppOptions { values.options }
 
-    /// The cleanup the options declare.
-    private var policy: CleanupPolicy {
-        let kept = Set(keeps.compactMap(RecordKind.init(rawValue:)))
-        if let hook { return .hook(command: hook, keeps: kept) }
-        switch CleanupPolicy(name: cleanup) ?? .wipeAll {
-        case .own: return .own(keeps: kept)
-        case let named: return named
-        }
+    private var values: AppOptionValues {
+        AppOptionValues(
+            bus: bus, name: name, sdk: sdk, backgroundMode: backgroundMode, backgroundTask: backgroundTask,
+            backgroundGrace: backgroundGrace, backgroundTaskTime: backgroundTaskTime, cleanup: cleanup, hook: hook,
+            hookDirectory: hookDirectory, keeps: keeps, hookTimeout: hookTimeout, container: container, trace: trace,
+            hubNameFile: hubNameFile, tracedPostsPerSecond: tracedPostsPerSecond, readyFD: readyFD,
+            scanSkip: scanSkip, infoPlist: infoPlist)
     }
 }
 
@@ -192,7 +158,10 @@ public struct AppProgram: ParsableCommand {
     public init() {}
 
     /// The options `arguments` give; the program exits with its help, or the error, otherwise.
+    /// The runner's own form is read at once (`AppOptionValues.init(runnersForm:)`); anything
+    /// else, and whatever that form cannot say, goes through ArgumentParser.
     public static func options(from arguments: [String]) -> AppOptions {
+        if let values = AppOptionValues(runnersForm: arguments), values.problem == nil { return values.options }
         do {
             return try parse(arguments).app.options
         } catch {

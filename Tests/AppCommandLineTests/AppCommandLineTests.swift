@@ -1,7 +1,8 @@
-import AppCommandLine
 import DeviceContract
 import SharedDevice
 import Testing
+
+@testable import AppCommandLine
 
 /// The runner writes an app's options (`AppOptions.arguments`) and the app reads them back
 /// (`AppArguments`): what one side writes, the other reads as it was.
@@ -20,6 +21,7 @@ import Testing
         let read = try AppArguments.parse(written.arguments).options
         #expect(read == written)
         #expect(read.arguments == written.arguments)
+        #expect(AppOptionValues(runnersForm: written.arguments)?.options == written)
     }
 
     @Test func theDefaultsParseBackToo() throws {
@@ -28,6 +30,41 @@ import Testing
         #expect(read == written)
         #expect(read.hookTimeout == .seconds(10) && read.policy == .wipeAll && read.tracedPostsPerSecond == nil)
         #expect(read.backgroundTime == .iOS)
+        #expect(AppOptionValues(runnersForm: written.arguments)?.options == written)
+    }
+
+    /// What the runner's form cannot say goes to ArgumentParser, for its help or its error; what
+    /// it reads, it reads as ArgumentParser does, and it checks the same rules.
+    @Test(arguments: [
+        ["--help"], ["--name=mail", "--sdk", "ws1", "--container", "/c"],
+        ["--name", "mail", "--sdk", "ws1"], ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--colour", "red"],
+        ["--name", "mail", "--name", "other", "--sdk", "ws1", "--container", "/c"],
+        ["--name", "mail", "--sdk", "ios", "--container", "/c"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "-c"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--hook-timeout", "10"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--ready-fd", "three"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--trace"],
+    ])
+    func otherCommandLinesAreLeftToArgumentParser(arguments: [String]) {
+        #expect(AppOptionValues(runnersForm: arguments) == nil)
+    }
+
+    @Test(arguments: [
+        ["--name", "9mail", "--sdk", "ws1", "--container", "/c"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--ready-fd", "2"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--cleanup", "tidy"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--keeps", "common"],
+        ["--name", "mail", "--sdk", "ws1", "--container", "/c", "--hook", "true", "--keeps", "plain"],
+    ])
+    func theSameRulesRefuseTheSameLines(arguments: [String]) throws {
+        let values = try #require(AppOptionValues(runnersForm: arguments))
+        let problem = try #require(values.problem)
+        do {
+            _ = try AppArguments.parse(arguments)
+            Issue.record("ArgumentParser took \(arguments)")
+        } catch {
+            #expect(AppArguments.message(for: error) == problem)
+        }
     }
 
     @Test func everyOptionTheRunnerWritesIsOneTheAppReads() {
