@@ -4,8 +4,8 @@ import Glibc
 import SharedDevice
 
 /// The options of an app process. The runner writes them (`arguments`); `sdlab app`,
-/// `sdlab-app` and a team's app read them back (`AppArguments`, in AppCommandLine), through the
-/// same names (`Option`), so both sides agree by construction.
+/// `sdlab-app` and a team's app read them back (`AppArguments` and `AppOptionValues`, in
+/// AppCommandLine), through the same names (`Option`), so both sides agree by construction.
 public struct AppOptions: Sendable, Equatable {
     /// The device bus address (nil: `$DBUS_SESSION_BUS_ADDRESS`).
     public var bus: String?
