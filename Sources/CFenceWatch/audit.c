@@ -111,7 +111,7 @@ int sdlab_audit_open(char *why, int size) {
         snprintf(why, (size_t)size, "cannot turn the kernel's audit on (%s)", strerror(errno));
         goto done;
     }
-    listener = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_AUDIT);
+    listener = control_socket();
     struct sockaddr_nl group = {.nl_family = AF_NETLINK, .nl_groups = 1u << (AUDIT_NLGRP_READLOG - 1)};
     if (listener < 0 || bind(listener, (struct sockaddr *)&group, sizeof group) != 0) {
         snprintf(why, (size_t)size, "cannot read the kernel's audit records (%s)", strerror(errno));
@@ -128,10 +128,7 @@ done:
     return listener;
 }
 
-int sdlab_audit_receive(int listener, int timeout_ms, char *text, int size) {
-    struct pollfd ready = {.fd = listener, .events = POLLIN};
-    int polled = poll(&ready, 1, timeout_ms);
-    if (polled <= 0) return polled;
+int sdlab_audit_receive(int listener, char *text, int size) {
     char message[NLMSG_SPACE(8970)]; // the kernel's longest record (MAX_AUDIT_MESSAGE_LENGTH)
     ssize_t got = recv(listener, message, sizeof message, 0);
     if (got < (ssize_t)NLMSG_HDRLEN) return -1;

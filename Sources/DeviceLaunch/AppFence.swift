@@ -46,18 +46,15 @@ public enum AppFence {
         var abi = max(0, Int(sdlab_landlock_abi()))
         if let cap = environment["SDLAB_FENCE_ABI"].flatMap(Int.init), cap >= 0, cap < abi { abi = cap }
         let asked = FenceWatch.asked(in: environment)
-        let watched = asked != .off
-        var unheard: String?
-        if !watched {
-            unheard = nil
-        } else if asked == .writes {
-            unheard = "\(FenceWatch.switchVariable)=\(FenceWatch.Asked.writes.rawValue) asked for it"
-        } else if abi < loggingABI {
-            unheard = "the kernel's Landlock is ABI \(abi), older than its logging of refusals (7)"
-        } else if case .failure(let why) = KernelRefusals.shared {
-            unheard = why.description
-        }
-        return KernelFence(abi: abi, watched: watched, unheard: unheard)
+        let unheard: String? =
+            switch asked {
+            case .off: nil
+            case .writes: "\(FenceWatch.switchVariable)=\(FenceWatch.Asked.writes.rawValue) asked for it"
+            case nil where abi < loggingABI:
+                "the kernel's Landlock is ABI \(abi), older than its logging of refusals (\(loggingABI))"
+            case nil: KernelRefusals.whyUnheard
+            }
+        return KernelFence(abi: abi, watched: asked != .off, unheard: unheard)
     }
 
     /// Waits until every refusal the kernel logged so far is traced as its app's (where Landlock

@@ -18,6 +18,11 @@ final class KernelRefusals: Sendable {
         let description: String
     }
 
+    /// Why this runner cannot hear the kernel's refusals; nil when it can.
+    static var whyUnheard: String? {
+        if case .failure(let why) = shared { why.description } else { nil }
+    }
+
     private let listener: Int32
     private let lostAtStart: UInt32
     private let state = Mutex(State())
@@ -83,8 +88,7 @@ final class KernelRefusals: Sendable {
         guard sdlab_audit_mark(mark) == 0 else {
             return "the kernel's audit did not take this runner's mark: \(errorText())"
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        guard arrived.wait(timeout: .now() + seconds) == .success else {
+        guard arrived.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success else {
             return "the kernel's audit did not deliver this runner's mark within \(timeout)"
         }
         return state.withLock { $0.deafness } ?? dropped()
@@ -108,7 +112,7 @@ final class KernelRefusals: Sendable {
     private func read() {
         var text = [CChar](repeating: 0, count: 9000)
         while true {
-            let type = sdlab_audit_receive(listener, -1, &text, Int32(text.count))
+            let type = sdlab_audit_receive(listener, &text, Int32(text.count))
             if type < 0 {
                 if errno == EINTR { continue }
                 let why = "records reached this runner faster than it read them (\(errorText()))"

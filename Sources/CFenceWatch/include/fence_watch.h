@@ -64,9 +64,9 @@ const char *sdlab_call_family(int number);
 /// root, no audit in this kernel or namespace, an audit set to panic on a dropped record).
 int sdlab_audit_open(char *why, int size);
 
-/// The next record on `listener` within `timeout_ms`: its type (`AUDIT_*`), its text in `text`;
-/// 0 when none came, -1 with errno (ENOBUFS: records were lost before this runner read them).
-int sdlab_audit_receive(int listener, int timeout_ms, char *text, int size);
+/// Waits for the next record on `listener`: its type (`AUDIT_*`), its text in `text`; -1 with
+/// errno (ENOBUFS: records were lost before this runner read them).
+int sdlab_audit_receive(int listener, char *text, int size);
 
 /// Logs a user record carrying `text` (it reaches every reader after every record logged
 /// before it). Returns 0, or -1 with errno.
