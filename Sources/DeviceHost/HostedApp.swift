@@ -24,6 +24,8 @@ final class HostedApp: DeviceListener, Sendable {
     private let statePath: String
     /// Where the byte scans run: never the main thread (the app's) or the bus's.
     private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
+    /// Where the scans that confirm the built-in app's cleanups run.
+    private let confirmingScans = LowPriorityThread()
     /// Runs work after a delay: the bus connection's timer, since a dispatch timer would start
     /// two threads in every app, and an app out of descriptors could not start them at all.
     typealias Scheduler = @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
@@ -308,12 +310,13 @@ final class HostedApp: DeviceListener, Sendable {
 
     /// The app's cleanup ended (`error`: what it said went wrong): clean when it says none and a
     /// scan that read the whole container finds no data of another user it does not keep. The
-    /// scan runs on the calling thread, at once, before anything else of the app: so the data was
-    /// gone when the cleanup returned, and the exposure it measures ends there, without the
-    /// scan, which is the tool's weight, not the app's.
+    /// scan runs at once, the app's thread waiting for it: nothing of the app runs before it,
+    /// so the data was gone when the cleanup returned, and the exposure it measures ends there,
+    /// without the scan, which is the tool's weight, not the app's. It runs at the lowest
+    /// priority, so that in a fleet it does not hold back the other apps' cleanups either.
     func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
         let returned = TraceLog.now()
-        let (found, left, ended) = examine(job)
+        let (found, left, ended) = confirmingScans.run { self.examine(job) }
         let held = holdings(found)
         let clean = error == nil && left.isEmpty && found.isComplete
         if clean {

@@ -1,5 +1,7 @@
 import CSystem
+import Dispatch
 import FoundationEssentials
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -15,6 +17,12 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T
 
 /// Runs `body` on a new thread that nobody joins.
 public func detachThread(_ body: @escaping @Sendable () -> Void) {
+    let result = startThread(body)
+    precondition(result == 0, "pthread_create failed: \(result)")
+}
+
+/// Starts a thread that nobody joins running `body`; pthread_create's result.
+private func startThread(_ body: @escaping @Sendable () -> Void) -> Int32 {
     final class Body: Sendable {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -27,8 +35,60 @@ public func detachThread(_ body: @escaping @Sendable () -> Void) {
             Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)
-    precondition(result == 0, "pthread_create failed: \(result)")
+    guard result == 0 else {
+        Unmanaged<Body>.fromOpaque(context).release()
+        return result
+    }
     pthread_detach(thread)
+    return 0
+}
+
+/// A thread of its own at the lowest CPU priority (nice 19), for the host's work that must not
+/// take the CPU from the apps a run measures: the kernel gives it the cores only as they idle.
+/// Started on first use; where no thread can be started (the app used them up), the work runs
+/// on the caller's thread instead.
+public final class LowPriorityThread: Sendable {
+    private enum Start { case notYet, running, failed }
+    private let start = Mutex(Start.notYet)
+    private let waiting = Mutex<[@Sendable () -> Void]>([])
+    private let wake = DispatchSemaphore(value: 0)
+
+    public init() {}
+
+    /// Runs `body` there and waits for it, the caller blocked (taking no CPU) meanwhile.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
+        guard started() else { return body() }
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        waiting.withLock {
+            $0.append {
+                result.withLock { $0 = body() }
+                done.signal()
+            }
+        }
+        wake.signal()
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    private func started() -> Bool {
+        start.withLock { start in
+            if start == .notYet {
+                start = startThread(serve) == 0 ? .running : .failed
+            }
+            return start == .running
+        }
+    }
+
+    /// The thread's life: it keeps the object, as it never ends.
+    private func serve() {
+        // On Linux the nice value is the calling thread's alone.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        while true {
+            wake.wait()
+            waiting.withLock { $0.removeFirst() }()
+        }
+    }
 }
 
 /// The result of whichever of `racers` finishes first. The others are cancelled and not
