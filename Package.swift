@@ -13,6 +13,36 @@ let fleetApp: [LinkerSetting] = [
     ])
 ]
 
+/// App code as a team's is written: in Swift 5 mode, as an iOS app target builds.
+let appCode: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+/// The one setting a team's target adds (Docs/your-app.md): a file that imports Foundation
+/// alone sees the keychain, the CF names and the Darwin center, as on iOS.
+let foundationBringsSecurity: SwiftSetting = .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"])
+
+/// An example's app code, in Sources/Examples/NAME.
+func exampleApp(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+    .target(
+        name: name, dependencies: dependencies, path: "Sources/Examples/\(name)", exclude: exclude,
+        swiftSettings: appCode)
+}
+
+/// An example's entry, in Sources/Examples/Entries/NAME: the executable that runs `example`
+/// with the mistake it ships with (or none).
+func exampleEntry(_ name: String, of example: String, linkerSettings: [LinkerSetting] = []) -> Target {
+    .executableTarget(
+        name: name, dependencies: [.target(name: example), "UIKit"], path: "Sources/Examples/Entries/\(name)",
+        swiftSettings: appCode, linkerSettings: linkerSettings)
+}
+
+/// A plain-C executable built next to sdlab, linked without the Swift runtime, which swiftc
+/// would otherwise load into every C process (no startup object, the standard library static,
+/// so nothing of it is pulled in).
+func plainC(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name, dependencies: dependencies, linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])])
+}
+
 let package = Package(
     name: "SharedDeviceLab",
     products: [
@@ -127,9 +157,7 @@ let package = Package(
         .target(name: "CFenceWatch"),
         // The fence the kernel holds (Landlock), which the runner starts every app through, built
         // next to sdlab: plain C without the Swift runtime, so nothing runs before the fence.
-        .executableTarget(
-            name: "sdlab-fence", dependencies: ["CFenceWatch"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        plainC("sdlab-fence", dependencies: ["CFenceWatch"]),
 
         // MARK: SDK core
         // The simulated SDK clients as an app's SDK calls them, over the device bus: MSAL's
@@ -195,80 +223,46 @@ let package = Package(
         // Examples of a team's own app code, each in a correct and a broken variant
         // (Scenarios/team-*.yaml run them). Written as app code is, in Swift 5 mode; each variant's
         // entry only picks the mistake it ships with.
-        .target(
-            name: "MSALNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"],
-            path: "Sources/Examples/MSALNotes", exclude: ["Info.plist"],
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+        exampleApp("MSALNotes", ["DeviceHost", "MSAL", "Security", "UIKit"], exclude: ["Info.plist"]),
         // Linked as Docs/your-app.md advises a team to build an app for fleets: `sdlab bench
         // --executable` measures it.
-        .executableTarget(
-            name: "ExampleMSALNotes", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotes", swiftSettings: [.swiftLanguageMode(.v5)],
-            linkerSettings: fleetApp),
-        .executableTarget(
-            name: "ExampleMSALNotesForgetsCaches", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsCaches", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleMSALNotesForgetsKeychain", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsKeychain", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleMSALNotesForgetsDefaults", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesForgetsDefaults", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleMSALNotesExportsOutside", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesExportsOutside", swiftSettings: [.swiftLanguageMode(.v5)]),
+        exampleEntry("ExampleMSALNotes", of: "MSALNotes", linkerSettings: fleetApp),
+        exampleEntry("ExampleMSALNotesForgetsCaches", of: "MSALNotes"),
+        exampleEntry("ExampleMSALNotesForgetsKeychain", of: "MSALNotes"),
+        exampleEntry("ExampleMSALNotesForgetsDefaults", of: "MSALNotes"),
+        exampleEntry("ExampleMSALNotesExportsOutside", of: "MSALNotes"),
         // Not a mistake: the notes app that also checks the account on its way to the background,
         // under a background task (behaviour.md §7).
-        .executableTarget(
-            name: "ExampleMSALNotesChecksOnBackground", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesChecksOnBackground",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleMSALNotesLeavesTaskOpen", dependencies: ["MSALNotes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALNotesLeavesTaskOpen", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(
-            name: "WS1Inventory", dependencies: ["AWSDK", "DeviceHost", "UIKit"], path: "Sources/Examples/WS1Inventory",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleWS1Inventory", dependencies: ["WS1Inventory", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleWS1Inventory", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleWS1InventoryForgetsAppSupport", dependencies: ["WS1Inventory", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleWS1InventoryForgetsAppSupport",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+        exampleEntry("ExampleMSALNotesChecksOnBackground", of: "MSALNotes"),
+        exampleEntry("ExampleMSALNotesLeavesTaskOpen", of: "MSALNotes"),
+        exampleApp("WS1Inventory", ["AWSDK", "DeviceHost", "UIKit"]),
+        exampleEntry("ExampleWS1Inventory", of: "WS1Inventory"),
+        exampleEntry("ExampleWS1InventoryForgetsAppSupport", of: "WS1Inventory"),
         // Not a mistake: a Workspace ONE delegate in the vendor's sample's style (AWLog* in every
         // callback, the SDK's account against the console's user), imports as it writes them.
         .executableTarget(
             name: "ExampleWS1VendorStyle", dependencies: ["AWSDK", "DeviceHost", "UIKit"],
-            path: "Sources/Examples/WS1VendorStyle", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(
-            name: "SQLiteShifts", dependencies: ["DeviceHost", "MSAL", "SQLite3", "UIKit"],
-            path: "Sources/Examples/SQLiteShifts", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleSQLiteShifts", dependencies: ["SQLiteShifts", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleSQLiteShifts", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleSQLiteShiftsLeavesWAL", dependencies: ["SQLiteShifts", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleSQLiteShiftsLeavesWAL", swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Sources/Examples/WS1VendorStyle", swiftSettings: appCode),
+        exampleApp("SQLiteShifts", ["DeviceHost", "MSAL", "SQLite3", "UIKit"]),
+        exampleEntry("ExampleSQLiteShifts", of: "SQLiteShifts"),
+        exampleEntry("ExampleSQLiteShiftsLeavesWAL", of: "SQLiteShifts"),
         // A scene-based app (iOS 13 and later): the scene delegate checks the account; the broken
         // variant left its check in the app delegate's foreground method, which iOS never calls then.
-        .target(
-            name: "MSALScenes", dependencies: ["DeviceHost", "MSAL", "UIKit"], path: "Sources/Examples/MSALScenes",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+        exampleApp("MSALScenes", ["DeviceHost", "MSAL", "UIKit"]),
+        exampleEntry("ExampleMSALScenes", of: "MSALScenes"),
+        exampleEntry("ExampleMSALScenesChecksInAppDelegate", of: "MSALScenes"),
+        // The app `sdlab init` writes into a team's package, file for file (it copies them from
+        // here), built here with the one setting that package's target adds.
         .executableTarget(
-            name: "ExampleMSALScenes", dependencies: ["MSALScenes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALScenes", swiftSettings: [.swiftLanguageMode(.v5)]),
-        .executableTarget(
-            name: "ExampleMSALScenesChecksInAppDelegate", dependencies: ["MSALScenes", "UIKit"],
-            path: "Sources/Examples/Entries/ExampleMSALScenesChecksInAppDelegate",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+            name: "ExampleTeamNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"],
+            path: "Sources/Examples/TeamNotes", exclude: ["Info.plist"],
+            swiftSettings: appCode + [foundationBringsSecurity]),
         // A hostile app for the fence's tests: it keeps each record outside its container by
         // every route the fence must close (Tests/EndToEndTests/FenceTests.swift).
         .target(name: "CFenceEscapes", path: "Tests/Fixtures/CFenceEscapes"),
         .executableTarget(
             name: "FenceEscapes", dependencies: ["CFenceEscapes", "DeviceHost", "MSAL", "UIKit"],
-            path: "Tests/Fixtures/FenceEscapes",
-            swiftSettings: [.swiftLanguageMode(.v5)]),
+            path: "Tests/Fixtures/FenceEscapes", swiftSettings: appCode),
 
         // MARK: Runner
         // Scenario files: YAML into a validated model, every node with its file:line:col.
@@ -317,18 +311,10 @@ let package = Package(
         // MARK: Floor
         // The plain-C floor `sdlab bench` holds the fleets against, built next to sdlab: posts
         // and broker checks over the same bus with libdbus and nothing on top (Sources/CFloor).
-        // Linked without the Swift runtime, which swiftc would otherwise load into every C
-        // process (no startup object, the standard library static, so nothing of it is pulled in).
         .target(name: "CFloor", dependencies: ["CDBus"]),
-        .executableTarget(
-            name: "FloorEmitter", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        .executableTarget(
-            name: "FloorReceiver", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
-        .executableTarget(
-            name: "FloorBroker", dependencies: ["CFloor"],
-            linkerSettings: [.unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
+        plainC("FloorEmitter", dependencies: ["CFloor"]),
+        plainC("FloorReceiver", dependencies: ["CFloor"]),
+        plainC("FloorBroker", dependencies: ["CFloor"]),
         // Not a test: DBusKit timed against an external C floor (--baseline).
         .executableTarget(
             name: "DBusKitBenchmark",
@@ -379,9 +365,7 @@ let package = Package(
         // the CF names and the Darwin center.
         .testTarget(
             name: "FoundationAloneTests", dependencies: ["Security"],
-            swiftSettings: [
-                .swiftLanguageMode(.v5), .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
-            ]),
+            swiftSettings: appCode + [foundationBringsSecurity]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
         // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
         // also sees our UIKit would look for; there is none off Apple platforms.

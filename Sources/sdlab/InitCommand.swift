@@ -13,8 +13,10 @@ struct InitCommand: ParsableCommand {
             writes it (an @main app delegate using MSAL in shared device mode, FileManager, \
             UserDefaults and the keychain) with the one file added to run it in a device, one \
             scenario in Scenarios/ that passes, and a README with the two commands that build and \
-            run it (Docs/your-app.md). Exit 0 when written, 2 for a DIR that is not empty or a \
-            checkout that cannot be found, 3 when a file cannot be written.
+            run it (Docs/your-app.md). The app's files are the checkout's \
+            Sources/Examples/TeamNotes, which the checkout builds as ExampleTeamNotes. Exit 0 when \
+            written, 2 for a DIR that is not empty or a checkout that cannot be found, 3 when a file \
+            cannot be read or written.
             """
     )
 
@@ -40,7 +42,15 @@ struct InitCommand: ParsableCommand {
             sdlab.hasPrefix(checkout + "/") ? sdlab : "SDLAB_BUS_CONFIG=\(checkout)/Bus/device.conf \(sdlab)"
         let name = folder.lastPathComponent.isEmpty ? "TeamApp" : folder.lastPathComponent
         let template = TeamTemplate(name: name, lab: checkout, runCommand: runCommand)
-        for file in template.files {
+        let files: [(path: String, text: String)]
+        do {
+            files = try template.files()
+        } catch {
+            throw failure(
+                "cannot read the app's files in \(checkout)/\(TeamTemplate.exampleFolder): \(error.localizedDescription)",
+                code: ExitCodes.environment)
+        }
+        for file in files {
             let url = folder.appendingPathComponent(file.path)
             do {
                 try FileManager.default.createDirectory(
