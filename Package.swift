@@ -286,8 +286,9 @@ let package = Package(
                 "DBusKit", "DeviceContract", "DeviceLaunch", "HubFiles", "DeviceProcesses", "SharedDevice", "Scenario",
                 "LeakScan", "RunResults",
             ]),
-        // Seeded random fault sequences on a simulated device, turned into scenarios; shrinking.
-        .target(name: "Faults", dependencies: ["RunResults", "Scenario", "SharedDevice"]),
+        // `sdlab fuzz`: seeded random fault sequences on a simulated device, then as scenarios on
+        // real devices; a failure shrunk to a scenario file.
+        .target(name: "Faults", dependencies: ["DeviceProcesses", "RunResults", "Runner", "Scenario", "SharedDevice"]),
         // What a run produces: JUnit, JSON, timing CSV, the merged trace, the HTML page.
         .target(
             name: "Reports",

@@ -3,8 +3,6 @@ import DeviceContract
 import DeviceProcesses
 import Faults
 import Foundation
-import RunResults
-import Runner
 import Scenario
 
 struct FuzzCommand: AsyncParsableCommand {
@@ -149,26 +147,15 @@ struct FuzzCommand: AsyncParsableCommand {
             "\(sequences) sequences of \(actions) actions from seed \(FaultSequence.seedText(first)), "
                 + "\(base.apps.count) apps\(steering)\(domainOnly ? ", domain only" : "")")
         // A termination signal stops the sequence under way; the run still stops what it started.
-        let (outcome, signal) = await cancellingOnTermination(
-            Task { await runAll(base: base, focus: focus, from: first) })
+        let campaign = FuzzCampaign(
+            base: base, sequences: sequences, actions: actions, firstSeed: first, focus: focus, domainOnly: domainOnly,
+            shrinkRuns: shrinkRuns, out: out, say: { emitLine($0) }, warn: { note($0) })
+        let (outcome, signal) = await cancellingOnTermination(Task { await campaign.run() })
         let (tally, environment) = outcome.get()
         emitLine(tally.summary(domainOnly: domainOnly, interrupted: signal != nil))
         if let signal { throw interruption(by: signal, after: tally.sequences, of: sequences, "sequences") }
         if environment { throw failure("a device could not run", code: ExitCodes.environment) }
         if tally.failed > 0 { throw ExitCode(ExitCodes.failed) }
-    }
-
-    private func runAll(base: Scenario, focus: AppFocus, from first: UInt64) async -> (Tally, environment: Bool) {
-        var tally = Tally()
-        for index in 0..<sequences where !Task.isCancelled {
-            let sequence = FaultSequence.random(base: base, seed: first &+ UInt64(index), length: actions, focus: focus)
-            switch await runOne(sequence, label: "[\(index + 1)/\(sequences)]", tally: &tally) {
-            case .environment: return (tally, true)
-            case .interrupted: return (tally, false)
-            case .held, .failed: continue
-            }
-        }
-        return (tally, false)
     }
 
     private func loadBase() throws -> Scenario {
@@ -179,154 +166,5 @@ struct FuzzCommand: AsyncParsableCommand {
             note(error.description)
             throw failure("invalid scenario: nothing was run", code: ExitCodes.usage)
         }
-    }
-
-    private enum Outcome { case held, failed, environment, interrupted }
-
-    /// Runs one sequence; only one that ran to its end counts in `tally`.
-    private func runOne(_ sequence: FaultSequence, label: String, tally: inout Tally) async -> Outcome {
-        let seedText = FaultSequence.seedText(sequence.seed)
-        let built = sequence.build()
-        if let violation = built.failures.first {
-            tally.add(sequence, steps: built.scenario.steps.count)
-            emitLine("\(label) seed \(seedText): ✗ in the domain: \(violation.text)")
-            return write(await sequence.shrunkInDomain(), from: sequence, tally: &tally)
-        }
-        guard !domainOnly else {
-            tally.add(sequence, steps: built.scenario.steps.count)
-            return .held
-        }
-        let started = ContinuousClock.now
-        let run = await runOnDevice(built.scenario, seed: sequence.seed)
-        let elapsed = ContinuousClock.now - started
-        switch run {
-        case .interrupted: return .interrupted
-        case .environment(let why):
-            note("\(label) seed \(seedText): the device could not run: \(why)")
-            return .environment
-        case .held:
-            tally.add(sequence, steps: built.scenario.steps.count, onDeviceFor: elapsed)
-            emitLine(
-                "\(label) seed \(seedText): ✓ \(built.scenario.steps.count) steps, \(sequence.faults.values.reduce(0, +)) faults"
-            )
-            return .held
-        case .failed(let failures):
-            tally.add(sequence, steps: built.scenario.steps.count, onDeviceFor: elapsed)
-            emitLine("\(label) seed \(seedText): ✗ on the device: \(failures[0].text)")
-            var shrinker = DeviceShrinker(limit: shrinkRuns) {
-                await runOnDevice($0, seed: sequence.seed)
-            } willRun: { run, steps in
-                emitLine("  shrinking: run \(run) of at most \(shrinkRuns), \(steps) steps")
-            }
-            let reproduction = await shrinker.shrink(sequence, failing: built, with: failures)
-            if Task.isCancelled { emitLine("  shrinking interrupted: the smallest failing sequence found is written") }
-            return write(reproduction, from: sequence, tally: &tally)
-        }
-    }
-
-    /// The scenario as a scenario file's text, read back, run on a device of its own; then
-    /// nothing it started may be left.
-    private func runOnDevice(_ built: Scenario, seed: UInt64) async -> DeviceRun {
-        let scenario: Scenario
-        do throws(ScenarioProblems) {
-            scenario = try Scenario.parse(built.yaml, file: path(forSeed: seed))
-        } catch {
-            return .environment("the sequence did not make a valid scenario: \(error.description)")
-        }
-        let ran: (result: ScenarioResult, found: [(pid: Int32, commandLine: String)], keptIn: String?)
-        do {
-            // What the run left running is looked for before its folder goes.
-            ran = try await RunFolderLifecycle(prefix: "sdlab-fuzz", keeping: .never).run(scenario) { result, folder in
-                result.interrupted || result.environmentFailure != nil ? [] : LiveProcesses.mentioning(folder)
-            }
-        } catch {
-            return .environment("\(error)")
-        }
-        let result = ran.result
-        if result.interrupted { return .interrupted }
-        if let why = result.environmentFailure { return .environment(why) }
-        var failures = SequenceFailure.all(in: result)
-        let left = ran.found
-        if !left.isEmpty {
-            failures.append(
-                SequenceFailure(
-                    step: nil, signature: "left running after the run",
-                    text: "left running after the run: "
-                        + left.map { "\($0.pid) \($0.commandLine)" }.joined(separator: "; ")))
-        }
-        return failures.isEmpty ? .held : .failed(failures)
-    }
-
-    private func path(forSeed seed: UInt64) -> String { out + "/fuzz-\(FaultSequence.seedText(seed)).yaml" }
-
-    /// The shrunk scenario's file, with what failed in comments at its end; what failed is
-    /// then printed as `FILE:LINE:COL: …`, at the step (or expectation) of the file as read back.
-    private func write(_ reproduction: Reproduction, from original: FaultSequence, tally: inout Tally) -> Outcome {
-        tally.failed += 1
-        let scenario = reproduction.built.scenario
-        let file = path(forSeed: original.seed)
-        do {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            try scenario.yaml.write(toFile: file, atomically: true, encoding: .utf8)
-            let written = Self.readBack(file, scenario.yaml)
-            let lines = reproduction.failures.prefix(10).map { $0.located(in: written) }
-            let trailer =
-                [
-                    "",
-                    "# sdlab fuzz, seed \(FaultSequence.seedText(original.seed)): shrunk from \(original.actions.count) "
-                        + "actions to \(scenario.steps.count) steps. What failed:",
-                ] + lines.map { "#   \($0)" }
-            try (scenario.yaml + trailer.joined(separator: "\n") + "\n").write(
-                toFile: file, atomically: true, encoding: .utf8)
-            emitLine("  shrunk to \(scenario.steps.count) steps: \(file)  (reproduce: sdlab run \(file))")
-            for line in lines { emitLine("  " + line) }
-        } catch {
-            note("sdlab: cannot write \(file): \(error)")
-        }
-        return .failed
-    }
-
-    /// The written file as `sdlab run` reads it; if it cannot (a file it names is missing
-    /// here), its text read without those checks, which gives the same locations.
-    private static func readBack(_ file: String, _ text: String) -> Scenario {
-        (try? Scenario.load(path: file)) ?? (try? Scenario.parse(text, file: file))
-            ?? Scenario(
-                name: "", file: file, device: Device(), users: [], apps: [], steps: [])
-    }
-}
-
-/// What a fuzzing run did, for its last line: the sequences that ran to their end.
-private struct Tally {
-    var sequences = 0
-    var steps = 0
-    var deviceSteps = 0
-    var deviceTime = Duration.zero
-    var faults: [String: Int] = [:]
-    var failed = 0
-
-    mutating func add(_ sequence: FaultSequence, steps: Int, onDeviceFor time: Duration? = nil) {
-        sequences += 1
-        self.steps += steps
-        faults.merge(sequence.faults, uniquingKeysWith: +)
-        if let time {
-            deviceSteps += steps
-            deviceTime += time
-        }
-    }
-
-    /// No "every invariant held" after an interruption: the sequences not run vouch for nothing.
-    func summary(domainOnly: Bool, interrupted: Bool) -> String {
-        let injected = faults.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        let device =
-            domainOnly
-            ? ""
-            : ", \(deviceSteps) on real devices in \(deviceTime.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
-        return
-            "\(steps) steps\(device); faults injected: \(injected); \(verdict(interrupted: interrupted))"
-    }
-
-    private func verdict(interrupted: Bool) -> String {
-        if failed > 0 { return "\(failed) failed" }
-        return interrupted ? "no failure before the interruption" : "every invariant held"
     }
 }
