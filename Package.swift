@@ -328,6 +328,13 @@ let package = Package(
         // MARK: Tests, layer by layer in the order above
         // Helpers the test targets share: running commands and the built sdlab.
         .target(name: "TestSupport", dependencies: ["DeviceProcesses"], path: "Tests/TestSupport"),
+        // The device a test starts in its own process: a private bus, the real hub, the console.
+        .target(
+            name: "DeviceTestKit",
+            dependencies: [
+                "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "HubFiles", "SharedDevice", "TestSupport",
+            ],
+            path: "Tests/DeviceTestKit"),
         // System and bus.
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "DeviceProcesses", "TestSupport"]),
         // Domain.
@@ -350,14 +357,14 @@ let package = Package(
             name: "SDKClientsTests",
             dependencies: [
                 "DBusKit", "DeviceContract", "DeviceProcesses", "Hub", "HubFiles", "SDKClients", "SharedDevice",
-                "TestSupport",
+                "DeviceTestKit", "TestSupport",
             ]),
         // Facades.
         .testTarget(
             name: "NotifyTests",
             dependencies: [
                 "CoreFoundationDarwin", "DarwinNotify", "DBusKit", "DeviceContract", "DeviceProcesses", "FacadeCore",
-                "Hub", "HubFiles", "notify", "SharedDevice", "TestSupport",
+                "Hub", "HubFiles", "notify", "SharedDevice", "DeviceTestKit", "TestSupport",
             ]),
         .testTarget(name: "SecurityTests", dependencies: ["CoreFoundationDarwin", "FacadeCore", "Security"]),
         .testTarget(name: "SQLite3Tests", dependencies: ["CSQLiteDefaults", "SQLite3"]),
@@ -374,7 +381,7 @@ let package = Package(
             name: "FacadeTests",
             dependencies: [
                 "AWSDK", "DBusKit", "DeviceContract", "DeviceProcesses", "FacadeCore", "Hub", "HubFiles", "MSAL",
-                "MSALAndroid", "SDKClients", "SharedDevice", "TestSupport",
+                "MSALAndroid", "SDKClients", "SharedDevice", "DeviceTestKit", "TestSupport",
             ],
             swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-cross-import-overlays"])]),
         // Apps.

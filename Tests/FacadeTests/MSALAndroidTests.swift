@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import FacadeCore
 import Foundation
 import Hub
@@ -331,65 +332,18 @@ final class AndroidListener: DeviceListener {
     }
 }
 
-/// A device of one test's own: a private dbus-daemon (Bus/device.conf) in a new folder and the
-/// real hub served in this process. The app's link is its own, never installed for the process,
-/// since the other facade tests run outside a device. Every connection is closed, the daemon
-/// stopped by its PID and the folder removed afterwards, whatever the test did.
-final class AndroidDevice: Sendable {
+/// The kit's device with the app `scanner` on it. The app's link is its own, never installed for
+/// the process, since the other facade tests run outside a device.
+struct AndroidDevice: Sendable {
+    let device: InProcessDevice
     let listener = AndroidListener()
-    let keychain: String
-    private let bus: BusDaemon
-    private let console: Connection
-    private let hub: Mutex<Connection?>
-    private let connections = Mutex<[Connection]>([])
-
-    private init(directory: String, bus: BusDaemon, console: Connection, hub: Connection) {
-        keychain = directory + "/scanner/keychain"
-        self.bus = bus
-        self.console = console
-        self.hub = Mutex(hub)
-    }
+    var keychain: String { device.directory + "/scanner/keychain" }
 
     static func with(_ body: (AndroidDevice) async throws -> Void) async throws {
-        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-msal-android")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bus = try await offPool { Result { () throws(LaunchError) in try BusDaemon.start(in: directory) } }.get()
-        defer { bus.stop() }
-        let console = try await Connection.connect(to: bus.address)
-        let hub = try await Connection.connect(to: bus.address)
-        let device = AndroidDevice(directory: directory, bus: bus, console: console, hub: hub)
-        do {
-            let store = StateFile(path: RunFolder.hubState(in: directory))
-            let state = try HubProcess.loadState(from: store) { HubSetup() }
-            try await HubProcess.serve(state, savingTo: store, on: hub)
-            try await body(device)
-        } catch {
-            await device.tearDown()
-            throw error
-        }
-        await device.tearDown()
+        try await InProcessDevice.with(prefix: "sdlab-msal-android") { try await body(AndroidDevice(device: $0)) }
     }
 
-    private func tearDown() async {
-        for connection in connections.withLock({ $0 }) { await connection.close() }
-        await stopHub()
-        await console.close()
-    }
-
-    /// Closes the hub's connection and waits until its name has no owner.
-    func stopHub() async {
-        guard let connection = hub.withLock({ $0.take() }) else { return }
-        await connection.close()
-        try? await eventually(within: .seconds(5), "the hub's name released") {
-            try await console.nameOwner(DeviceBus.hubName) == nil
-        }
-    }
-
-    private func connection() async throws -> Connection {
-        let connection = try await Connection.connect(to: bus.address)
-        connections.withLock { $0.append(connection) }
-        return connection
-    }
+    func stopHub() async { await device.stopHub() }
 
     /// The app `scanner`'s application, on a connection of its own.
     func application() async throws -> SingleAccountPublicClientApplication {
@@ -399,19 +353,19 @@ final class AndroidDevice: Sendable {
     /// The app `scanner`'s link to the device, on a connection of its own.
     func link() async throws -> DeviceLink {
         DeviceLink(
-            connection: try await connection(), hub: .wellKnown, hubTimeout: .seconds(5), appName: "scanner",
+            connection: try await device.connection(), hub: .wellKnown, hubTimeout: .seconds(5), appName: "scanner",
             keychainFolder: keychain, listener: listener)
     }
 
     /// A process that is not the broker, to post from.
-    func poster() async throws -> Connection { try await connection() }
+    func poster() async throws -> Connection { try await device.connection() }
 
     /// Another MSAL app of the device, as its broker calls go.
-    func otherApp() async throws -> Broker { Broker(connection: try await connection(), clientID: "other") }
+    func otherApp() async throws -> Broker { Broker(connection: try await device.connection(), clientID: "other") }
 
     /// A call of the console or the Hub app.
     @discardableResult
     func console<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
-        try await console.callHub(method, arguments, timeout: .seconds(10))
+        try await device.console(method, arguments)
     }
 }

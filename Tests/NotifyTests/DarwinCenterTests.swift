@@ -1,5 +1,6 @@
 import DarwinNotify
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import Synchronization
 import TestSupport
@@ -17,7 +18,7 @@ struct DarwinCenterTests {
 
     @Test(.tags(.device), .devicesWanted) func anObserverIsCalledOnTheMainQueueForAnotherProcessPost() async throws {
         DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (center, otherCenter) = (CFNotificationCenter { app.client }, CFNotificationCenter { other.client })
             let name = uniqueName("center")
@@ -37,7 +38,7 @@ struct DarwinCenterTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func removedObserversAreNotCalled() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (center, otherCenter) = (CFNotificationCenter { app.client }, CFNotificationCenter { other.client })
             let (first, second) = (uniqueName("first"), uniqueName("second"))
@@ -63,7 +64,7 @@ struct DarwinCenterTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func anObserverAddedTwiceForANameIsCalledOnce() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let center = CFNotificationCenter { app.client }
             let name = uniqueName("twice")
@@ -79,7 +80,7 @@ struct DarwinCenterTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func aNilNameIsIgnored() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let center = CFNotificationCenter { app.client }
             let watcher = AccountWatcher()

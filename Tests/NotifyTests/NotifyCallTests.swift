@@ -1,5 +1,6 @@
 import DarwinNotify
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import Synchronization
 import TestSupport
@@ -17,7 +18,7 @@ import Testing
 struct NotifyCallTests {
     @Test(.tags(.device), .devicesWanted)
     func fileDescriptorRegistrationWritesTheTokenInNetworkByteOrder() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let calls = NotifyCalls(client: app.client)
             let (first, second) = (uniqueName("fd"), uniqueName("fd-reused"))
@@ -47,7 +48,7 @@ struct NotifyCallTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func reusingADescriptorThisAPIDidNotReturnIsRefused() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let calls = NotifyCalls(client: app.client)
             var ends: [Int32] = [-1, -1]
@@ -62,7 +63,7 @@ struct NotifyCallTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func signalRegistrationRaisesTheSignalInTheProcess() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let calls = NotifyCalls(client: app.client)
             let name = uniqueName("signal")
@@ -82,7 +83,7 @@ struct NotifyCallTests {
     }
 
     @Test(.tags(.device), .devicesWanted) func refusalsAnswerWithNotifyHStatuses() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let calls = NotifyCalls(client: app.client)
             var token: Int32 = 0

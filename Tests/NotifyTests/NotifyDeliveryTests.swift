@@ -1,6 +1,7 @@
 import DBusKit
 import DarwinNotify
 import DeviceContract
+import DeviceTestKit
 import Dispatch
 import Foundation
 import Synchronization
@@ -12,7 +13,7 @@ import Testing
 @Suite("notify(3) deliveries", .tags(.device), .devicesWanted)
 struct NotifyDeliveryTests {
     @Test func firstCheckIsTrueThenTrueOnlyAfterAPost() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let name = uniqueName("check")
             let token = try await app.blocking { try $0.registerCheck(name) }
@@ -29,7 +30,7 @@ struct NotifyDeliveryTests {
     /// notify(3): check is true when an application posts a name and then checks it, at once;
     /// the post, coming back from the bus, is delivered but not counted again.
     @Test func aProcessSeesItsOwnPostAtItsNextCheck() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let name = uniqueName("own-check")
             let token = try await app.blocking { try $0.registerCheck(name) }
@@ -43,7 +44,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func aProcessHearsItsOwnPosts() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process()
             let name = uniqueName("own")
             let queue = DispatchQueue(label: "own")
@@ -66,7 +67,7 @@ struct NotifyDeliveryTests {
 
     /// A post that comes while a delivery waits to run joins it; one that comes later gets its own.
     @Test func postsWaitingBehindOneDeliveryJoinIt() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let (name, fenceName) = (uniqueName("joined"), uniqueName("fence"))
             let queue = HeldQueue(label: "joined")
@@ -91,7 +92,7 @@ struct NotifyDeliveryTests {
 
     /// However posts coalesce, a delivery runs after the last one has arrived.
     @Test func coalescedPostsNeverLoseTheLast() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let name = uniqueName("burst")
             let queue = DispatchQueue(label: "burst")
@@ -116,7 +117,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func eachOfManyTokensOfANameGetsOneDeliveryOfOnePost() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let name = uniqueName("many")
             let queue = DispatchQueue(label: "many")
@@ -148,7 +149,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func suspensionNestsAndHeldPostsMakeOneDeliveryAtTheLastResume() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let (name, fenceName) = (uniqueName("suspended"), uniqueName("fence"))
             let queue = DispatchQueue(label: "suspended")
@@ -175,7 +176,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func aHandlerMayCancelItsOwnToken() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let name = uniqueName("cancel-inside")
             let queue = DispatchQueue(label: "cancel-inside")
@@ -201,7 +202,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func aCancelledTokenGetsNoCallbackAlreadyQueued() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, poster) = (try await device.process(), try await device.process())
             let name = uniqueName("cancel-queued")
             let queue = HeldQueue(label: "cancel-queued")
@@ -222,7 +223,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func stateIsSharedByTokensAndProcessesAndSettingItPostsNothing() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (name, fenceName) = (uniqueName("state"), uniqueName("fence"))
             let queue = DispatchQueue(label: "state")
@@ -252,7 +253,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func stateCallsFailWhenTheHubDoesNotAnswerInTime() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             // A hub that never answers: a connection whose thread is kept busy.
             let silent = try await device.connection()
             let nameFile = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
@@ -272,7 +273,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func processLocalNamesStayInTheProcess() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (name, fenceName) = ("self." + uniqueName("local"), uniqueName("fence"))
             let local = try await app.deliveries(of: name, on: DispatchQueue(label: "local"))
@@ -300,7 +301,7 @@ struct NotifyDeliveryTests {
     }
 
     @Test func aBlockingCallOnTheConnectionThreadFailsAtOnce() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let app = try await device.process(timeout: .seconds(30))
             let started = ContinuousClock.now
             let client = app.client

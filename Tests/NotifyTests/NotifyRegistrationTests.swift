@@ -1,6 +1,7 @@
 import DBusKit
 import DarwinNotify
 import DeviceContract
+import DeviceTestKit
 import Dispatch
 import Foundation
 import SharedDevice
@@ -14,7 +15,7 @@ import Testing
 struct NotifyRegistrationTests {
     /// `notifyutil -s foo.bar 123 -g foo.bar` prints 0: nobody holds foo.bar.
     @Test func aStateSetOnANameNobodyHoldsIsNotKept() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let name = uniqueName("unheld")
             try await device.console.callHub(
                 NotifyMethod.setState, [.string(name), .uint64(123)], timeout: .seconds(10))
@@ -23,7 +24,7 @@ struct NotifyRegistrationTests {
     }
 
     @Test func aStateLivesWhileSomeProcessHoldsItsName() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let name = uniqueName("held")
             let first = try await app.blocking { try $0.registerCheck(name) }
@@ -46,7 +47,7 @@ struct NotifyRegistrationTests {
 
     /// A process killed cannot cancel: its registrations go when it leaves the bus.
     @Test func aProcessThatLeavesTheBusTakesItsRegistrationsWithIt() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, raw) = (try await device.process(), try await device.connection())
             let (name, rawName) = (uniqueName("left"), uniqueName("raw"))
             let token = try await app.blocking { try $0.registerCheck(name) }
@@ -67,7 +68,7 @@ struct NotifyRegistrationTests {
     /// No process sends a `self.` name to the hub; one outside the rule is refused too.
     @Test(arguments: [NotifyMethod.getState, .setState, .register, .cancel])
     func theHubRefusesProcessLocalAndOverlongNames(method: NotifyMethod) async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             func call(_ name: String) async throws {
                 let arguments: [DBusValue] = method == .setState ? [.string(name), .uint64(1)] : [.string(name)]
                 try await device.console.callHub(method, arguments, timeout: .seconds(10))
@@ -87,7 +88,7 @@ struct NotifyRegistrationTests {
     /// A `Posted("self.x")` anyone may put on the bus (as gdbus can) reaches no process's
     /// `self.x` registration; the process's own post does.
     @Test func aSelfNameHearsOnlyItsOwnProcess() async throws {
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (name, fenceName) = ("self." + uniqueName("private"), uniqueName("fence"))
             let queue = DispatchQueue(label: "private")
@@ -122,7 +123,7 @@ struct NotifyRegistrationTests {
     ])
     func everyNameOfUpTo511BytesIsPostedRegisteredAndHasAState(name: String) async throws {
         #expect(name.utf8.count == 511)
-        try await NotifyDevice.with { device in
+        try await InProcessDevice.with(prefix: "sdlab-notify") { device in
             let (app, other) = (try await device.process(), try await device.process())
             let (queue, runs) = (DispatchQueue(label: "long"), Counter())
             let heard = try await other.blocking { client in

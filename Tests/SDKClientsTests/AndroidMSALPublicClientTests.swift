@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import SDKClients
 import SharedDevice
@@ -10,9 +11,9 @@ import Testing
 /// MSAL Android (Docs/behaviour.md §5) against the real hub on a private bus.
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct AndroidMSALPublicClientTests {
-    static func client(_ device: TestDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
+    static func client(_ device: InProcessDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
         AndroidMSALPublicClient(
-            connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
+            connection: try await device.connection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callbacks of one check as an app records them, or the error's label.
@@ -23,12 +24,12 @@ struct AndroidMSALPublicClientTests {
         }
     }
 
-    static func storedFile(_ device: TestDevice, app: String = "scanner") -> String {
+    static func storedFile(_ device: InProcessDevice, app: String = "scanner") -> String {
         RunFolder.container(of: app, in: device.directory) + "/keychain/msal-android-current-account.json"
     }
 
     @Test func accountChangedOnlyWhenTheAccountChangesThenAccountLoaded() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let client = try await Self.client(device)
             #expect(try await Self.callbacks(client) == ["account-loaded(none)"])
@@ -45,7 +46,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func theCallbacksNameTheAccounts() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             let callbacks = try await client.getCurrentAccount().get()
@@ -59,7 +60,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func theStoredAccountOutlivesTheClient() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             #expect(
                 try await Self.callbacks(Self.client(device)) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
@@ -74,7 +75,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func aCorruptStoredAccountCountsAsAChangeFromNone() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             _ = try device.keychain("scanner")
             try Data("not json".utf8).write(to: URL(fileURLWithPath: Self.storedFile(device)))
@@ -85,7 +86,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func ownSignInAndSignOutUpdateTheStoredAccount() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let client = try await Self.client(device)
             #expect(try await Self.callbacks(client) == ["account-loaded(none)"])
@@ -106,7 +107,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func ownSignInIsStoredForTheNextLaunch() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             _ = try await Self.client(device).signIn(user: "cou1", password: "cou1")
             #expect(try await Self.callbacks(Self.client(device)) == ["account-loaded(cou1)"])
@@ -114,7 +115,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func signInAndSignOutErrors() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let client = try await Self.client(device)
             #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
@@ -131,7 +132,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func postsAndTheNotifyState() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             let (posts, subscription) = try await device.posts(of: AndroidBroker.accountChangedAction)
@@ -144,7 +145,7 @@ struct AndroidMSALPublicClientTests {
     }
 
     @Test func anUnreachableHubChangesNothing() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.callbacks(client) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
@@ -161,7 +162,7 @@ struct AndroidMSALPublicClientTests {
 
 extension AndroidMSALPublicClientTests {
     /// The account-change notification's state as the hub keeps it (notify_get_state).
-    static func notifyState(_ device: TestDevice) async -> UInt64? {
+    static func notifyState(_ device: InProcessDevice) async -> UInt64? {
         try? await device.console.callHub(
             NotifyMethod.getState, [.string(NotifyCenter.accountChanged)], timeout: .seconds(5)
         ).first?.uint64

@@ -1,4 +1,5 @@
 import DeviceContract
+import DeviceTestKit
 import SDKClients
 import SharedDevice
 import TestSupport
@@ -10,13 +11,13 @@ import Testing
 struct AnnouncementTests {
     @Test(arguments: [SDKKind.msal, .msalAndroid])
     func eachFlavourHearsItsOwnPlatformsAnnouncementOnly(sdk: SDKKind) async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let heard = try #require(sdk.announcement)
             let (posts, subscription) = try await device.posts(of: heard)
             defer { subscription.cancel() }
             let other = [NotifyCenter.accountChanged, AndroidBroker.accountChangedAction].first { $0 != heard }!
-            let poster = try await device.appConnection()
+            let poster = try await device.connection()
             try poster.post(other)
             let announcement = try poster.post(heard)
             // One sender's posts arrive in order: had the other name reached the client, it

@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import SDKClients
 import SharedDevice
@@ -10,9 +11,9 @@ import Testing
 /// MSAL iOS (Docs/behaviour.md §2–§4) against the real hub on a private bus.
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct MSALPublicClientTests {
-    static func client(_ device: TestDevice, app: String = "mail") async throws -> MSALPublicClient {
+    static func client(_ device: InProcessDevice, app: String = "mail") async throws -> MSALPublicClient {
         MSALPublicClient(
-            connection: try await device.appConnection(), clientID: app, keychain: try device.keychain(app))
+            connection: try await device.connection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callback an app records for a successful call, or the error's label.
@@ -23,12 +24,12 @@ struct MSALPublicClientTests {
         }
     }
 
-    static func lastSeenFile(_ device: TestDevice, app: String = "mail") -> String {
+    static func lastSeenFile(_ device: InProcessDevice, app: String = "mail") -> String {
         RunFolder.container(of: app, in: device.directory) + "/keychain/msal-last-seen-account.json"
     }
 
     @Test func currentAccountAcrossFirstCallNoChangeSwitchAndSignOut() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.current(client) == "current-account(cou1,none)")
@@ -43,7 +44,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func aSignOutSeenAfterTheFirstCallGivesNoneThenNone() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             let first = try await client.getCurrentAccount().get()
@@ -58,7 +59,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func changesWhileTheAppWasNotCheckingCollapse() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.current(client) == "current-account(cou1,none)")
@@ -76,7 +77,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func theLastSeenAccountOutlivesTheClient() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             #expect(try await Self.current(Self.client(device)) == "current-account(cou1,none)")
             let saved = try #require(FileIdentity(Self.lastSeenFile(device)))
@@ -95,7 +96,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func anotherAppsKeychainIsItsOwn() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             #expect(try await Self.current(Self.client(device, app: "mail")) == "current-account(cou1,none)")
             #expect(try await Self.current(Self.client(device, app: "notes")) == "current-account(cou1,none)")
@@ -103,7 +104,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func signInAndSignOutGoThroughTheBroker() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let client = try await Self.client(device)
             let account = try await client.signIn(user: "cou1", password: "cou1")
@@ -121,7 +122,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func signInAndSignOutErrors() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             let client = try await Self.client(device)
             #expect(
                 await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") }
@@ -150,7 +151,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func signOutOfAPersonalDeviceIsRefused() async throws {
-        try await TestDevice.with(policy: .init(shared: false)) { device in
+        try await InProcessDevice.with(policy: .init(shared: false)) { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(await refusal { try await client.signOut() } == DeviceError.notShared.name)
@@ -159,7 +160,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func deviceInformation() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             let client = try await Self.client(device)
             #expect(try await client.deviceInformation() == DeviceInformation(deviceMode: "personal", generation: 0))
             try await device.enroll()
@@ -172,7 +173,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func deviceInformationUnderThePasscodePolicyAndOnAPersonalDevice() async throws {
-        try await TestDevice.with(policy: .init(passcode: true)) { device in
+        try await InProcessDevice.with(policy: .init(passcode: true)) { device in
             let client = try await Self.client(device)
             try await device.enroll()
             #expect(
@@ -183,7 +184,7 @@ struct MSALPublicClientTests {
                 try await client.deviceInformation()
                     == DeviceInformation(deviceMode: "shared", generation: 1, passcodePolicy: true, passcodeSet: true))
         }
-        try await TestDevice.with(policy: .init(shared: false)) { device in
+        try await InProcessDevice.with(policy: .init(shared: false)) { device in
             try await device.enrollAndCheckOut("cou1")
             let information = try await Self.client(device).deviceInformation()
             #expect(information.deviceMode == "personal" && !information.isSharedDevice)
@@ -191,7 +192,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func postsArriveAndTheNotifyStateMovesWithTheGeneration() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             let (posts, subscription) = try await device.posts(of: NotifyCenter.accountChanged)
@@ -214,7 +215,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func aSpoofedPostIsOnlyAHint() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.current(client) == "current-account(cou1,none)")
@@ -230,7 +231,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func theBrokerAlsoPostsOnSignInWhenAskedTo() async throws {
-        try await TestDevice.with(policy: .init(broadcastOnSignIn: true)) { device in
+        try await InProcessDevice.with(policy: .init(broadcastOnSignIn: true)) { device in
             try await device.enroll()
             let client = try await Self.client(device)
             let (posts, subscription) = try await device.posts(of: NotifyCenter.accountChanged)
@@ -242,7 +243,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func anUnreachableHubChangesNothing() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = try await Self.client(device)
             #expect(try await Self.current(client) == "current-account(cou1,none)")
@@ -261,7 +262,7 @@ struct MSALPublicClientTests {
     }
 
     @Test func aHubThatStoppedBeforeTheFirstCallWritesNothing() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             await device.stopHub()
             let client = try await Self.client(device)
@@ -275,7 +276,7 @@ struct MSALPublicClientTests {
 
 extension MSALPublicClientTests {
     /// The account-change notification's state as the hub keeps it (notify_get_state).
-    static func notifyState(_ device: TestDevice) async -> UInt64? {
+    static func notifyState(_ device: InProcessDevice) async -> UInt64? {
         try? await device.console.callHub(
             NotifyMethod.getState, [.string(NotifyCenter.accountChanged)], timeout: .seconds(5)
         ).first?.uint64

@@ -1,5 +1,6 @@
 import DBusKit
 import DeviceContract
+import DeviceTestKit
 import Foundation
 import SDKClients
 import SharedDevice
@@ -89,18 +90,18 @@ struct OverlappingCallsTests {
     }
 
     @Test func callsInFlightAcrossAChangeAllReportItAndShareOneQuestion() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             // A question held longer than the hub's timeout would end unanswered and be asked
             // again: a loaded machine must not make the held question time out.
             let client = MSALPublicClient(
-                connection: try await device.appConnection(), clientID: "mail", keychain: try device.keychain("mail"),
+                connection: try await device.connection(), clientID: "mail", keychain: try device.keychain("mail"),
                 timeout: .seconds(50))
             #expect(try await MSALPublicClientTests.current(client) == "current-account(cou1,none)")
 
             await device.stopHub()
             let broker = HeldBroker()
-            let hub = try await device.appConnection()
+            let hub = try await device.connection()
             try hub.export(
                 [
                     DBusInterface(

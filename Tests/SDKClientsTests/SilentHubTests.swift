@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import SDKClients
 import SharedDevice
@@ -45,10 +46,10 @@ struct SilentHubTests {
 
     /// Stops the device's hub and puts in its place one that takes the calls an SDK makes and
     /// answers none of them until `gate` is released.
-    static func withSilentHub(_ device: TestDevice, _ body: () async throws -> Void) async throws {
+    static func withSilentHub(_ device: InProcessDevice, _ body: () async throws -> Void) async throws {
         await device.stopHub()
         let gate = Gate()
-        let silent = try await device.appConnection()
+        let silent = try await device.connection()
         let hang: @Sendable (DBusInterface.Call) async throws -> [DBusValue] = { _ in
             await gate.passed()
             throw DBusError.failed("released")
@@ -69,11 +70,11 @@ struct SilentHubTests {
     }
 
     @Test func msalGetsHubUnreachableWithinItsTimeout() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let keychain = try device.keychain("mail")
             let client = MSALPublicClient(
-                connection: try await device.appConnection(), clientID: "mail", keychain: keychain,
+                connection: try await device.connection(), clientID: "mail", keychain: keychain,
                 timeout: Self.timeout)
             #expect(try await client.getCurrentAccount().get().callback.description == "current-account(cou1,none)")
             try await Self.withSilentHub(device) { () async throws in
@@ -86,10 +87,10 @@ struct SilentHubTests {
     }
 
     @Test func androidGetsHubUnreachableWithinItsTimeout() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let client = AndroidMSALPublicClient(
-                connection: try await device.appConnection(), clientID: "scanner",
+                connection: try await device.connection(), clientID: "scanner",
                 keychain: try device.keychain("scanner"), timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
                 #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
@@ -102,10 +103,10 @@ struct SilentHubTests {
     }
 
     @Test func workspaceOneBlocksAtLaunchWithinItsTimeout() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let controller = WorkspaceOneController(
-                connection: try await device.appConnection(), keychain: try device.keychain("crm"),
+                connection: try await device.connection(), keychain: try device.keychain("crm"),
                 timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
                 let detection = await controller.start()

@@ -1,6 +1,7 @@
 import DBusKit
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import Foundation
 import SDKClients
 import SharedDevice
@@ -34,25 +35,25 @@ final class RecordingDelegate: WorkspaceOneControllerDelegate {
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
 struct WorkspaceOneControllerTests {
     /// An app's controller with its delegate (a launch: a new controller on a new connection).
-    static func launch(_ device: TestDevice, app: String = "crm") async throws -> (
+    static func launch(_ device: InProcessDevice, app: String = "crm") async throws -> (
         WorkspaceOneController, RecordingDelegate
     ) {
         let keychain = try device.keychain(app)
         let delegate = RecordingDelegate(keychain: keychain)
         let controller = WorkspaceOneController(
-            connection: try await device.appConnection(), keychain: keychain, delegate: delegate)
+            connection: try await device.connection(), keychain: keychain, delegate: delegate)
         return (controller, delegate)
     }
 
     static let dataKey = WorkspaceOneController.dataKeyName
     static let notCheckedOut = WorkspaceOneSDK.notCheckedOutError
 
-    static func lastSessionFile(_ device: TestDevice, app: String = "crm") -> String {
+    static func lastSessionFile(_ device: InProcessDevice, app: String = "crm") -> String {
         RunFolder.container(of: app, in: device.directory) + "/keychain/ws1-last-session.json"
     }
 
     @Test func theFirstLaunchAdoptsTheSessionWithoutWipe() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             let detection = await controller.start()
@@ -71,7 +72,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func checkInThenForegroundWipesAfterDeletingTheDataKey() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -92,7 +93,7 @@ struct WorkspaceOneControllerTests {
     /// A keychain that cannot be written (here a folder planted where the save writes) does not
     /// hold back `wipe`: the SDK acts on what it saw, reports the failure, and saves next time.
     @Test func aKeychainThatCannotBeWrittenStillWipesAndSavesAtTheNextOpportunity() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -118,7 +119,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func sameUserAfterACheckInIsANewSession() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -133,7 +134,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func manyChangesBetweenOpportunitiesGiveOneOfEach() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -147,7 +148,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func aChangeSeenAtTheNextLaunch() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             _ = try await Self.launch(device).0.start()
             try await device.checkIn()
@@ -164,7 +165,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func aCheckedInLaunchBlocksAndABlockedForegroundIsNoOpportunity() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let (controller, delegate) = try await Self.launch(device)
             let detection = await controller.start()
@@ -191,7 +192,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func userInformationOnlyOnceInitialised() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, _) = try await Self.launch(device)
             #expect(
@@ -210,7 +211,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func deviceStaging() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             let (controller, _) = try await Self.launch(device)
             #expect(try await !controller.isDeviceStagingEnabled())
             try await device.enroll()
@@ -219,7 +220,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func anEnterpriseWipeOfACheckedInDeviceIsAWipe() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enroll()
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -234,7 +235,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func anUnreachableHubAtAForegroundChangesNothing() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let (controller, delegate) = try await Self.launch(device)
             _ = await controller.start()
@@ -260,7 +261,7 @@ struct WorkspaceOneControllerTests {
     }
 
     @Test func anUnreachableHubAtLaunchBlocksAndChangesNothing() async throws {
-        try await TestDevice.with { device in
+        try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             _ = try await Self.launch(device).0.start()
             let saved = try #require(FileIdentity(Self.lastSessionFile(device)))

@@ -2,6 +2,7 @@ import DBusKit
 import DarwinNotify
 import DeviceContract
 import DeviceProcesses
+import DeviceTestKit
 import Dispatch
 import FacadeCore
 import Foundation
@@ -12,49 +13,9 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A device of one test's own: a private dbus-daemon (Bus/device.conf) in a new folder and the
-/// real hub served in this process. Each `process()` is a connection with its own notify
-/// client, as an app process has: two of them play two processes. Every connection is closed,
-/// the daemon stopped by its PID and the folder removed afterwards, whatever the test did.
-final class NotifyDevice: Sendable {
-    let bus: BusDaemon
-    /// A connection of the test's own, to look at the bus and the hub directly.
-    let console: Connection
-    private let hub: Connection
-    private let connections = Mutex<[Connection]>([])
-
-    private init(bus: BusDaemon, console: Connection, hub: Connection) {
-        self.bus = bus
-        self.console = console
-        self.hub = hub
-    }
-
-    static func with(_ body: (NotifyDevice) async throws -> Void) async throws {
-        let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-notify")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let bus = try await offPool { Result { () throws(LaunchError) in try BusDaemon.start(in: directory) } }.get()
-        defer { bus.stop() }
-        let console = try await Connection.connect(to: bus.address)
-        let hub = try await Connection.connect(to: bus.address)
-        let device = NotifyDevice(bus: bus, console: console, hub: hub)
-        do {
-            let store = StateFile(path: RunFolder.hubState(in: directory))
-            let state = try HubProcess.loadState(from: store) { HubSetup() }
-            try await HubProcess.serve(state, savingTo: store, on: hub)
-            try await body(device)
-        } catch {
-            await device.tearDown()
-            throw error
-        }
-        await device.tearDown()
-    }
-
-    private func tearDown() async {
-        for connection in connections.withLock({ $0 }) { await connection.close() }
-        await hub.close()
-        await console.close()
-    }
-
+/// What the notify tests ask of their device beyond the kit's: processes with a notify
+/// client each, as app processes have (two of them play two processes).
+extension InProcessDevice {
     /// A process of the device: a connection and a notify client of its own.
     func process(timeout: Duration = .seconds(10), hub: HubAddress = .wellKnown) async throws -> DeviceProcess {
         let connection = try await connection()
@@ -63,16 +24,9 @@ final class NotifyDevice: Sendable {
         return DeviceProcess(connection: connection, client: client, listener: listener)
     }
 
-    /// A connection of the test's own, closed after it.
-    func connection() async throws -> Connection {
-        let connection = try await Connection.connect(to: bus.address)
-        connections.withLock { $0.append(connection) }
-        return connection
-    }
-
     /// The hub's state of a name, read directly.
     func hubState(of name: String) async throws -> UInt64? {
-        try await console.callHub(NotifyMethod.getState, [.string(name)], timeout: .seconds(10)).first?.uint64
+        try await console(NotifyMethod.getState, [.string(name)]).first?.uint64
     }
 }
 
