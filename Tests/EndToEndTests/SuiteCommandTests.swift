@@ -276,7 +276,8 @@ extension LaunchFailureTests {
     }
 }
 
-/// A `settle` that runs out names the apps still busy, and why.
+/// A `settle` that runs out names the apps still busy, and why. Its bound leaves a quick app
+/// seconds to settle on a busy machine, and the slow app's hook outlasts it by as much.
 @Suite(.tags(.device), .devicesWanted) struct SettleFailureTests {
     @Test func theAppsStillBusyAreNamed() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-unsettled")
@@ -285,18 +286,18 @@ extension LaunchFailureTests {
             """
             apps:
               - {name: quick, sdk: msal, background: true}
-              - {name: slow, sdk: msal, background: true, cleanup: {hook: sleep 3}}
+              - {name: slow, sdk: msal, background: true, cleanup: {hook: sleep 20}}
             steps:
               - enroll: stage
               - checkout: cou1
               - launch: [quick, slow]
               - write: {app: slow, kind: plain, count: 1}
               - checkin
-              - settle: 1s
+              - settle: 8s
             """, named: "slow", in: folder)
         #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
         let failure = try #require(result.stdout.split(separator: "\n").first { $0.contains("not settled within") })
-        #expect(failure.contains("slow.yaml:10:5: not settled within 1.0 seconds: slow: "), "\(failure)")
+        #expect(failure.contains("slow.yaml:10:5: not settled within 8.0 seconds: slow: "), "\(failure)")
         #expect(!failure.contains("quick"), "the app that settled is not named: \(failure)")
     }
 }
