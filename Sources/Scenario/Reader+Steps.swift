@@ -4,14 +4,7 @@ import Yams
 /// `steps:` (Docs/scenarios.md): each written as a bare name (`- checkin`) or a one-key mapping
 /// (`- checkout: cou1`), optionally with `error: NAME` beside it or inside its mapping.
 extension Reader {
-    static let stepNames =
-        ["enroll", "checkout", "checkin", "signin", "signout", "remove-account"]
-        + AppLifecycle.Action.allCases.map(\.rawValue)
-        + ["write", "network", "lock", "unlock", "wipe", "post", "hub", "wait", "settle", "repeat", "expect"]
-    /// Steps that may stand alone as a scalar.
-    static let bareSteps: [String: StepKind] = [
-        "checkin": .checkin, "remove-account": .removeAccount, "lock": .lock, "wipe": .wipe, "settle": .settle(nil),
-    ]
+    static let stepNames = StepName.allCases.map(\.key)
 
     mutating func stepList(_ node: Node, _ what: String = "steps") -> [Step]? {
         list(node, what, of: "steps")?.compactMap { step($0) }
@@ -36,14 +29,16 @@ extension Reader {
     }
 
     mutating func bareStep(_ node: Node) -> Step? {
-        let name = node.scalar?.string ?? ""
-        if let kind = Self.bareSteps[name] { return Step(location: location(node), kind: kind) }
-        if Self.stepNames.contains(name) {
-            report(node, "\(name) needs a value (\(name): …)")
-        } else {
-            unknownStep(node, name)
+        let key = node.scalar?.string ?? ""
+        guard let name = StepName(key: key) else {
+            unknownStep(node, key)
+            return nil
         }
-        return nil
+        guard let kind = name.bare else {
+            report(node, "\(key) needs a value (\(key): …)")
+            return nil
+        }
+        return Step(location: location(node), kind: kind)
     }
 
     mutating func mappingStep(_ node: Node) -> Step? {
@@ -60,8 +55,12 @@ extension Reader {
         }
         var errorNode = entries.first { $0.key == "error" }?.value
         var crashNode = entries.first { $0.key == "hub_crash" }?.value
+        guard let name = StepName(key: entry.key) else {
+            unknownStep(entry.keyNode, entry.key)
+            return nil
+        }
         var nested = Nested()
-        guard let kind = stepKind(entry, nested: &nested) else { return nil }
+        guard let kind = stepKind(name, entry.value, nested: &nested) else { return nil }
         if let inner = nested.error {
             if errorNode != nil { report(inner, "error: given twice for one step") }
             errorNode = inner
@@ -72,12 +71,12 @@ extension Reader {
         }
         var crash: HubCrashPoint?
         if let crashNode {
-            guard let point = hubCrash(crashNode, step: entry.key, error: errorNode) else { return nil }
+            guard let point = hubCrash(crashNode, step: name, error: errorNode) else { return nil }
             crash = point
         }
         var error: String?
         if let errorNode {
-            if kind.canFail {
+            if name.canFail {
                 error = errorName(errorNode, "error")
             } else {
                 report(
@@ -93,16 +92,13 @@ extension Reader {
         return Step(location: location(node), error: error, hubCrash: crash, kind: kind)
     }
 
-    /// Steps whose change the runner asks of the hub, where `hub_crash:` may fall.
-    static let crashableSteps = ["checkout", "checkin", "remove-account", "wipe"]
-
     /// `hub_crash: POINT`: where in the step's change the hub dies (Docs/scenarios.md).
-    mutating func hubCrash(_ node: Node, step: String, error: Node?) -> HubCrashPoint? {
-        guard Self.crashableSteps.contains(step) else {
+    mutating func hubCrash(_ node: Node, step: StepName, error: Node?) -> HubCrashPoint? {
+        guard step.hubMayCrash else {
+            let crashable = StepName.allCases.filter(\.hubMayCrash).map(\.key).joined(separator: ", ")
             report(
                 node,
-                "hub_crash: does not apply to \(step) (only to a change the runner asks of the hub: \(Self.crashableSteps.joined(separator: ", ")))"
-            )
+                "hub_crash: does not apply to \(step.key) (only to a change the runner asks of the hub: \(crashable))")
             return nil
         }
         if error != nil {
@@ -124,33 +120,26 @@ extension Reader {
         var hubCrash: Node?
     }
 
-    /// The step named by `entry.key`; `nested` receives an `error:` and a `hub_crash:` written
+    /// The step `name` with its value; `nested` receives an `error:` and a `hub_crash:` written
     /// inside its mapping.
-    mutating func stepKind(_ entry: Entry, nested: inout Nested) -> StepKind? {
-        let (name, value) = (entry.key, entry.value)
-        if let action = AppLifecycle.Action(rawValue: name) {
-            return appTargets(value, name).map { .lifecycle(action, apps: $0) }
-        }
+    mutating func stepKind(_ name: StepName, _ value: Node, nested: inout Nested) -> StepKind? {
+        let key = name.key
         switch name {
-        case "enroll": return credentials(value, name, &nested).map { .enroll(user: $0.user, password: $0.password) }
-        case "checkout":
-            return credentials(value, name, &nested).map { .checkout(user: $0.user, password: $0.password) }
-        case "settle": return Self.isNull(value) ? .settle(nil) : duration(value, "settle").map { .settle($0) }
-        case "checkin", "remove-account", "lock", "wipe":
-            return onlyError(value, name, &nested) ? Self.bareSteps[name] : nil
-        case "signin": return signin(value, &nested)
-        case "signout": return signout(value, &nested)
-        case "write": return write(value, &nested)
-        case "network": return choice(value, "network", Network.self).map { .network(online: $0 == .online) }
-        case "unlock": return unlock(value, &nested)
-        case "post": return notifyName(value).map { .post(name: $0) }
-        case "hub": return choice(value, "hub", StepKind.HubAction.self).map { .hub($0) }
-        case "wait": return duration(value, "wait").map { .wait($0) }
-        case "repeat": return repeatStep(value)
-        case "expect": return expectations(value).map { .expect($0) }
-        default:
-            unknownStep(entry.keyNode, name)
-            return nil
+        case .lifecycle(let action): return appTargets(value, key).map { .lifecycle(action, apps: $0) }
+        case .enroll: return credentials(value, key, &nested).map { .enroll(user: $0.user, password: $0.password) }
+        case .checkout: return credentials(value, key, &nested).map { .checkout(user: $0.user, password: $0.password) }
+        case .settle: return Self.isNull(value) ? .settle(nil) : duration(value, key).map { .settle($0) }
+        case .checkin, .removeAccount, .lock, .wipe: return onlyError(value, key, &nested) ? name.bare : nil
+        case .signin: return signin(value, &nested)
+        case .signout: return signout(value, &nested)
+        case .write: return write(value, &nested)
+        case .network: return choice(value, key, Network.self).map { .network(online: $0 == .online) }
+        case .unlock: return unlock(value, &nested)
+        case .post: return notifyName(value).map { .post(name: $0) }
+        case .hub: return choice(value, key, StepKind.HubAction.self).map { .hub($0) }
+        case .wait: return duration(value, key).map { .wait($0) }
+        case .repeat: return repeatStep(value)
+        case .expect: return expectations(value).map { .expect($0) }
         }
     }
 
@@ -353,18 +342,5 @@ extension Reader {
     /// `fleet1 … fleet50`.
     static func range(_ members: [String]) -> String {
         members.count > 1 ? "\(members[0]) … \(members[members.count - 1])" : members.joined()
-    }
-}
-
-extension StepKind {
-    /// Steps that act on the hub or an app, and so may carry `error:`.
-    var canFail: Bool {
-        switch self {
-        case .enroll, .checkout, .checkin, .signin, .signout, .removeAccount, .lifecycle, .write, .network, .lock,
-            .unlock, .wipe:
-            true
-        case .post, .hub, .wait, .settle, .repeat, .expect:
-            false
-        }
     }
 }

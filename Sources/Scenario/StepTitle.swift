@@ -4,28 +4,28 @@ extension Step {
 }
 
 extension StepKind {
-    /// The step in a line, as a scenario writes it (without its `error:`).
+    /// The step in a line, as a scenario writes it (without its `error:`): its key, then what
+    /// it acts on.
     public var title: String {
+        if case .repeat(let times, _) = self { return "\(name.key) \(times)×" }
+        return detail.map { "\(name.key): \($0)" } ?? name.key
+    }
+
+    /// What the step acts on, as its title shows it; nil when it is its key alone.
+    private var detail: String? {
         switch self {
-        case .enroll(let user, _): "enroll: \(user)"
-        case .checkout(let user, _): "checkout: \(user)"
-        case .checkin: "checkin"
-        case .signin(let app, let user, _): "signin: \(user) in \(app)"
-        case .signout(let app): "signout: \(app)"
-        case .removeAccount: "remove-account"
-        case .lifecycle(let action, let apps):
-            "\(action.rawValue): \(apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", "))"
-        case .write(let app, let kind, let count): "write: \(count) \(kind.rawValue) in \(app)"
-        case .network(let online): "network: \(online ? "online" : "offline")"
-        case .lock: "lock"
-        case .unlock(let app, let user, _): "unlock: \(user)" + (app.map { " in \($0)" } ?? "")
-        case .wipe: "wipe"
-        case .post(let name): "post: \(name)"
-        case .hub(let action): "hub: \(action.rawValue)"
-        case .wait(let duration): "wait: \(duration)"
-        case .settle(let limit): "settle" + (limit.map { ": \($0)" } ?? "")
-        case .repeat(let times, _): "repeat \(times)×"
-        case .expect(let expectations): "expect: " + expectations.map(\.target.description).joined(separator: ", ")
+        case .enroll(let user, _), .checkout(let user, _): user
+        case .checkin, .removeAccount, .lock, .wipe, .settle(nil), .repeat: nil
+        case .signin(let app, let user, _): "\(user) in \(app)"
+        case .signout(let app): app
+        case .lifecycle(_, let apps): apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", ")
+        case .write(let app, let kind, let count): "\(count) \(kind.rawValue) in \(app)"
+        case .network(let online): online ? "online" : "offline"
+        case .unlock(let app, let user, _): user + (app.map { " in \($0)" } ?? "")
+        case .post(let name): name
+        case .hub(let action): action.rawValue
+        case .wait(let duration), .settle(let duration?): "\(duration)"
+        case .expect(let expectations): expectations.map(\.target.description).joined(separator: ", ")
         }
     }
 }

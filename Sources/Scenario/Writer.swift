@@ -207,44 +207,37 @@ enum StepValue {
 }
 
 extension StepKind {
-    func yamlValue(apps all: [String]) -> (key: String, value: StepValue) {
+    func yamlValue(apps all: [String]) -> (key: String, value: StepValue) { (name.key, value(apps: all)) }
+
+    /// The step's value under its key.
+    private func value(apps all: [String]) -> StepValue {
         let text = YAMLText.scalar
         func password(_ password: String?) -> [Field] { password.map { [("password", text($0))] } ?? [] }
         switch self {
-        case .enroll(let user, let secret):
-            return ("enroll", .fields([("user", text(user))] + password(secret), shorthand: "user"))
-        case .checkout(let user, let secret):
-            return ("checkout", .fields([("user", text(user))] + password(secret), shorthand: "user"))
-        case .checkin: return ("checkin", .bare)
+        case .enroll(let user, let secret), .checkout(let user, let secret):
+            return .fields([("user", text(user))] + password(secret), shorthand: "user")
+        case .checkin, .removeAccount, .lock, .wipe: return .bare
         case .signin(let app, let user, let secret):
-            return ("signin", .fields([("app", text(app)), ("user", text(user))] + password(secret), shorthand: nil))
-        case .signout(let app): return ("signout", .fields([("app", text(app))], shorthand: "app"))
-        case .removeAccount: return ("remove-account", .bare)
-        case .lifecycle(let action, let apps):
-            let targets =
+            return .fields([("app", text(app)), ("user", text(user))] + password(secret), shorthand: nil)
+        case .signout(let app): return .fields([("app", text(app))], shorthand: "app")
+        case .lifecycle(_, let apps):
+            return .scalar(
                 apps.count == 1
-                ? text(apps[0]) : apps == all ? ExpectTarget.AppGroup.all.rawValue : YAMLText.flowList(apps.map(text))
-            return (action.rawValue, .scalar(targets))
+                    ? text(apps[0])
+                    : apps == all ? ExpectTarget.AppGroup.all.rawValue : YAMLText.flowList(apps.map(text)))
         case .write(let app, let kind, let count):
-            return (
-                "write", .fields([("app", text(app)), ("kind", kind.rawValue), ("count", "\(count)")], shorthand: nil)
-            )
-        case .network(let online): return ("network", .scalar(online ? "online" : "offline"))
-        case .lock: return ("lock", .bare)
+            return .fields([("app", text(app)), ("kind", kind.rawValue), ("count", "\(count)")], shorthand: nil)
+        case .network(let online): return .scalar(online ? "online" : "offline")
         case .unlock(let app, let user, let secret):
-            let fields: [Field] = (app.map { [("app", text($0))] } ?? []) + [("user", text(user))] + password(secret)
-            return ("unlock", .fields(fields, shorthand: "user"))
-        case .wipe: return ("wipe", .bare)
-        case .post(let name): return ("post", .scalar(text(name)))
-        case .hub(let action): return ("hub", .scalar(action.rawValue))
-        case .wait(let duration): return ("wait", .scalar(YAMLText.duration(duration)))
-        case .settle(let duration): return ("settle", duration.map { .scalar(YAMLText.duration($0)) } ?? .bare)
+            return .fields(
+                (app.map { [("app", text($0))] } ?? []) + [("user", text(user))] + password(secret), shorthand: "user")
+        case .post(let name): return .scalar(text(name))
+        case .hub(let action): return .scalar(action.rawValue)
+        case .wait(let duration): return .scalar(YAMLText.duration(duration))
+        case .settle(let duration): return duration.map { .scalar(YAMLText.duration($0)) } ?? .bare
         case .repeat(let times, let steps):
-            return (
-                "repeat",
-                .block(["times: \(times)", "steps:"] + steps.flatMap { $0.yamlLines(indent: "  ", apps: all) })
-            )
-        case .expect(let expectations): return ("expect", .block(expectations.map(\.yaml)))
+            return .block(["times: \(times)", "steps:"] + steps.flatMap { $0.yamlLines(indent: "  ", apps: all) })
+        case .expect(let expectations): return .block(expectations.map(\.yaml))
         }
     }
 }
