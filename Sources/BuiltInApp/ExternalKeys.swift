@@ -28,7 +28,7 @@ final class ExternalKeys {
     /// The key of `user`, from the key service unless it is held.
     func key(for user: String) async throws -> SymmetricKey {
         if let key = held(for: user) { return key }
-        guard let link = DeviceLink.current else { throw AppError.notSupported.dbusError }
+        guard let link = DeviceLink.current else { throw DeviceError.notSupported.dbusError }
         let served = try await KeyServiceClient(connection: link.connection, hub: link.hub, timeout: link.hubTimeout)
             .currentUserKey()
         guard served.user == user else { throw DeviceError.accountMismatch.dbusError }

@@ -99,7 +99,7 @@ final class WorkspaceOneFlavour: SDKFlavour {
 
     init() throws {
         // Where the SDK keeps its keys in the app's keychain (the host installed the link).
-        guard let link = DeviceLink.current else { throw AppError.notSupported.dbusError }
+        guard let link = DeviceLink.current else { throw DeviceError.notSupported.dbusError }
         dataKey = (
             try Keychain(folder: WorkspaceOneController.keychainFolder(in: link.keychainFolder)),
             WorkspaceOneController.dataKeyName
@@ -115,10 +115,10 @@ final class WorkspaceOneFlavour: SDKFlavour {
     func check() {}
 
     func signIn(completion: @escaping (String?, (any Error)?) -> Void) {
-        completion(nil, AppError.notSupported.dbusError)
+        completion(nil, DeviceError.notSupported.dbusError)
     }
 
-    func signOut(completion: @escaping ((any Error)?) -> Void) { completion(AppError.notSupported.dbusError) }
+    func signOut(completion: @escaping ((any Error)?) -> Void) { completion(DeviceError.notSupported.dbusError) }
 
     /// The app learns what a look found from the result the host hands it; the delegate's
     /// calls are what iOS code hears, and need nothing more here.
@@ -157,12 +157,12 @@ final class MSALAndroidFlavour: SDKFlavour {
     }
 
     func signIn(completion: @escaping (String?, (any Error)?) -> Void) {
-        guard let application else { return completion(nil, AppError.notSupported.dbusError) }
+        guard let application else { return completion(nil, DeviceError.notSupported.dbusError) }
         application.signIn(activity: nil, loginHint: nil, scopes: ["User.Read"], callback: SignedIn(completion))
     }
 
     func signOut(completion: @escaping ((any Error)?) -> Void) {
-        guard let application else { return completion(AppError.notSupported.dbusError) }
+        guard let application else { return completion(DeviceError.notSupported.dbusError) }
         application.signOut(SignedOut(completion))
     }
 
@@ -208,7 +208,7 @@ final class MSALAndroidFlavour: SDKFlavour {
             completion(authenticationResult.account.username, nil)
         }
         func onError(_ exception: MsalException) { completion(nil, exception) }
-        func onCancel() { completion(nil, AppError.invalidParameter.dbusError) }
+        func onCancel() { completion(nil, DeviceError.invalidParameter.dbusError) }
     }
 
     private struct SignedOut: SingleAccountPublicClientApplication.SignOutCallback {

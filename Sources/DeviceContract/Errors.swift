@@ -23,16 +23,6 @@ extension DeviceError {
         case .alreadySignedIn: "an account is already signed in"
         case .noCurrentAccount: "no account is signed in"
         case .accountMismatch: "that account is not the signed-in one"
-        }
-    }
-}
-
-extension AppError {
-    /// The error as the bus carries it: `dev.sdlab.Error.<Name>`.
-    public var dbusError: DBusError { DBusError(name: DeviceBus.errorPrefix + rawValue, message: message) }
-
-    var message: String {
-        switch self {
         case .noUser: "the app has no current user"
         case .blocked: "the app's UI is blocked until it is launched again"
         case .notSupported: "only MSAL apps sign in and out"
@@ -49,8 +39,8 @@ extension AndroidMSALClient.Refusal {
     /// `NoCurrentAccount` the name the broker uses too.
     public var dbusError: DBusError {
         switch self {
-        case .invalidParameter: AppError.invalidParameter.dbusError
-        case .noCurrentAccount: .device(name, "there is no signed-in account")
+        case .invalidParameter: DeviceError.invalidParameter.dbusError
+        case .noCurrentAccount: .device(error.rawValue, "there is no signed-in account")
         }
     }
 }

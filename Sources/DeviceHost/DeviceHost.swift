@@ -353,7 +353,7 @@ public final class DeviceHost: Sendable {
     static func busError(_ error: any Error) -> DBusError {
         switch error {
         case let error as DBusError: error
-        case let error as DeviceHostError: DBusError(name: AppError.notSupported.dbusError.name, message: "\(error)")
+        case let error as DeviceHostError: DBusError(name: DeviceError.notSupported.dbusError.name, message: "\(error)")
         case let error as NSError where error.userInfo[NSUnderlyingErrorKey] is any Error:
             busError(error.userInfo[NSUnderlyingErrorKey] as! any Error)
         default:

@@ -423,8 +423,8 @@ final class HostedApp: DeviceListener, Sendable {
     /// The next `count` records of `kind` for the app's user, numbered after those written before.
     func records(_ kind: RecordKind, count: Int) throws -> [DeviceRecord] {
         try state.withLock { state in
-            if state.blocked { throw AppError.blocked.dbusError }
-            guard let user = state.user else { throw AppError.noUser.dbusError }
+            if state.blocked { throw DeviceError.blocked.dbusError }
+            guard let user = state.user else { throw DeviceError.noUser.dbusError }
             let key = "\(user)/\(kind.rawValue)"
             let first = (state.saved.written[key] ?? 0) + 1
             state.saved.written[key] = first + count - 1

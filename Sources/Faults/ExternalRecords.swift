@@ -73,8 +73,8 @@ struct ExternalRecords: Sendable {
         case .serves(user):
             key = user
             return .done
-        case .serves: return keyKnown ? .refused(DeviceError.accountMismatch.rawValue) : .notApplicable
-        case .refuses(let error): return keyKnown ? .refused(error.rawValue) : .notApplicable
+        case .serves: return keyKnown ? .refused(.accountMismatch) : .notApplicable
+        case .refuses(let error): return keyKnown ? .refused(error) : .notApplicable
         case .down: return .notApplicable
         }
     }

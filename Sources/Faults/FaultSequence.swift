@@ -137,7 +137,7 @@ struct StepBuilder {
         let outcome = next.apply(kind)
         guard outcome != .notApplicable else { return }
         if kind.needsSettledDevice { settle() }
-        let error: String? = if case .refused(let name) = outcome { name } else { nil }
+        let error: DeviceError? = if case .refused(let error) = outcome { error } else { nil }
         steps.append(Step(location: Self.location, error: error, kind: kind))
         noteViolations(since: device.violations.count, in: next)
         device = next

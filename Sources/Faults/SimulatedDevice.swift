@@ -38,7 +38,7 @@ public struct SimulatedDevice: Sendable {
     public enum Outcome: Equatable, Sendable {
         case done
         /// Refused with `dev.sdlab.Error.NAME`.
-        case refused(String)
+        case refused(DeviceError)
         /// Not a step this device can take now (an app that is not running or is stopped, the
         /// hub down); nothing changed.
         case notApplicable
@@ -153,7 +153,7 @@ public struct SimulatedDevice: Sendable {
             for effect in effects { deliverPost(effect.name) }
             return .done
         } catch {
-            return .refused(error.rawValue)
+            return .refused(error)
         }
     }
 
@@ -161,12 +161,12 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal)? = apps[app]?.decide(.signIn) { return .refused(refusal.name) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signIn) { return .refused(refusal.error) }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signIn(as: user)
         } catch {
-            return .refused(error.rawValue)
+            return .refused(error)
         }
         apps[app]?.changedHere(to: user?.name)
         for effect in effects { deliverPost(effect.name) }
@@ -178,13 +178,13 @@ public struct SimulatedDevice: Sendable {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
-        if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.name) }
-        guard let account = hub.currentAccount else { return .refused(DeviceError.noCurrentAccount.rawValue) }
+        if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.error) }
+        guard let account = hub.currentAccount else { return .refused(.noCurrentAccount) }
         let effects: [HubModel.Effect]
         do {
             effects = try hub.signOut(homeAccountID: HubModel.homeAccountID(of: account))
         } catch {
-            return .refused(error.rawValue)
+            return .refused(error)
         }
         apps[app]?.changedHere(to: nil)
         for effect in effects { deliverPost(effect.name) }
@@ -194,8 +194,8 @@ public struct SimulatedDevice: Sendable {
 
     private mutating func write(_ kind: RecordKind, in app: String) -> Outcome {
         guard isAwake(app), apps[app]?.userUnknown == false else { return .notApplicable }
-        if apps[app]?.blocked == true { return .refused(AppError.blocked.rawValue) }
-        guard let user = apps[app]?.model.user else { return .refused(AppError.noUser.rawValue) }
+        if apps[app]?.blocked == true { return .refused(.blocked) }
+        guard let user = apps[app]?.model.user else { return .refused(.noUser) }
         if kind == .external {
             // keep-all never cleans up, so nothing makes it forget a key that a lookup racing the
             // next session change (a check on a post is not waited for) may or may not have fetched.

@@ -138,12 +138,12 @@ enum MsalErrors {
             return client(MsalClientException.BROKER_BIND_FAILURE, "the broker did not answer")
         case .refused(let name, let message):
             let text = message.isEmpty ? name : message
-            switch name {
-            case AndroidMSALClient.Refusal.invalidParameter.name:
+            switch failure.deviceError {
+            case .invalidParameter:
                 return client(MsalClientException.INVALID_PARAMETER, text)
-            case AndroidMSALClient.Refusal.noCurrentAccount.name:
+            case .noCurrentAccount:
                 return client(MsalClientException.NO_CURRENT_ACCOUNT, text)
-            case DeviceError.badCredentials.rawValue:
+            case .badCredentials:
                 return MsalServiceException(
                     errorCode: MsalServiceException.INVALID_GRANT, errorMessage: text, cause: failure)
             default:

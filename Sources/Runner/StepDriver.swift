@@ -73,7 +73,7 @@ public final class StepDriver {
     /// A step a person does in an app that cannot take it (not running, suspended): refused
     /// by the device as `error` names it, so that a scenario can expect it.
     struct Refusal: Error {
-        let error: AppError
+        let error: DeviceError
         let message: String
     }
 
@@ -88,14 +88,14 @@ public final class StepDriver {
             try await act(step.kind)
         } catch let refusal as Refusal {
             guard let expected = step.error else { throw StepFailure(description: refusal.message) }
-            guard refusal.error.rawValue == expected else {
+            guard refusal.error == expected else {
                 throw StepFailure(
-                    description: "expected error \(expected), got \(refusal.error.rawValue): \(refusal.message)")
+                    description: "expected error \(expected), got \(refusal.error): \(refusal.message)")
             }
             return notes
         } catch let error as DBusError {
             guard let expected = step.error else { throw StepFailure(description: error.description) }
-            guard error.isDevice(expected) else {
+            guard error.isDevice(expected.rawValue) else {
                 throw StepFailure(description: "expected error \(expected), got \(error.name)")
             }
             return notes

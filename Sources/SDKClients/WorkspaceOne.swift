@@ -78,7 +78,7 @@ public actor WorkspaceOneController {
     /// The checked-out user's identity (userName, groupID, email, firstName, lastName,
     /// domain, userIdentifier); available only once initialisation succeeded.
     public func userInformation() async throws -> [String: String] {
-        guard sdk.initialised, !sdk.blocked else { throw AppError.notInitialised.dbusError }
+        guard sdk.initialised, !sdk.blocked else { throw DeviceError.notInitialised.dbusError }
         return DirectoryUser.fields(wire: try await hub.call(HubMethod.getUserInfo).first)
     }
 

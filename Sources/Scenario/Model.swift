@@ -145,12 +145,12 @@ public struct Step: Sendable, Equatable {
 
     public var location: Location
     /// The error the step must fail with (`dev.sdlab.Error.NAME`); nil: it must succeed.
-    public var error: String?
+    public var error: DeviceError?
     /// Where in the step's change the hub dies (`hub_crash:`); nil: it does not.
     public var hubCrash: HubCrashPoint?
     public var kind: StepKind
 
-    public init(location: Location, error: String? = nil, hubCrash: HubCrashPoint? = nil, kind: StepKind) {
+    public init(location: Location, error: DeviceError? = nil, hubCrash: HubCrashPoint? = nil, kind: StepKind) {
         self.location = location
         self.error = error
         self.hubCrash = hubCrash

@@ -74,10 +74,10 @@ extension Reader {
             guard let point = hubCrash(crashNode, step: name, error: errorNode) else { return nil }
             crash = point
         }
-        var error: String?
+        var error: DeviceError?
         if let errorNode {
             if name.canFail {
-                error = errorName(errorNode, "error")
+                error = choice(errorNode, "error", DeviceError.self)
             } else {
                 report(
                     errorNode,

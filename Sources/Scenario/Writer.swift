@@ -178,7 +178,7 @@ extension Step {
         let (key, value) = kind.yamlValue(apps: apps)
         // At most one of them: a crashed hub answers nothing to expect an error of.
         let error: Field? =
-            self.error.map { ("error", YAMLText.scalar($0)) } ?? hubCrash.map { ("hub_crash", $0.rawValue) }
+            self.error.map { ("error", $0.rawValue) } ?? hubCrash.map { ("hub_crash", $0.rawValue) }
         switch value {
         case .bare:
             return [indent + "- " + (error.map { "\(key): \(YAMLText.flow([$0]))" } ?? key)]

@@ -169,12 +169,11 @@ extension AndroidMSALClient {
         /// `NO_CURRENT_ACCOUNT`, "There is no signed-in account.": a sign-out with none persisted.
         case noCurrentAccount
 
-        /// The name an app answers with (`dev.sdlab.Error.NAME`): the app's own error, or the
-        /// one the broker uses too.
-        public var name: String {
+        /// The error an app answers with: the app's own, or the one the broker uses too.
+        public var error: DeviceError {
             switch self {
-            case .invalidParameter: AppError.invalidParameter.rawValue
-            case .noCurrentAccount: DeviceError.noCurrentAccount.rawValue
+            case .invalidParameter: .invalidParameter
+            case .noCurrentAccount: .noCurrentAccount
             }
         }
     }

@@ -57,7 +57,7 @@ import Testing
 
     @Test func errorsCarryTheirNamesOnTheBus() {
         #expect(DeviceError.offline.dbusError.name == "dev.sdlab.Error.Offline")
-        #expect(AppError.blocked.dbusError.isDevice("Blocked") && !AppError.blocked.dbusError.isDevice("Offline"))
+        #expect(DeviceError.blocked.dbusError.isDevice("Blocked") && !DeviceError.blocked.dbusError.isDevice("Offline"))
         #expect(DBusError.device("Locked").name == DeviceError.locked.name)
     }
 

@@ -38,7 +38,7 @@ import Testing
         var device = Self.started("mail")
         _ = device.apply(.network(online: false))
         #expect(
-            device.apply(Self.writeExternal("mail")) == .refused("Offline"),
+            device.apply(Self.writeExternal("mail")) == .refused(.offline),
             "no key yet, and the console is out of reach")
         _ = device.apply(.network(online: true))
         #expect(device.apply(Self.writeExternal("mail")) == .done)
@@ -59,17 +59,17 @@ import Testing
         _ = device.apply(.network(online: false))
         #expect(device.apply(Self.writeExternal("mail")) == .done, "fetched again at the launch check")
         #expect(
-            device.apply(Self.writeExternal("hooked")) == .refused("Offline"), "no external records: nothing fetched")
+            device.apply(Self.writeExternal("hooked")) == .refused(.offline), "no external records: nothing fetched")
     }
 
     @Test func anAppThatMissedTheChangeIsRefusedTheKeyOfAnother() {
         var device = Self.started("inventory")
         _ = device.apply(.checkin)
         #expect(
-            device.apply(Self.writeExternal("inventory")) == .refused("NotCheckedOut"),
+            device.apply(Self.writeExternal("inventory")) == .refused(.notCheckedOut),
             "Workspace ONE did not hear the check-in")
         _ = device.apply(.checkout(user: "cou2", password: nil))
-        #expect(device.apply(Self.writeExternal("inventory")) == .refused("AccountMismatch"), "it still acts for cou1")
+        #expect(device.apply(Self.writeExternal("inventory")) == .refused(.accountMismatch), "it still acts for cou1")
         Self.cycle("inventory", on: &device)
         #expect(device.apply(Self.writeExternal("inventory")) == .done)
     }
@@ -93,7 +93,7 @@ import Testing
         _ = device.apply(.network(online: false))
         #expect(device.apply(Self.writeExternal("hooked")) == .notApplicable)
         #expect(
-            device.apply(Self.writeExternal("mail")) == .refused("Offline"),
+            device.apply(Self.writeExternal("mail")) == .refused(.offline),
             "wipe-all deleted them: nothing to fetch the key for")
         _ = device.apply(.network(online: true))
         #expect(device.apply(Self.writeExternal("hooked")) == .done, "the key service serves cou1 either way")
@@ -117,7 +117,7 @@ import Testing
                 .scenario.steps
             {
                 guard case .write(_, let kind, _) = step.kind else { continue }
-                outcomes["\(kind.rawValue) \(step.error ?? "done")", default: 0] += 1
+                outcomes["\(kind.rawValue) \(step.error?.rawValue ?? "done")", default: 0] += 1
             }
         }
         #expect(RecordKind.allCases.allSatisfy { outcomes["\($0.rawValue) done", default: 0] > 20 }, "\(outcomes)")

@@ -180,7 +180,8 @@ struct WorkspaceOneControllerTests {
             #expect(await controller.isBlocked)
             #expect(delegate.heard.count == 1)
             #expect(
-                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+                await refusal { _ = try await controller.userInformation() }
+                    == DeviceError.notInitialised.dbusError.name)
 
             // The next launch takes the session: no wipe (the checked-in session it saw had no user).
             let (relaunched, heardAgain) = try await Self.launch(device)
@@ -196,7 +197,8 @@ struct WorkspaceOneControllerTests {
             try await device.enrollAndCheckOut("cou1")
             let (controller, _) = try await Self.launch(device)
             #expect(
-                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+                await refusal { _ = try await controller.userInformation() }
+                    == DeviceError.notInitialised.dbusError.name)
             _ = await controller.start()
             let information = try await controller.userInformation()
             #expect(information["userName"] == "cou1")
@@ -275,7 +277,8 @@ struct WorkspaceOneControllerTests {
             #expect(await controller.isBlocked)
             #expect(FileIdentity(Self.lastSessionFile(device)) == saved)
             #expect(
-                await refusal { _ = try await controller.userInformation() } == AppError.notInitialised.dbusError.name)
+                await refusal { _ = try await controller.userInformation() }
+                    == DeviceError.notInitialised.dbusError.name)
 
             // Launched again with the hub back: the same session, adopted without wipe.
             try await device.startHub()

@@ -148,7 +148,15 @@ import Testing
     ])
     func aStepMayExpectAnError(step: String, error: String) throws {
         let scenario = try #require(parsed(head + "  - \(step)\n"))
-        #expect(scenario.steps.first?.error == error)
+        #expect(scenario.steps.first?.error?.rawValue == error)
+    }
+
+    /// A typo in `error:` is found by `sdlab check`, not by a run that fails on it later.
+    @Test func anErrorThatIsNoDeviceErrorIsNamedWithTheOnesThereAre() {
+        let found = problems(head + "  - checkin: {error: NotCheckedin}\n")
+        #expect(found.count == 1)
+        #expect(found.first?.contains("error: expected one of NotStagingUser, ") == true, "\(found)")
+        #expect(found.first?.hasSuffix("NotRunning, found 'NotCheckedin'") == true, "\(found)")
     }
 
     @Test func repeatNestsSteps() throws {

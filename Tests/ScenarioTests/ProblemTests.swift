@@ -185,7 +185,7 @@ import Testing
         (head + "  - {wait: 1s, error: Offline}\n", "s.yaml:6:23: error: does not apply to wait"),
         (
             head + "  - checkout: {user: cou1, error: not-an-error}\n",
-            "s.yaml:6:35: error: expected an error name such as Offline"
+            "s.yaml:6:35: error: expected one of NotStagingUser, BadCredentials,"
         ),
         (
             head + "  - {checkout: {user: cou1, error: Offline}, error: Offline}\n",

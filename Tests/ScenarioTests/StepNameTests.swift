@@ -24,7 +24,7 @@ import Testing
 
     @Test(arguments: StepName.allCases.filter { !$0.canFail && $0.bare != nil })
     func aStepThatCannotFailRefusesAnError(_ name: StepName) {
-        let found = problems(head + "  - {\(name.key): null, error: NotCheckedIn}\n")
+        let found = problems(head + "  - {\(name.key): null, error: NotCheckedOut}\n")
         #expect(found.contains { $0.contains("error: does not apply to \(name.key)") }, "\(found)")
     }
 

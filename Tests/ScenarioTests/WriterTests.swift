@@ -118,7 +118,7 @@ import Testing
         "*star", "&and", "!bang", "%pc", "@at", "`tick", "'single'", "null", "~", "NO", "trailing ", "1e3", ".inf",
     ]
 
-    static func step(_ kind: StepKind, error: String? = nil) -> Step {
+    static func step(_ kind: StepKind, error: DeviceError? = nil) -> Step {
         Step(location: here, error: error, kind: kind)
     }
 
@@ -166,26 +166,26 @@ import Testing
 
     static let sessionSteps: [Step] = [
         step(.enroll(user: "boss", password: nil)),
-        step(.enroll(user: "boss", password: "a: b"), error: "AlreadyEnrolled"),
-        step(.enroll(user: "ana", password: nil), error: "NotStagingUser"),
+        step(.enroll(user: "boss", password: "a: b"), error: .alreadyEnrolled),
+        step(.enroll(user: "ana", password: nil), error: .notStagingUser),
         step(.checkout(user: "ana", password: "quote\"d")),
-        step(.checkout(user: "123", password: nil), error: "AlreadyCheckedOut"),
-        step(.checkout(user: "yes", password: ""), error: "BadCredentials"),
+        step(.checkout(user: "123", password: nil), error: .alreadyCheckedOut),
+        step(.checkout(user: "yes", password: ""), error: .badCredentials),
         step(.checkin),
-        step(.checkin, error: "NotCheckedOut"),
+        step(.checkin, error: .notCheckedOut),
         step(.signin(app: "mail", user: "yes", password: "#x")),
-        step(.signin(app: "null", user: "ana", password: nil), error: "AlreadySignedIn"),
+        step(.signin(app: "null", user: "ana", password: nil), error: .alreadySignedIn),
         step(.signout(app: "mail")),
-        step(.signout(app: "On"), error: "NoCurrentAccount"),
+        step(.signout(app: "On"), error: .noCurrentAccount),
         step(.removeAccount),
-        step(.removeAccount, error: "NoCurrentAccount"),
+        step(.removeAccount, error: .noCurrentAccount),
         step(.lock),
-        step(.lock, error: "Locked"),
+        step(.lock, error: .locked),
         step(.unlock(app: nil, user: "ana", password: nil)),
         step(.unlock(app: "mail", user: "x.y-z", password: "  lead")),
-        step(.unlock(app: nil, user: "123", password: "ünïcode"), error: "BadCredentials"),
+        step(.unlock(app: nil, user: "123", password: "ünïcode"), error: .badCredentials),
         step(.wipe),
-        step(.wipe, error: "NotEnrolled"),
+        step(.wipe, error: .notEnrolled),
     ]
 
     static let appSteps: [Step] = [
@@ -193,14 +193,14 @@ import Testing
         step(.lifecycle(.launch, apps: apps.map(\.name).reversed())),
         step(.lifecycle(.terminate, apps: ["mail"])),
         step(.lifecycle(.crash, apps: ["null", "On"])),
-        step(.lifecycle(.foreground, apps: ["notes"]), error: "NotRunning"),
-        step(.lifecycle(.background, apps: ["inventory", "fleet2"]), error: "NotRunning"),
+        step(.lifecycle(.foreground, apps: ["notes"]), error: .notRunning),
+        step(.lifecycle(.background, apps: ["inventory", "fleet2"]), error: .notRunning),
         step(.lifecycle(.suspend, apps: ["On"])),
         step(.lifecycle(.resume, apps: ["On", "mail"])),
         step(.write(app: "inventory", kind: .common, count: 1)),
-        step(.write(app: "null", kind: .external, count: 7), error: "NotCheckedOut"),
+        step(.write(app: "null", kind: .external, count: 7), error: .notCheckedOut),
         step(.network(online: false)),
-        step(.network(online: true), error: "Busy"),
+        step(.network(online: true), error: .offline),
     ]
 
     static let hubSteps: [Step] = [
@@ -219,7 +219,7 @@ import Testing
                         .repeat(
                             times: 2,
                             steps: [
-                                step(.checkin, error: "NotCheckedOut"),
+                                step(.checkin, error: .notCheckedOut),
                                 expect(["hub": [.generation(7)]]),
                             ])),
                     step(.settle(.milliseconds(1500))),

@@ -78,7 +78,7 @@ import Testing
     static func carryOut(
         _ request: AndroidMSALClient.OwnRequest, client: inout AndroidMSALClient, hub: inout HubModel
     ) -> String {
-        if case .refuse(let refusal) = client.decide(request) { return refusal.name }
+        if case .refuse(let refusal) = client.decide(request) { return refusal.error.rawValue }
         do throws(DeviceError) {
             switch request {
             case .signIn:
