@@ -380,7 +380,7 @@ public final class DeviceHost: Sendable {
         snapshot.blocked = state.blocked
         snapshot.user = state.user
         snapshot.previous = state.previous
-        snapshot.callbacks = state.callbacks
+        snapshot.callbacks = state.callbacks.map(\.description)
         snapshot.error = state.lastError
         snapshot.displayed = state.blocked ? [] : displayed.flatMap { Canary.all(in: $0[...]).map(\.description) }
         snapshot.preferencesApplied = state.preferencesApplied

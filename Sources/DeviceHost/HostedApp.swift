@@ -45,7 +45,7 @@ final class HostedApp: DeviceListener, Sendable {
         var previous: String?
         var foreground = true
         var blocked = false
-        var callbacks: [String] = []
+        var callbacks: [SDKCallback] = []
         var lastError: String?
         var checks = 0
         /// When the latest check began (CLOCK_MONOTONIC ns).
@@ -221,7 +221,7 @@ final class HostedApp: DeviceListener, Sendable {
             trace?.record(.keychainFailed, [.error: .string(failure)])
         }
         let (change, blocks) = settling { state -> (CleanupJob?, Bool) in
-            state.callbacks += result.callbacks.map(\.description)
+            state.callbacks += result.callbacks
             state.lastError = result.failure ?? result.keychainFailure.map { _ in SDKErrors.keychainFailure }
             let blocks = result.blocked && !state.blocked
             state.blocked = state.blocked || result.blocked

@@ -249,7 +249,8 @@ public struct SimulatedDevice: Sendable {
         let callbacks = apps[name]?.detected(opportunity, session: hubRunning ? hub.session : nil) ?? []
         let answer = keyServiceAnswer
         apps[name]?.lookUpExternalKey(answer)
-        let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.sorted()
+        let repeated = Dictionary(grouping: callbacks, by: \.kind).filter { $0.value.count > 1 }.keys.map(\.rawValue)
+            .sorted()
         if !repeated.isEmpty {
             violations.append(
                 "\(name) got more than one \(repeated.joined(separator: ", ")) at one \(opportunity.rawValue)")

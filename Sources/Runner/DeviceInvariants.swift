@@ -74,7 +74,7 @@ enum DeviceInvariants {
                 kindsThisCheck[event.proc] = []
             case .callback:
                 guard let name = event[.name] else { continue }
-                let kind = SDKCallback(text: name)?.kind ?? name
+                let kind = SDKCallback(text: name)?.kind.rawValue ?? name
                 if kindsThisCheck[event.proc, default: []].insert(kind).inserted == false {
                     found.append(
                         (.oneCallbackOfAKindPerCheck, event.proc, "\(event.proc) got a second \(kind) in one check"))

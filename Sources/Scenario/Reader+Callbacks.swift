@@ -9,9 +9,10 @@ extension SDKCallback.Form {
 
     /// As messages show it: `current-account(A,B)`, `initial-check(ERROR)`.
     var shown: String {
-        guard !arguments.isEmpty else { return kind }
+        guard !arguments.isEmpty else { return kind.rawValue }
         var users = ["A", "B"].makeIterator()
-        return kind + "(" + arguments.map { $0 == .user ? users.next() ?? "A" : "ERROR" }.joined(separator: ",") + ")"
+        return kind.rawValue + "("
+            + arguments.map { $0 == .user ? users.next() ?? "A" : "ERROR" }.joined(separator: ",") + ")"
     }
 }
 

@@ -15,44 +15,56 @@ public enum SDKCallback: Hashable, Sendable, CustomStringConvertible {
     /// Workspace ONE: `controllerDidFinishInitialCheck`, with its error if any.
     case initialCheck(error: String?)
 
+    /// What a callback is, by the word the trace, the snapshot and a scenario use for it: what an
+    /// SDK calls at most once per check (Docs/behaviour.md §6).
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
+        case currentAccount = "current-account"
+        case accountChanged = "account-changed"
+        case accountLoaded = "account-loaded"
+        case wipe
+        case userChanged = "user-changed"
+        case initialCheck = "initial-check"
+    }
+
     /// A callback's shape: its kind and what each argument names, without their values.
     public struct Form: Hashable, Sendable {
         public enum Argument: Hashable, Sendable { case user, error }
 
-        public let kind: String
+        public let kind: Kind
         public let arguments: [Argument]
     }
 
     /// The callbacks an app of `sdk` can get, in the order its SDK's documentation lists them.
     public static func forms(of sdk: SDKKind) -> [Form] {
-        switch sdk {
-        case .msal: [Form(kind: "current-account", arguments: [.user, .user])]
-        case .msalAndroid:
-            [
-                Form(kind: "account-changed", arguments: [.user, .user]),
-                Form(kind: "account-loaded", arguments: [.user]),
-            ]
-        case .ws1:
-            [
-                Form(kind: "wipe", arguments: []), Form(kind: "user-changed", arguments: []),
-                Form(kind: "initial-check", arguments: []), Form(kind: "initial-check", arguments: [.error]),
-            ]
+        let callbacks: [SDKCallback] =
+            switch sdk {
+            case .msal: [.currentAccount(current: nil, previous: nil)]
+            case .msalAndroid: [.accountChanged(prior: nil, current: nil), .accountLoaded(nil)]
+            case .ws1: [.wipe, .userChanged, .initialCheck(error: nil), .initialCheck(error: "")]
+            }
+        return callbacks.map(\.form)
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .currentAccount: .currentAccount
+        case .accountChanged: .accountChanged
+        case .accountLoaded: .accountLoaded
+        case .wipe: .wipe
+        case .userChanged: .userChanged
+        case .initialCheck: .initialCheck
         }
     }
 
-    /// `current-account`, `wipe`, …: what an SDK calls at most once per check (Docs/behaviour.md §6).
-    public var kind: String { form.kind }
-
     public var form: Form {
-        switch self {
-        case .currentAccount: Form(kind: "current-account", arguments: [.user, .user])
-        case .accountChanged: Form(kind: "account-changed", arguments: [.user, .user])
-        case .accountLoaded: Form(kind: "account-loaded", arguments: [.user])
-        case .wipe: Form(kind: "wipe", arguments: [])
-        case .userChanged: Form(kind: "user-changed", arguments: [])
-        case .initialCheck(nil): Form(kind: "initial-check", arguments: [])
-        case .initialCheck(_?): Form(kind: "initial-check", arguments: [.error])
-        }
+        let arguments: [Form.Argument] =
+            switch self {
+            case .currentAccount, .accountChanged: [.user, .user]
+            case .accountLoaded: [.user]
+            case .wipe, .userChanged, .initialCheck(nil): []
+            case .initialCheck(_?): [.error]
+            }
+        return Form(kind: kind, arguments: arguments)
     }
 
     /// The users the callback names, in its text's order (`none` left out).
@@ -80,29 +92,30 @@ public enum SDKCallback: Hashable, Sendable, CustomStringConvertible {
             case .wipe, .userChanged, .initialCheck(nil): []
             case .initialCheck(let error?): [error]
             }
-        return arguments.isEmpty ? kind : "\(kind)(\(arguments.joined(separator: ",")))"
+        return arguments.isEmpty ? kind.rawValue : "\(kind.rawValue)(\(arguments.joined(separator: ",")))"
     }
 
     /// Reads a `description` back; nil for a text that is no callback of that kind and arity.
     /// The arguments are taken as written: whether they name known users or errors is for the
     /// reader to say.
     public init?(text: String) {
-        var kind = Substring(text)
+        var word = Substring(text)
         var arguments: [String] = []
         if let open = text.firstIndex(of: "("), text.hasSuffix(")") {
-            kind = text[..<open]
+            word = text[..<open]
             arguments = text[text.index(after: open)..<text.index(before: text.endIndex)]
                 .split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
+        guard let kind = Kind(rawValue: String(word)) else { return nil }
         let user = { (word: String) in word == "none" ? nil : word }
         switch (kind, arguments.count) {
-        case ("current-account", 2): self = .currentAccount(current: user(arguments[0]), previous: user(arguments[1]))
-        case ("account-changed", 2): self = .accountChanged(prior: user(arguments[0]), current: user(arguments[1]))
-        case ("account-loaded", 1): self = .accountLoaded(user(arguments[0]))
-        case ("wipe", 0): self = .wipe
-        case ("user-changed", 0): self = .userChanged
-        case ("initial-check", 0): self = .initialCheck(error: nil)
-        case ("initial-check", 1): self = .initialCheck(error: arguments[0])
+        case (.currentAccount, 2): self = .currentAccount(current: user(arguments[0]), previous: user(arguments[1]))
+        case (.accountChanged, 2): self = .accountChanged(prior: user(arguments[0]), current: user(arguments[1]))
+        case (.accountLoaded, 1): self = .accountLoaded(user(arguments[0]))
+        case (.wipe, 0): self = .wipe
+        case (.userChanged, 0): self = .userChanged
+        case (.initialCheck, 0): self = .initialCheck(error: nil)
+        case (.initialCheck, 1): self = .initialCheck(error: arguments[0])
         default: return nil
         }
     }

@@ -24,7 +24,7 @@ import Testing
     func eachCallbackReadsBackFromItsWords(callback: SDKCallback, text: String) {
         #expect(callback.description == text)
         #expect(SDKCallback(text: text) == callback)
-        #expect(callback.kind == String(text.prefix { $0 != "(" }))
+        #expect(callback.kind.rawValue == String(text.prefix { $0 != "(" }))
     }
 
     @Test(
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func eachSDKHasItsOwnCallbacks() {
-        let kinds = SDKKind.allCases.map { sdk in SDKCallback.forms(of: sdk).map(\.kind) }
+        let kinds = SDKKind.allCases.map { sdk in SDKCallback.forms(of: sdk).map(\.kind.rawValue) }
         #expect(
             kinds == [
                 ["current-account"], ["account-changed", "account-loaded"],
