@@ -30,9 +30,14 @@ public struct DeviceFailure: Error, Sendable {
         cause = (error as? DeviceFailure)?.cause ?? error
         reason =
             switch cause {
-            case SharedDevice.MSALError.ambiguousAccount: .ambiguousAccount
-            case SharedDevice.MSALError.broker(WorkspaceOneSDK.hubUnreachableError): .unreachable(message: nil)
-            case SharedDevice.MSALError.broker(let name): .refused(name: name, message: "")
+            case let error as BrokerError:
+                switch error {
+                case .unreachable: .unreachable(message: nil)
+                case .ambiguousAccount: .ambiguousAccount
+                case .refused, .invalidAnswer: .refused(name: error.label, message: "")
+                }
+            case let error as DBusError where error.isDevice(WorkspaceOneSDK.hubUnreachableError):
+                .unreachable(message: nil)
             case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
                 .refused(name: String(error.shortName), message: error.message)
             case let error as DBusError: .unreachable(message: error.message)

@@ -194,7 +194,7 @@ public class MSALPublicClientApplication: NSObject {
     public func allAccounts() throws -> [MSALAccount] {
         let call = MSALErrors.facade.call(completingOn: .global())
         guard let link = call.link else { throw MSALErrors.brokerNotAvailable() }
-        let answer = call.wait { () -> Result<[BrokerAccount], SharedDevice.MSALError>? in
+        let answer = call.wait { () -> Result<[BrokerAccount], BrokerError>? in
             try? await Calls.client(link).accounts()
         }
         switch answer {

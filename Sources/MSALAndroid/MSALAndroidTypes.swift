@@ -134,8 +134,6 @@ enum MsalErrors {
         switch failure.reason {
         case .unreachable(let message):
             return client(MsalClientException.BROKER_BIND_FAILURE, message ?? "the broker did not answer")
-        case .refused(let name, _) where name == SDKErrors.hubUnreachable:
-            return client(MsalClientException.BROKER_BIND_FAILURE, "the broker did not answer")
         case .refused(let name, let message):
             let text = message.isEmpty ? name : message
             switch failure.deviceError {

@@ -108,7 +108,7 @@ public final class SingleAccountPublicClientApplication: Sendable {
         let client = try Clients.client(link, clientId)
         link.listener.checkStarted()
         defer { link.listener.appCodeReturned(afterCheck: true) }
-        let answer = call.wait { () -> Result<([AndroidMSALClient.Callback], CheckResult), SharedDevice.MSALError>? in
+        let answer = call.wait { () -> Result<([AndroidMSALClient.Callback], CheckResult), BrokerError>? in
             switch try? await client.getCurrentAccount() {
             case .success(let callbacks)?: .success((callbacks, await report(callbacks, client)))
             case .failure(let error)?: .failure(error)
@@ -123,7 +123,7 @@ public final class SingleAccountPublicClientApplication: Sendable {
             link.listener.checkFailed(error.label)
             throw MsalErrors.exception(error)
         case .some(nil), nil:
-            let error = SharedDevice.MSALError.broker(SDKErrors.hubUnreachable)
+            let error = BrokerError.unreachable
             link.listener.checkFailed(error.label)
             throw MsalErrors.exception(error)
         }

@@ -2,12 +2,8 @@ import DBusKit
 import DeviceContract
 import SharedDevice
 
-/// Error names the simulated SDKs report besides the hub's own.
+/// Error names the simulated SDKs report besides the hub's own and the broker's (`BrokerError`).
 public enum SDKErrors {
-    /// The hub did not answer (gone, or not in time): nothing changed.
-    public static let hubUnreachable = WorkspaceOneSDK.hubUnreachableError
-    /// The hub's answer was not of the contract (a user name that is none, say): nothing changed.
-    public static let invalidAnswer = "InvalidAnswer"
     /// The SDK's state could not be written to the app's keychain.
     public static let keychainFailure = "keychainFailure"
 }
@@ -24,7 +20,7 @@ struct HubCalls: Sendable {
     }
 
     /// The broker's accounts (`GetAccounts`), or why it could not be asked.
-    func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+    func accounts() async throws(CancellationError) -> Result<[BrokerAccount], BrokerError> {
         do {
             return Self.accounts(in: .success(try await call(BrokerMethod.getAccounts)))
         } catch let error as CancellationError {
@@ -35,28 +31,28 @@ struct HubCalls: Sendable {
     }
 
     /// `accounts()` without a task: `reply` runs on the connection's owner thread.
-    func accounts(reply: @escaping @Sendable (Result<[BrokerAccount], MSALError>) -> Void) {
+    func accounts(reply: @escaping @Sendable (Result<[BrokerAccount], BrokerError>) -> Void) {
         connection.callHub(BrokerMethod.getAccounts, at: address, timeout: timeout) { reply(Self.accounts(in: $0)) }
     }
 
     /// The accounts a `GetAccounts` outcome holds, or why there are none to be had.
-    private static func accounts(in outcome: Result<[DBusValue], any Error>) -> Result<[BrokerAccount], MSALError> {
+    private static func accounts(in outcome: Result<[DBusValue], any Error>) -> Result<[BrokerAccount], BrokerError> {
         switch outcome {
         case .success(let values):
             let list = values.first?.items ?? []
             let accounts = list.compactMap(BrokerAccount.init(wire:))
             // An answer with an account that is no account (a user name that is not one): an
             // error, so that nothing changes, rather than an account dropped.
-            return accounts.count == list.count ? .success(accounts) : .failure(.broker(invalidAnswer))
+            return accounts.count == list.count ? .success(accounts) : .failure(.accountThatIsNone)
+        case .failure(let error as DBusError) where error.isNoAnswer:
+            return .failure(.unreachable)
         case .failure(let error as DBusError):
-            return .failure(.broker(error.isNoAnswer ? unreachable : String(error.shortName)))
+            let name = String(error.shortName)
+            return .failure(DeviceError(rawValue: name).map(BrokerError.refused) ?? .invalidAnswer(name))
         case .failure:
-            return .failure(.broker(unreachable))
+            return .failure(.unreachable)
         }
     }
-
-    static let unreachable = SDKErrors.hubUnreachable
-    static let invalidAnswer = SDKErrors.invalidAnswer
 
     /// The hub's session (`GetSession`), or nil when the hub did not answer.
     func session() async -> Session? { try? await answeredSession() }

@@ -60,7 +60,7 @@ public struct Broker: Sendable {
     public func isSharedDevice() async throws -> Bool { try await deviceInformation().isSharedDevice }
 
     /// The broker's accounts, or why they could not be had.
-    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], BrokerError> {
         try await hub.accounts()
     }
 }
@@ -128,7 +128,7 @@ public final class MSALPublicClient: Sendable {
     }
 
     /// What `getCurrentAccount` answers: `(current, previous)`, or why there is none.
-    public typealias CurrentAccountAnswer = Result<MSALClient.CurrentAccount, MSALError>
+    public typealias CurrentAccountAnswer = Result<MSALClient.CurrentAccount, BrokerError>
     public typealias Completion = @Sendable (CurrentAccountAnswer, _ keychainFailure: String?) -> Void
 
     /// `(current, previous)`, to `completion` on the connection's owner thread; on an error
@@ -176,7 +176,7 @@ public final class MSALPublicClient: Sendable {
     public func signOut() async throws { try await broker.signOut() }
 
     /// The broker's accounts, or why they could not be had.
-    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], MSALError> {
+    public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], BrokerError> {
         try await broker.hub.accounts()
     }
 
@@ -193,9 +193,9 @@ extension MSALPublicClient.State {
 
     /// Ends `call` with the broker's answer, writing the last-seen account if it changed.
     mutating func finish(
-        _ call: MSALClient.Call, _ answer: Result<[BrokerAccount], MSALError>, _ keychain: Keychain
+        _ call: MSALClient.Call, _ answer: Result<[BrokerAccount], BrokerError>, _ keychain: Keychain
     ) -> (MSALPublicClient.CurrentAccountAnswer, keychainFailure: String?) {
-        do throws(MSALError) {
+        do throws(BrokerError) {
             let result = try client.finish(call, answer)
             // Unchanged (a spoofed post, a return to the foreground): nothing is written.
             let failure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
@@ -236,9 +236,10 @@ public actor AndroidMSALPublicClient {
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
     /// As on iOS, a keychain that cannot be written does not withhold the callbacks: the
     /// account is kept in memory and written at the next call (`keychainFailure` says why).
-    public func getCurrentAccount() async throws(CancellationError) -> Result<[AndroidMSALClient.Callback], MSALError> {
+    public func getCurrentAccount() async throws(CancellationError) -> Result<[AndroidMSALClient.Callback], BrokerError>
+    {
         let answer = try await broker.hub.accounts()
-        do throws(MSALError) {
+        do throws(BrokerError) {
             let callbacks = try client.getCurrentAccount(answer)
             save()
             return .success(callbacks)

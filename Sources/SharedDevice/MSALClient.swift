@@ -17,17 +17,29 @@ public struct BrokerAccount: Codable, Equatable, Hashable, Sendable {
     }
 }
 
-/// Why a current-account query failed; nothing is written then.
-public enum MSALError: Error, Equatable, Sendable {
+/// Why the broker's accounts could not be had; an SDK then changes nothing.
+public enum BrokerError: Error, Equatable, Sendable {
+    /// Nobody answered: the hub is gone, or did not answer in time.
+    case unreachable
+    /// The broker refused, with the device's error.
+    case refused(DeviceError)
     /// The broker answered with more than one account.
     case ambiguousAccount
-    /// The broker could not be asked (the hub did not answer) or answered with an error.
-    case broker(String)
+    /// The answer was not of the contract (an account that is no account: `InvalidAnswer`), or
+    /// an error that is not the device's: what it was.
+    case invalidAnswer(String)
 
+    /// The hub's answer held an account that is no account.
+    public static let accountThatIsNone = BrokerError.invalidAnswer("InvalidAnswer")
+
+    /// As the trace and the SDKs' errors name it: `HubUnreachable`, the device's error
+    /// (`Offline`), `ambiguousAccount`, or what the answer was.
     public var label: String {
         switch self {
+        case .unreachable: WorkspaceOneSDK.hubUnreachableError
+        case .refused(let error): error.rawValue
         case .ambiguousAccount: "ambiguousAccount"
-        case .broker(let name): name
+        case .invalidAnswer(let what): what
         }
     }
 }
@@ -69,7 +81,8 @@ public struct MSALClient: Codable, Equatable, Sendable {
     public func beginCall() -> Call { Call(previous: lastSeen) }
 
     /// Ends `call` with what the broker answered, or why it could not.
-    public mutating func finish(_ call: Call, _ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+    public mutating func finish(_ call: Call, _ brokerAccounts: Result<[BrokerAccount], BrokerError>)
+        throws(BrokerError)
         -> CurrentAccount
     {
         let accounts = try brokerAccounts.get()
@@ -79,7 +92,7 @@ public struct MSALClient: Codable, Equatable, Sendable {
     }
 
     /// A call that nothing overlaps: begun and ended with `brokerAccounts`.
-    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], BrokerError>) throws(BrokerError)
         -> CurrentAccount
     {
         try finish(beginCall(), brokerAccounts)
@@ -124,7 +137,7 @@ public struct AndroidMSALClient: Codable, Equatable, Sendable {
 
     /// `account-changed(prior, current)` only when the home account ids differ (a corrupt
     /// stored value always counts as a change from none), then always `account-loaded`.
-    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], MSALError>) throws(MSALError)
+    public mutating func getCurrentAccount(_ brokerAccounts: Result<[BrokerAccount], BrokerError>) throws(BrokerError)
         -> [Callback]
     {
         let accounts = try brokerAccounts.get()

@@ -16,21 +16,27 @@ import Testing
     }
 
     @Test func anSDKsOwnRefusalHasNoDeviceError() {
-        let failure = DeviceFailure(SharedDevice.MSALError.broker("InvalidAnswer"))
+        let failure = DeviceFailure(BrokerError.accountThatIsNone)
         #expect(failure.reason == .refused(name: "InvalidAnswer", message: ""))
         #expect(failure.deviceError == nil)
+    }
+
+    @Test func theBrokersRefusalIsTheDevicesError() {
+        let failure = DeviceFailure(BrokerError.refused(.offline))
+        #expect(failure.reason == .refused(name: "Offline", message: ""))
+        #expect(failure.deviceError == .offline)
     }
 
     @Test func aBusErrorThatIsNotTheDevicesIsNoAnswer() {
         let failure = DeviceFailure(DBusError.noReply("the hub did not answer in time"))
         #expect(failure.reason == .unreachable(message: "the hub did not answer in time"))
-        #expect(
-            DeviceFailure(SharedDevice.MSALError.broker(WorkspaceOneSDK.hubUnreachableError)).reason
-                == .unreachable(message: nil))
+        #expect(DeviceFailure(BrokerError.unreachable).reason == .unreachable(message: nil))
+        // As an app's SDK answers it on the bus: unreachable too, not a refusal by that name.
+        #expect(DeviceFailure(DBusError.device("HubUnreachable")).reason == .unreachable(message: nil))
     }
 
     @Test func moreThanOneAccountIsAmbiguous() {
-        #expect(DeviceFailure(SharedDevice.MSALError.ambiguousAccount).reason == .ambiguousAccount)
+        #expect(DeviceFailure(BrokerError.ambiguousAccount).reason == .ambiguousAccount)
     }
 
     @Test func anythingElseIsDescribedAndKeptAsThrown() {
@@ -45,7 +51,7 @@ import Testing
         let facade = Facade { failure in
             NSError(domain: "table", code: failure.reason == .ambiguousAccount ? 1 : 2)
         }
-        #expect(facade.error(SharedDevice.MSALError.ambiguousAccount).code == 1)
+        #expect(facade.error(BrokerError.ambiguousAccount).code == 1)
         #expect(facade.call(completingOn: .main).error(DBusError.failed("no")).code == 2)
     }
 

@@ -152,13 +152,13 @@ extension SingleAccountPublicClientApplication {
             exception(DeviceError.alreadySignedIn.dbusError)
                 == ("MsalServiceException", MsalServiceException.UNKNOWN_ERROR))
         #expect(
-            exception(SharedDevice.MSALError.broker(SDKErrors.hubUnreachable))
+            exception(BrokerError.unreachable)
                 == ("MsalClientException", MsalClientException.BROKER_BIND_FAILURE))
         #expect(
-            exception(DBusError.device(SDKErrors.hubUnreachable))
+            exception(DBusError.device(WorkspaceOneSDK.hubUnreachableError))
                 == ("MsalClientException", MsalClientException.BROKER_BIND_FAILURE))
         #expect(
-            exception(SharedDevice.MSALError.ambiguousAccount)
+            exception(BrokerError.ambiguousAccount)
                 == ("MsalClientException", MsalClientException.UNKNOWN_ERROR))
     }
 }
@@ -296,7 +296,7 @@ struct MSALAndroidOnADeviceTests {
             #expect(try await application.check() == ["changed(none,cou1)", "loaded(cou1)"])
             await device.stopHub()
             #expect(try await application.check() == ["error(\(MsalClientException.BROKER_BIND_FAILURE))"])
-            #expect(device.listener.failures.withLock { $0 } == [SDKErrors.hubUnreachable])
+            #expect(device.listener.failures.withLock { $0 } == [WorkspaceOneSDK.hubUnreachableError])
             if case .failure(let exception) = await application.blockingCheck() {
                 #expect(exception.errorCode == MsalClientException.BROKER_BIND_FAILURE)
             } else {

@@ -151,8 +151,10 @@ struct AndroidMSALPublicClientTests {
             #expect(try await Self.callbacks(client) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
             let saved = try #require(FileIdentity(Self.storedFile(device)))
             await device.stopHub()
-            #expect(try await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
-            #expect(await refusal { try await client.signOut() } == DBusError.device(SDKErrors.hubUnreachable).name)
+            #expect(try await client.getCurrentAccount() == .failure(.unreachable))
+            #expect(
+                await refusal { try await client.signOut() }
+                    == DBusError.device(WorkspaceOneSDK.hubUnreachableError).name)
             #expect(FileIdentity(Self.storedFile(device)) == saved)
             try await device.startHub()
             #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"])

@@ -250,9 +250,11 @@ struct MSALPublicClientTests {
             let saved = try #require(FileIdentity(Self.lastSeenFile(device)))
 
             await device.stopHub()
-            #expect(await client.getCurrentAccount() == .failure(.broker(SDKErrors.hubUnreachable)))
+            #expect(await client.getCurrentAccount() == .failure(.unreachable))
             #expect(await refusal { _ = try await client.deviceInformation() } != nil)
-            #expect(await refusal { try await client.signOut() } == DBusError.device(SDKErrors.hubUnreachable).name)
+            #expect(
+                await refusal { try await client.signOut() }
+                    == DBusError.device(WorkspaceOneSDK.hubUnreachableError).name)
             #expect(FileIdentity(Self.lastSeenFile(device)) == saved)
 
             // Served again: the client still remembers cou1.

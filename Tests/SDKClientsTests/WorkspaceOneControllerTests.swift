@@ -271,7 +271,8 @@ struct WorkspaceOneControllerTests {
 
             let (controller, delegate) = try await Self.launch(device)
             let detection = await controller.start()
-            #expect(detection.effects == [.callback(.initialCheck(error: SDKErrors.hubUnreachable)), .block])
+            #expect(
+                detection.effects == [.callback(.initialCheck(error: WorkspaceOneSDK.hubUnreachableError)), .block])
             #expect(detection.session == nil)
             #expect(delegate.heard == ["initial-check(HubUnreachable)"])
             #expect(await controller.isBlocked)

@@ -47,7 +47,7 @@ import Testing
         var client = MSALClient(lastSeen: Self.a)
         let failing = client.beginCall()
         let other = client.beginCall()
-        #expect(throws: MSALError.ambiguousAccount) { try client.finish(failing, .success([Self.a, Self.b])) }
+        #expect(throws: BrokerError.ambiguousAccount) { try client.finish(failing, .success([Self.a, Self.b])) }
         #expect(client.lastSeen == Self.a)
         #expect(try client.finish(other, .success([])).callback.description == "current-account(none,cou1)")
     }
@@ -63,12 +63,12 @@ import Testing
 
     @Test(arguments: [
         (
-            Result<[BrokerAccount], MSALError>.failure(.broker("dev.sdlab.Error.Offline")),
-            MSALError.broker("dev.sdlab.Error.Offline")
+            Result<[BrokerAccount], BrokerError>.failure(.refused(.offline)),
+            BrokerError.refused(.offline)
         ),
         (.success([a, b]), .ambiguousAccount),
     ])
-    func anErrorWritesNothing(answer: Result<[BrokerAccount], MSALError>, error: MSALError) throws {
+    func anErrorWritesNothing(answer: Result<[BrokerAccount], BrokerError>, error: BrokerError) throws {
         var client = MSALClient(lastSeen: Self.a)
         #expect(throws: error) { try client.getCurrentAccount(answer) }
         #expect(client.lastSeen == Self.a)
