@@ -23,7 +23,7 @@ extension StepDriver {
         let runner = appsShare * 2 > limit ? openDescriptorCount() + Self.runnerDescriptorsPerApp : appsShare
         guard max(bus, runner) > limit else { return }
         let (needed, process) = bus >= runner ? (bus, "the device's bus") : (runner, "the runner")
-        throw StepFailure(
+        throw StepError(
             description:
                 "launch \(name): \(running.count + 1) apps at once need about \(needed) open files in \(process),"
                 + " over this machine's limit of \(limit) (`ulimit -Hn`); raise the hard limit to run this fleet")

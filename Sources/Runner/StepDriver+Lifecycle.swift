@@ -11,7 +11,7 @@ extension StepDriver {
         do {
             effects = try fleet.apply(action, to: name, at: now)
         } catch {
-            throw StepFailure(description: "\(action.rawValue) \(name): the app is not running")
+            throw StepError(description: "\(action.rawValue) \(name): the app is not running")
         }
         for (app, effect) in effects { try await carryOut(effect, on: app) }
         // What the apps said as they went (a background task begun in

@@ -58,7 +58,7 @@ extension StepDriver {
         for app in failed where !app.gone { byReason.add(app.app, under: app.why) }
         let busy = byReason.groups.map { "\(AppNames.who($0.apps)): \($0.key)" }.joined(separator: "; ")
         let gone = failed.filter(\.gone).map(\.why)
-        throw StepFailure(
+        throw StepError(
             description: (gone + (busy.isEmpty ? [] : ["not settled within \(limit): " + busy])).joined(separator: "; ")
         )
     }

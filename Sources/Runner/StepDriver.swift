@@ -66,7 +66,8 @@ public final class StepDriver {
     /// Every process this driver started and still runs.
     public var processes: [ChildProcess] { running.values.map(\.process) }
 
-    public struct StepFailure: Error, CustomStringConvertible {
+    /// Why a step could not be carried out as it says (a `StepFailure` of the run once caught).
+    public struct StepError: Error, CustomStringConvertible {
         public let description: String
     }
 
@@ -87,21 +88,21 @@ public final class StepDriver {
         do {
             try await act(step.kind)
         } catch let refusal as Refusal {
-            guard let expected = step.error else { throw StepFailure(description: refusal.message) }
+            guard let expected = step.error else { throw StepError(description: refusal.message) }
             guard refusal.error == expected else {
-                throw StepFailure(
+                throw StepError(
                     description: "expected error \(expected), got \(refusal.error): \(refusal.message)")
             }
             return notes
         } catch let error as DBusError {
-            guard let expected = step.error else { throw StepFailure(description: error.description) }
+            guard let expected = step.error else { throw StepError(description: error.description) }
             guard error.isDevice(expected.rawValue) else {
-                throw StepFailure(description: "expected error \(expected), got \(error.name)")
+                throw StepError(description: "expected error \(expected), got \(error.name)")
             }
             return notes
         }
         if let expected = step.error {
-            throw StepFailure(description: "expected error \(expected), but the step succeeded")
+            throw StepError(description: "expected error \(expected), but the step succeeded")
         }
         return notes
     }
@@ -115,7 +116,7 @@ public final class StepDriver {
         do {
             try Data(point.rawValue.utf8).write(to: URL(fileURLWithPath: file))
         } catch {
-            throw StepFailure(description: "cannot arm the hub's crash at \(file): \(error)")
+            throw StepError(description: "cannot arm the hub's crash at \(file): \(error)")
         }
         defer { unlink(file) }
         var answer: String?
@@ -131,15 +132,15 @@ public final class StepDriver {
         let ended = await offPool { hub.waitForExit(timeout: .seconds(5)) }
         if let answer {
             if ended {
-                throw StepFailure(description: "the hub ended, but \(answer), so it did not crash at \(point.rawValue)")
+                throw StepError(description: "the hub ended, but \(answer), so it did not crash at \(point.rawValue)")
             }
-            throw StepFailure(
+            throw StepError(
                 description:
                     "the hub did not crash: \(answer), so the change never reached \(point.rawValue) (see hub_crash in Docs/scenarios.md)"
             )
         }
         guard ended else {
-            throw StepFailure(description: "the hub did not answer, yet its process is still running after 5 s")
+            throw StepError(description: "the hub did not answer, yet its process is still running after 5 s")
         }
         return ["the hub crashed at \(point.rawValue) of the change, as the step asked: it is down until hub: restart"]
     }
@@ -209,7 +210,7 @@ public final class StepDriver {
 
     /// Calls to a running app (a step that names one that is not running fails before this).
     func client(_ name: String, timeout: Duration = .seconds(30)) throws -> AppClient {
-        guard let app = running[name] else { throw StepFailure(description: "\(name) is not running") }
+        guard let app = running[name] else { throw StepError(description: "\(name) is not running") }
         return AppClient(connection, app: app, timeout: timeout)
     }
 
