@@ -79,18 +79,15 @@ public enum ScenarioPath {
         }
     }
 
-    /// The interface every app of a device serves (`AppBus.interface`): its name is in every
-    /// program built on the device host, as in `sdlab-app`.
-    public static let appInterface = "dev.sdlab.App1"
-
     /// A compiled program (ELF) that does not serve the app interface is no app of a device: it
-    /// would never answer the runner. A script may be a wrapper that starts one, so it passes.
+    /// would never answer the runner. The interface's name is in every program built on the
+    /// device host, as in `sdlab-app`. A script may be a wrapper that starts one, so it passes.
     static func notAnApp(_ path: String) -> String? {
         guard let file = FileHandle(forReadingAtPath: path) else { return "\(path) cannot be read" }
         defer { try? file.close() }
         guard file.readData(ofLength: 4) == Data([0x7f, 0x45, 0x4c, 0x46]) else { return nil }
-        guard FileSearch.file(path, contains: Array(appInterface.utf8)) == false else { return nil }
-        return "\(path) is a program that serves no \(appInterface): build it on the device host"
+        guard FileSearch.file(path, contains: Array(AppBus.interface.utf8)) == false else { return nil }
+        return "\(path) is a program that serves no \(AppBus.interface): build it on the device host"
             + " (DeviceHost or UIKit's @main, Docs/your-app.md)"
     }
 

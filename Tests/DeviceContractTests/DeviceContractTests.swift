@@ -123,7 +123,3 @@ import Testing
         #expect(foreign?[.keeps] == "a,b" && foreign?.user() == nil)
     }
 }
-
-@Test func scenarioChecksLookForTheAppInterfaceByItsName() {
-    #expect(ScenarioPath.appInterface == AppBus.interface)
-}
