@@ -357,10 +357,10 @@ public final class DeviceHost: Sendable {
         case let error as NSError where error.userInfo[NSUnderlyingErrorKey] is any Error:
             busError(error.userInfo[NSUnderlyingErrorKey] as! any Error)
         default:
-            if let failure = error as? DeviceFailure, case .refused(let name, let message) = failure.reason {
-                DBusError(name: DeviceBus.errorPrefix + name, message: message)
-            } else {
-                DBusError.failed("\(error)")
+            switch (error as? DeviceFailure)?.reason {
+            case .refused(let error, let message): DBusError(name: error.dbusError.name, message: message)
+            case .invalid(let name, let message): .device(name, message)
+            default: DBusError.failed("\(error)")
             }
         }
     }

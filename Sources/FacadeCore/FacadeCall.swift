@@ -13,9 +13,11 @@ public struct DeviceFailure: Error, Sendable {
         /// Nobody answered, or the bus answered with an error that is not the device's
         /// (`message`: what it said; nil when the SDK only knows that the hub was not reached).
         case unreachable(message: String?)
-        /// The device refused: its error's name (`NoCurrentAccount`, or an SDK's own such as
-        /// `InvalidAnswer`) and message (may be empty).
-        case refused(name: String, message: String)
+        /// The device refused, with its error and message (may be empty).
+        case refused(DeviceError, message: String)
+        /// The answer was not of the contract: an error the device does not have (the SDK's
+        /// `InvalidAnswer`, a bus's own), by its name, and message (may be empty).
+        case invalid(name: String, message: String)
         /// The broker answered with more than one account.
         case ambiguousAccount
         /// Anything else, described.
@@ -34,20 +36,22 @@ public struct DeviceFailure: Error, Sendable {
                 switch error {
                 case .unreachable: .unreachable(message: nil)
                 case .ambiguousAccount: .ambiguousAccount
-                case .refused, .invalidAnswer: .refused(name: error.label, message: "")
+                case .refused(let refusal): .refused(refusal, message: "")
+                case .invalidAnswer(let name): .invalid(name: name, message: "")
                 }
             case let error as DBusError where error.isDevice(WorkspaceOneSDK.hubUnreachableError):
                 .unreachable(message: nil)
             case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
-                .refused(name: String(error.shortName), message: error.message)
+                DeviceError(rawValue: String(error.shortName)).map { .refused($0, message: error.message) }
+                    ?? .invalid(name: String(error.shortName), message: error.message)
             case let error as DBusError: .unreachable(message: error.message)
             default: .unexpected("\(cause)")
             }
     }
 
-    /// The device's error, when the refusal is one the hub names.
+    /// The device's error, when it refused.
     public var deviceError: DeviceError? {
-        if case .refused(let name, _) = reason { DeviceError(rawValue: name) } else { nil }
+        if case .refused(let error, _) = reason { error } else { nil }
     }
 }
 

@@ -471,12 +471,13 @@ enum MSALErrors {
         case .ambiguousAccount: make(.internal, .ambiguousAccount, "more than one account is signed in")
         case .unreachable(let message?): brokerNotAvailable(message)
         case .unreachable(nil): brokerNotAvailable()
-        case .refused(let name, let message):
-            switch failure.deviceError {
-            case .noCurrentAccount?, .accountMismatch?:
-                make(.interactionRequired, nil, message.isEmpty ? name : message)
-            default: make(.internal, nil, message.isEmpty ? name : message)
+        case .refused(let error, let message):
+            switch error {
+            case .noCurrentAccount, .accountMismatch:
+                make(.interactionRequired, nil, message.isEmpty ? error.rawValue : message)
+            default: make(.internal, nil, message.isEmpty ? error.rawValue : message)
             }
+        case .invalid(let name, let message): make(.internal, nil, message.isEmpty ? name : message)
         case .unexpected(let description): make(.internal, nil, description)
         }
     }

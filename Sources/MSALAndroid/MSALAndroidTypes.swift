@@ -134,9 +134,14 @@ enum MsalErrors {
         switch failure.reason {
         case .unreachable(let message):
             return client(MsalClientException.BROKER_BIND_FAILURE, message ?? "the broker did not answer")
-        case .refused(let name, let message):
-            let text = message.isEmpty ? name : message
-            switch failure.deviceError {
+        case .invalid(let name, let message):
+            return MsalServiceException(
+                errorCode: MsalServiceException.UNKNOWN_ERROR,
+                errorMessage: "\(name): \(message.isEmpty ? name : message)",
+                cause: failure)
+        case .refused(let error, let message):
+            let text = message.isEmpty ? error.rawValue : message
+            switch error {
             case .invalidParameter:
                 return client(MsalClientException.INVALID_PARAMETER, text)
             case .noCurrentAccount:
@@ -146,7 +151,7 @@ enum MsalErrors {
                     errorCode: MsalServiceException.INVALID_GRANT, errorMessage: text, cause: failure)
             default:
                 return MsalServiceException(
-                    errorCode: MsalServiceException.UNKNOWN_ERROR, errorMessage: "\(name): \(text)", cause: failure)
+                    errorCode: MsalServiceException.UNKNOWN_ERROR, errorMessage: "\(error): \(text)", cause: failure)
             }
         case .ambiguousAccount:
             return client(MsalClientException.UNKNOWN_ERROR, "more than one account is signed in")

@@ -11,19 +11,19 @@ import Testing
     @Test func aDeviceErrorIsARefusalByName() {
         let failure = DeviceFailure(
             DBusError(name: "dev.sdlab.Error.NoCurrentAccount", message: "no account is signed in"))
-        #expect(failure.reason == .refused(name: "NoCurrentAccount", message: "no account is signed in"))
+        #expect(failure.reason == .refused(.noCurrentAccount, message: "no account is signed in"))
         #expect(failure.deviceError == .noCurrentAccount)
     }
 
     @Test func anSDKsOwnRefusalHasNoDeviceError() {
         let failure = DeviceFailure(BrokerError.accountThatIsNone)
-        #expect(failure.reason == .refused(name: "InvalidAnswer", message: ""))
+        #expect(failure.reason == .invalid(name: "InvalidAnswer", message: ""))
         #expect(failure.deviceError == nil)
     }
 
     @Test func theBrokersRefusalIsTheDevicesError() {
         let failure = DeviceFailure(BrokerError.refused(.offline))
-        #expect(failure.reason == .refused(name: "Offline", message: ""))
+        #expect(failure.reason == .refused(.offline, message: ""))
         #expect(failure.deviceError == .offline)
     }
 
