@@ -263,6 +263,10 @@ let package = Package(
         .executableTarget(
             name: "FenceEscapes", dependencies: ["CFenceEscapes", "DeviceHost", "MSAL", "UIKit"],
             path: "Tests/Fixtures/FenceEscapes", swiftSettings: appCode),
+        // An app without an app delegate, started with DeviceHost.main(app:) (MainEntryTests).
+        .executableTarget(
+            name: "MainSwiftApp", dependencies: ["DeviceHost", "MSAL", "UIKit"], path: "Tests/Fixtures/MainSwiftApp",
+            swiftSettings: appCode),
 
         // MARK: Runner
         // Scenario files: YAML into a validated model, every node with its file:line:col.
