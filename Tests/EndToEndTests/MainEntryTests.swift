@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// An app without an app delegate runs through `DeviceHost.main(app:)` from its `main.swift`: it
-/// is told it became active as UIKit tells any app, and takes a scenario's records.
+/// is told it became active as UIKit tells any app, takes a scenario's records and shows them.
 @Suite(.tags(.device), .devicesWanted, .timeLimit(.minutes(2)))
 struct MainEntryTests {
     @Test func anAppWithoutADelegateRunsFromMain() async throws {

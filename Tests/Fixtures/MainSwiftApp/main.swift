@@ -31,6 +31,11 @@ final class ShiftLog: DeviceLabApp {
             try Data(record.text.utf8).write(to: notes.appendingPathComponent(name))
         }
     }
+
+    func displayedRecords() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: notes.path)) ?? []
+        return names.compactMap { try? String(contentsOf: notes.appendingPathComponent($0), encoding: .utf8) }
+    }
 }
 
 DeviceHost.main(app: ShiftLog())
