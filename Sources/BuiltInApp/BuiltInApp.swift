@@ -20,7 +20,7 @@ public enum BuiltInApp {
         } catch {
             DeviceHost.cannotStart(host.options.name, "\(error)")
         }
-        host.run(lifecycle: app, app: app)
+        host.run(builtIn: app)
     }
 }
 

@@ -27,6 +27,8 @@ public final class DeviceHost: Sendable {
     struct Parts {
         var lifecycle: AppLifecycleReceiver?
         var deviceApp: DeviceLabApp?
+        /// The built-in app, which hears more than a team's (`run(builtIn:)`); nil for a team's.
+        var builtIn: BuiltInDeviceLabApp?
     }
 
     private init(app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration) {
@@ -105,9 +107,18 @@ public final class DeviceHost: Sendable {
     /// Joins the device, launches the app, and serves the scenario's steps until SIGTERM (the
     /// app's `willTerminate` runs, then its work in hand finishes) or until the bus goes away.
     public func run(lifecycle: AppLifecycleReceiver?, app deviceApp: DeviceLabApp?) -> Never {
-        let receiver = lifecycle ?? NotificationsOnly()
-        parts.withLock { $0 = AppValue(Parts(lifecycle: receiver, deviceApp: deviceApp)) }
-        if let builtIn = deviceApp as? any BuiltInDeviceLabApp { app.readResults(with: builtIn) }
+        start(Parts(lifecycle: lifecycle ?? NotificationsOnly(), deviceApp: deviceApp))
+    }
+
+    /// Runs the built-in app, which is its own lifecycle receiver and hears each check's result.
+    @_spi(BuiltIn) public func run(builtIn: some BuiltInDeviceLabApp & AppLifecycleReceiver) -> Never {
+        app.readResults(with: builtIn)
+        start(Parts(lifecycle: builtIn, deviceApp: builtIn, builtIn: builtIn))
+    }
+
+    /// The app's parts in place, serves it on this thread, the bus connection's owner.
+    private func start(_ parts: Parts) -> Never {
+        self.parts.withLock { $0 = AppValue(parts) }
         Task(executorPreference: connection) { await self.serve() }
         guard connection.isServedByCurrentThread else { BusMainLoop.runRunLoop() }
         BusMainLoop(connection: connection).run()
@@ -216,7 +227,7 @@ public final class DeviceHost: Sendable {
         }
         // Woken in the background: its background time starts again (none with background mode).
         HostedBackgroundTasks.shared.enteredBackground()
-        let builtIn = parts.withLock { AppValue($0.value.deviceApp as? any BuiltInDeviceLabApp) }
+        let builtIn = parts.withLock { AppValue($0.value.builtIn) }
         guard builtIn.value != nil else { return }
         let lastCheckBegan = app.withState { $0.lastCheckBegan }
         let tell: @Sendable () -> Void = {
@@ -287,15 +298,13 @@ public final class DeviceHost: Sendable {
         await settled()
         let records = try app.records(kind, count: count)
         app.save()
-        let deviceApp = parts.withLock { AppValue($0.value.deviceApp) }
+        let (deviceApp, builtIn) = parts.withLock { (AppValue($0.value.deviceApp), AppValue($0.value.builtIn)) }
         guard deviceApp.value != nil else {
             throw DBusError.failed("the app takes no records: it is not a DeviceLabApp (Docs/your-app.md)")
         }
-        if deviceApp.value is any BuiltInDeviceLabApp {
+        if builtIn.value != nil {
             let user = records[0].user
-            try await Task { @MainActor in
-                try await (deviceApp.value as? any BuiltInDeviceLabApp)?.prepareToStore(kind, of: user)
-            }.value
+            try await Task { @MainActor in try await builtIn.value?.prepareToStore(kind, of: user) }.value
         }
         let batch = records
         do {
