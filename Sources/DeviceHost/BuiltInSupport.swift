@@ -56,7 +56,9 @@ extension DeviceHost {
     }
 
     /// The app is about to start a check because of `trigger`.
-    @_spi(BuiltIn) public func checkBecause(_ trigger: CheckTrigger) { app.withState { $0.opportunity = trigger } }
+    @_spi(BuiltIn) public func checkBecause(_ trigger: CheckTrigger) {
+        app.withState { $0.checks.opportunity = trigger }
+    }
 
     /// The app now acts for `user`: the snapshot's user, and the user whose records it is handed.
     @_spi(BuiltIn) public func actsFor(_ user: String?, preferencesApplied: Bool) {

@@ -180,7 +180,7 @@ public final class DeviceHost: Sendable {
     }
 
     private func launch() async {
-        app.withState { $0.opportunity = .launch }
+        app.withState { $0.checks.opportunity = .launch }
         await lifecycle { $0.didFinishLaunching() }
         await lifecycle { $0.didBecomeActive() }
         app.appCodeReturned(afterCheck: false)
@@ -190,7 +190,7 @@ public final class DeviceHost: Sendable {
     func foreground() async {
         await leaveCache()
         app.withState {
-            $0.opportunity = .foreground
+            $0.checks.opportunity = .foreground
             $0.foreground = true
         }
         app.trace?.record(.foreground)
@@ -229,7 +229,7 @@ public final class DeviceHost: Sendable {
         HostedBackgroundTasks.shared.enteredBackground()
         let builtIn = parts.withLock { AppValue($0.value.builtIn) }
         guard builtIn.value != nil else { return }
-        let lastCheckBegan = app.withState { $0.lastCheckBegan }
+        let lastCheckBegan = app.withState { $0.checks.lastBegan }
         let tell: @Sendable () -> Void = {
             MainActor.assumeIsolated {
                 builtIn.value?.resumed(continuedAt: continuedAt, lastCheckBegan: lastCheckBegan)
@@ -321,7 +321,7 @@ public final class DeviceHost: Sendable {
     func signIn(user: String, password: String) async throws {
         app.withState {
             $0.credentials = (user, password)
-            $0.opportunity = .signIn
+            $0.checks.opportunity = .signIn
         }
         defer { app.withState { $0.credentials = nil } }
         try await appAction(done: (.signedIn, [.user: .string(user)])) { $0.signIn(completion: $1) }
@@ -329,7 +329,7 @@ public final class DeviceHost: Sendable {
     }
 
     func signOut() async throws {
-        app.withState { $0.opportunity = .signOut }
+        app.withState { $0.checks.opportunity = .signOut }
         try await appAction(done: (.signedOut, [:])) { $0.signOut(completion: $1) }
         await settled()
     }
@@ -393,7 +393,7 @@ public final class DeviceHost: Sendable {
         snapshot.error = state.lastError
         snapshot.displayed = state.blocked ? [] : displayed.flatMap { Canary.all(in: $0[...]).map(\.description) }
         snapshot.preferencesApplied = state.preferencesApplied
-        snapshot.checks = state.checks
+        snapshot.checks = state.checks.began
         snapshot.cleanupFailures = state.cleanupFailures
         return snapshot
     }

@@ -47,20 +47,10 @@ final class HostedApp: DeviceListener, Sendable {
         var blocked = false
         var callbacks: [SDKCallback] = []
         var lastError: String?
-        var checks = 0
-        /// When the latest check began (CLOCK_MONOTONIC ns).
-        var lastCheckBegan: UInt64 = 0
         var cleanupFailures: [String] = []
         var preferencesApplied = false
-        /// Why the app's next check happens: the latest opportunity the host gave it.
-        var opportunity = CheckTrigger.launch
-        /// The triggers of the checks in flight, oldest first.
-        var checking: [CheckTrigger] = []
-        /// Checks answered whose `check-finished` is not written yet, oldest first: it is
-        /// written once the app code the answer led to has returned and the app's work is done.
-        var answered: [Answered] = []
-        /// Work the app began that a check waits for (the built-in app's cleanups).
-        var openWork = 0
+        /// The SDK's checks: why each began, and when each is told finished.
+        var checks = CheckLedger()
         /// Scans asked for after the app's code returned, not done yet.
         var scansDue = 0
         /// The change whose data the host watches go, until a scan finds it gone.
@@ -68,23 +58,17 @@ final class HostedApp: DeviceListener, Sendable {
         var failureTold = false
         var pollDelay = HostedApp.firstPoll
         var pollScheduled = false
-        var saved = Saved()
+        /// What outlives the process, as last saved.
+        var saved = RecordLedger()
         /// Credentials typed into the sign-in page, for one interactive sign-in.
         var credentials: (user: String, password: String)?
         /// Who waits for the app to settle, by number: resumed when it does, or at their bound.
         var settleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextSettleWaiter = 0
 
-        /// A check's end as the trace tells it.
-        struct Answered {
-            var trigger: CheckTrigger
-            var looked: Bool
-            var codeReturned: Bool
-        }
-
         /// No check in flight, every piece of app code it led to returned, the app's work
         /// done, and scanned after.
-        var isSettled: Bool { answered.isEmpty && checking.isEmpty && openWork == 0 && scansDue == 0 }
+        var isSettled: Bool { checks.isIdle && scansDue == 0 }
 
         /// The waiters to resume now that the app may have settled (none if it has not).
         mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -92,26 +76,6 @@ final class HostedApp: DeviceListener, Sendable {
             defer { settleWaiters = [:] }
             return Array(settleWaiters.values)
         }
-
-        /// The oldest check in flight was answered (or failed).
-        mutating func answer(looked: Bool, codeReturned: Bool) {
-            let trigger = checking.isEmpty ? opportunity : checking.removeFirst()
-            answered.append(Answered(trigger: trigger, looked: looked, codeReturned: codeReturned))
-        }
-
-        /// The checks whose end can be written now, oldest first.
-        mutating func takeFinished() -> [Answered] {
-            guard openWork == 0 else { return [] }
-            let done = answered.prefix { $0.codeReturned }
-            answered.removeFirst(done.count)
-            return Array(done)
-        }
-    }
-
-    /// What outlives the process: the user it acts for and the numbers of records written.
-    struct Saved: Codable, Equatable {
-        var user: String?
-        var written: [String: Int] = [:]
     }
 
     static let firstPoll = Duration.milliseconds(5)
@@ -132,9 +96,9 @@ final class HostedApp: DeviceListener, Sendable {
                 burst: AppOptions.tracedPostsBurst, now: TraceLog.now()))
         statePath = sandbox.root + "/host-state.json"
         let saved = FileManager.default.contents(atPath: statePath).flatMap {
-            try? JSONDecoder().decode(Saved.self, from: $0)
+            try? JSONDecoder().decode(RecordLedger.self, from: $0)
         }
-        state = Mutex(State(user: saved?.user, saved: saved ?? Saved()))
+        state = Mutex(State(user: saved?.user, saved: saved ?? RecordLedger()))
     }
 
     func withState<T>(_ body: (inout State) -> T) -> T { state.withLock { body(&$0) } }
@@ -145,7 +109,7 @@ final class HostedApp: DeviceListener, Sendable {
     private func settling<T>(_ body: (inout State) -> T) -> T {
         let (result, finished, waiters) = state.withLock { state in
             let result = body(&state)
-            let finished = state.takeFinished()
+            let finished = state.checks.takeFinished()
             return (result, finished.map { ($0, state.user) }, state.takeSettleWaiters())
         }
         if !finished.isEmpty { noteUntraced(postBudget.withLock { $0.takeUntraced() }) }
@@ -176,7 +140,7 @@ final class HostedApp: DeviceListener, Sendable {
     // MARK: - What the facades say
 
     func heardPost(_ name: String, sender: String, serial: UInt32) {
-        state.withLock { $0.opportunity = .signal }
+        state.withLock { $0.checks.opportunity = .signal }
         let (traced, untraced) = postBudget.withLock { $0.admit(at: TraceLog.now()) }
         noteUntraced(untraced)
         guard traced else { return }
@@ -193,19 +157,14 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     func checkStarted() {
-        let trigger = state.withLock { state in
-            state.checks += 1
-            state.lastCheckBegan = TraceLog.now()
-            state.checking.append(state.opportunity)
-            return state.opportunity
-        }
+        let trigger = state.withLock { $0.checks.begin(at: TraceLog.now()) }
         trace?.record(.checkStarted, [.trigger: .string(trigger.rawValue)])
     }
 
     func checkFinished(_ result: CheckResult) {
-        let trigger = state.withLock { $0.checking.first ?? $0.opportunity }
+        let trigger = state.withLock { $0.checks.current }
         guard result.looked else {
-            settling { $0.answer(looked: false, codeReturned: true) }
+            settling { $0.checks.answer(looked: false, codeReturned: true) }
             tellApp(result)
             return
         }
@@ -236,7 +195,7 @@ final class HostedApp: DeviceListener, Sendable {
                 state.failureTold = false
                 state.pollDelay = Self.firstPoll
             }
-            state.answer(looked: true, codeReturned: false)
+            state.checks.answer(looked: true, codeReturned: false)
             return (change, blocks)
         }
         if blocks { trace?.record(.blocked) }
@@ -246,11 +205,11 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     func checkFailed(_ error: String) {
-        let trigger = state.withLock { $0.checking.first ?? $0.opportunity }
+        let trigger = state.withLock { $0.checks.current }
         trace?.record(.checkFailed, [.trigger: .string(trigger.rawValue), .error: .string(error)])
         settling { state in
             state.lastError = error
-            state.answer(looked: true, codeReturned: false)
+            state.checks.answer(looked: true, codeReturned: false)
         }
         tellApp(nil)
     }
@@ -262,9 +221,7 @@ final class HostedApp: DeviceListener, Sendable {
 
     func appCodeReturned(afterCheck: Bool) {
         let watching = settling { state in
-            if afterCheck, let index = state.answered.firstIndex(where: { !$0.codeReturned }) {
-                state.answered[index].codeReturned = true
-            }
+            if afterCheck { state.checks.codeReturned() }
             if state.watching != nil { state.scansDue += 1 }
             return state.watching != nil
         }
@@ -291,8 +248,8 @@ final class HostedApp: DeviceListener, Sendable {
     // MARK: - What the built-in app says
 
     /// Work the app began that its check waits for, and `settled()` too.
-    func workBegan() { state.withLock { $0.openWork += 1 } }
-    func workEnded() { settling { $0.openWork -= 1 } }
+    func workBegan() { state.withLock { $0.checks.openWork += 1 } }
+    func workEnded() { settling { $0.checks.openWork -= 1 } }
 
     func actsFor(_ user: String?, preferencesApplied: Bool) {
         state.withLock {
@@ -425,22 +382,14 @@ final class HostedApp: DeviceListener, Sendable {
         try state.withLock { state in
             if state.blocked { throw DeviceError.blocked.dbusError }
             guard let user = state.user else { throw DeviceError.noUser.dbusError }
-            let key = "\(user)/\(kind.rawValue)"
-            let first = (state.saved.written[key] ?? 0) + 1
-            state.saved.written[key] = first + count - 1
-            return (first..<first + count).map { number in
-                let canary = Canary(user: user, app: name, kind: kind, number: number).description
-                return DeviceRecord(
-                    user: user, kind: kind.rawValue, canary: canary,
-                    text: "\(canary) \(kind.rawValue) record of \(user)")
-            }
+            return state.saved.hand(count, of: kind, to: user, app: name)
         }
     }
 
     /// Saves whom the app serves and the records' numbers, when they changed (compared in
     /// memory: this runs at every check).
     func save() {
-        let saved = state.withLock { state -> Saved? in
+        let saved = state.withLock { state -> RecordLedger? in
             var now = state.saved
             now.user = state.user
             guard now != state.saved else { return nil }
