@@ -265,83 +265,66 @@ final class HostedApp: DeviceListener, Sendable {
         trace?.record(.cleanupStarted, fields: fields(of: job))
     }
 
-    /// The app's cleanup ended (`error`: what it said went wrong): clean when it says none and a
-    /// scan that read the whole container finds no data of another user it does not keep. The
-    /// scan runs at once, the app's thread waiting for it: nothing of the app runs before it,
-    /// so the data was gone when the cleanup returned, and the exposure it measures ends there,
-    /// without the scan, which is the tool's weight, not the app's. It runs at the lowest
-    /// priority, so that in a fleet it does not hold back the other apps' cleanups either.
+    /// The app's cleanup ended (`error`: what it said went wrong), judged by the container's
+    /// bytes (`CleanupVerdict`). The scan runs at once, the app's thread waiting for it:
+    /// nothing of the app runs before it, so the data was gone when the cleanup returned, and
+    /// the exposure it measures ends there, without the scan, which is the tool's weight, not
+    /// the app's. It runs at the lowest priority, so that in a fleet it does not hold back the
+    /// other apps' cleanups either.
     func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
         let returned = TraceLog.now()
-        let (found, left, ended) = confirmingScans.run { self.examine(job) }
-        let held = holdings(found)
-        let clean = error == nil && left.isEmpty && found.isComplete
-        if clean {
-            trace?.record(.cleanupFinished, at: returned, fields: fields(of: job) + held)
+        let verdict = confirmingScans.run { self.judge(job, error: error) }
+        if verdict.isClean {
+            trace?.record(.cleanupFinished, at: returned, fields: fields(of: job) + verdict.holdings)
             return true
         }
-        let failure = Self.failure(error, left: left, found: found)
-        state.withLock { $0.cleanupFailures.append(failure) }
-        trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
+        state.withLock { $0.cleanupFailures.append(verdict.failure) }
+        trace?.record(
+            .cleanupFailed, at: verdict.ended,
+            fields: fields(of: job) + verdict.holdings + [(.error, .string(verdict.failure))])
         return false
     }
 
     // MARK: - The bytes
 
-    /// Reads the app's container as the device attacker does: clean when a scan that read the
-    /// whole of it finds none of another user's data but what the app declares it keeps. A
-    /// scan after the app's own handling of the change that still finds some, or that could
-    /// not read everything (the app used up its descriptors, made a folder unreadable), is a
-    /// failed cleanup: a scan that did not read it all proves nothing. The host keeps looking
-    /// (after each piece of the app's code, and on a timer that backs off) until a complete
-    /// scan finds it gone, as an app may finish its cleanup later.
+    /// Judges a team's app's cleanup (`CleanupVerdict`). A scan after the app's own handling of
+    /// the change that does not find it clean is a failed cleanup; the host keeps looking
+    /// (after each piece of the app's code, and on a timer that backs off) until a scan finds
+    /// it clean, as an app may finish its cleanup later.
     private func scan(afterCheck: Bool) {
         guard let job = state.withLock({ $0.watching }) else { return }
         UserDefaults.standard.synchronize()
-        let (found, left, ended) = examine(job)
-        let held = holdings(found)
-        if left.isEmpty, found.isComplete {
+        let verdict = judge(job)
+        if verdict.isClean {
             let closes = state.withLock { state in
                 guard state.watching == job else { return false }
                 state.watching = nil
                 return true
             }
             guard closes else { return }
-            trace?.record(.cleanupFinished, at: ended, fields: fields(of: job) + held)
+            trace?.record(.cleanupFinished, at: verdict.ended, fields: fields(of: job) + verdict.holdings)
             return
         }
-        let failure = Self.failure(nil, left: left, found: found)
         let tell =
             afterCheck
             && state.withLock { state in
                 guard state.watching == job, !state.failureTold else { return false }
                 state.failureTold = true
-                state.cleanupFailures.append(failure)
+                state.cleanupFailures.append(verdict.failure)
                 return true
             }
         if tell {
-            trace?.record(.cleanupFailed, at: ended, fields: fields(of: job) + held + [(.error, .string(failure))])
+            trace?.record(
+                .cleanupFailed, at: verdict.ended,
+                fields: fields(of: job) + verdict.holdings + [(.error, .string(verdict.failure))])
         }
         schedulePoll()
     }
 
-    /// The container read as the device attacker reads it, and what of it is another user's
-    /// data that `job`'s cleanup does not declare it keeps.
-    private func examine(_ job: CleanupJob) -> (found: LeakScanner.Scan, left: [LeakScanner.Finding], ended: UInt64) {
-        let found = LeakScanner(container: sandbox.root, app: name, outOfScope: options.scanSkips).scan()
-        let ended = TraceLog.now()
-        return (found, LeakScanner.judge(found, currentUser: job.currentUser, cleanup: job.policy).leaks, ended)
-    }
-
-    /// Why a cleanup is not clean: what the app said went wrong, what was left, what the scan
-    /// could not read.
-    private static func failure(_ error: String?, left: [LeakScanner.Finding], found: LeakScanner.Scan) -> String {
-        [error, left.isEmpty ? nil : "left \(left.described)", found.unproven].compactMap { $0 }.joined(separator: "; ")
-    }
-
-    /// What a scan that did not read everything found is not all there is: no `holds`.
-    private func holdings(_ found: LeakScanner.Scan) -> [(TraceField, TraceValue)] {
-        found.holdings.map { [(.holds, .string($0.description))] } ?? []
+    /// `job`'s cleanup judged by the app's container as it is now.
+    private func judge(_ job: CleanupJob, error: String? = nil) -> CleanupVerdict {
+        CleanupVerdict(
+            job, scanning: LeakScanner(container: sandbox.root, app: name, outOfScope: options.scanSkips), error: error)
     }
 
     private func schedulePoll() {
