@@ -7,7 +7,7 @@ import FacadeCore
 // The slice of UIKit shared-device code touches (Docs/your-app.md): an app delegate's
 // lifecycle, the scene lifecycle of iOS 13 and later (UIScene.swift), `UIApplication`'s state,
 // notifications and background tasks, and a view controller to hand to MSAL's sign-in page.
-// The host drives it from the scenario's steps (AppLifecycle.swift).
+// The host drives it from the scenario's steps (DelegateLifecycle.swift).
 
 /// The base of an app delegate; it responds to nothing here.
 open class UIResponder: NSObject {
