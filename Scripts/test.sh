@@ -21,5 +21,5 @@ stage() {
 without_devices=$(for target in Tests/*Tests/; do
     grep -rqF "tags(.device)" "$target" || basename "$target"
 done | paste -sd '|')
-stage fast 10m env SDLAB_SKIP_DEVICE_TESTS=1 swift test --skip-build
-stage device 25m swift test --skip-build --skip "^($without_devices)\."
+stage fast 5m env SDLAB_SKIP_DEVICE_TESTS=1 swift test --skip-build
+stage device 15m swift test --skip-build --skip "^($without_devices)\."
