@@ -54,7 +54,9 @@ public enum StepName: Hashable, Sendable, CaseIterable {
         case .lock: .lock
         case .wipe: .wipe
         case .settle: .settle(nil)
-        default: nil
+        case .enroll, .checkout, .signin, .signout, .lifecycle, .write, .network, .unlock, .post, .hub, .wait, .repeat,
+            .expect:
+            nil
         }
     }
 
@@ -73,7 +75,9 @@ public enum StepName: Hashable, Sendable, CaseIterable {
     public var hubMayCrash: Bool {
         switch self {
         case .checkout, .checkin, .removeAccount, .wipe: true
-        default: false
+        case .enroll, .signin, .signout, .lifecycle, .write, .network, .lock, .unlock, .post, .hub, .wait, .settle,
+            .repeat, .expect:
+            false
         }
     }
 }
