@@ -269,7 +269,7 @@ final class HostedApp: DeviceListener, Sendable {
     /// bytes (`CleanupVerdict`). The scan runs at once, the app's thread waiting for it:
     /// nothing of the app runs before it, so the data was gone when the cleanup returned, and
     /// the exposure it measures ends there, without the scan, which is the tool's weight, not
-    /// the app's. It runs at the lowest priority, so that in a fleet it does not hold back the
+    /// the app's. It runs at a low priority, so that in a fleet it does not hold back the
     /// other apps' cleanups either.
     func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
         let returned = TraceLog.now()

@@ -43,11 +43,16 @@ private func startThread(_ body: @escaping @Sendable () -> Void) -> Int32 {
     return 0
 }
 
-/// A thread of its own at the lowest CPU priority (nice 19), for the host's work that must not
-/// take the CPU from the apps a run measures: the kernel gives it the cores only as they idle.
-/// Started on first use; where no thread can be started (the app used them up), the work runs
-/// on the caller's thread instead.
+/// A thread of its own at a low CPU priority (nice 10), for the host's work that must not take
+/// the CPU from the apps a run measures: where the cores are contended, the kernel gives it
+/// about a tenth of what a normal thread gets, so it yields to them, yet is not starved on a
+/// machine that stays busy (at nice 19 it would get about one seventieth). Started on first
+/// use; where no thread can be started (the app used them up), the work runs on the caller's
+/// thread instead.
 public final class LowPriorityThread: Sendable {
+    /// The thread's nice value.
+    public static let nice: Int32 = 10
+
     private enum Start { case notYet, running, failed }
     private let start = Mutex(Start.notYet)
     private let waiting = Mutex<[@Sendable () -> Void]>([])
@@ -83,7 +88,7 @@ public final class LowPriorityThread: Sendable {
     /// The thread's life: it keeps the object, as it never ends.
     private func serve() {
         // On Linux the nice value is the calling thread's alone.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.nice)
         while true {
             wake.wait()
             waiting.withLock { $0.removeFirst() }()
