@@ -60,7 +60,7 @@ final class BuiltInCleanups {
     /// The app's own sign-in or sign-out changed its user.
     func changedHere(to user: String?, reason: CheckTrigger) async {
         await react([
-            model.userChanged(to: user, reason: reason.rawValue, hasPreferences: container.hasPreferences(of:))
+            model.userChanged(to: user, reason: .check(reason), hasPreferences: container.hasPreferences(of:))
         ])
     }
 

@@ -1,4 +1,4 @@
-import DeviceContract
+import SharedDevice
 
 /// The built-in app's account checks, one at a time (Docs/behaviour.md §4): a request made
 /// while a check waits for its SDK's answer joins it, so a hundred posts that queued up while

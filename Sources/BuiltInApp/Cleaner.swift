@@ -73,7 +73,7 @@ public struct Cleaner: Sendable {
         let environment = inherited.merging([
             "SDLAB_APP": container.app, "SDLAB_CONTAINER": container.root,
             "SDLAB_PREVIOUS_USER": job.previousUser ?? "", "SDLAB_CURRENT_USER": job.currentUser ?? "",
-            "SDLAB_REASON": job.reason, "SDLAB_HOOK": command, "SDLAB_HOOK_DIRECTORY": hookDirectory ?? ".",
+            "SDLAB_REASON": job.reason.description, "SDLAB_HOOK": command, "SDLAB_HOOK_DIRECTORY": hookDirectory ?? ".",
         ]) { $1 }
         let log = container.root + "/hook.log"
         // dash counts `ulimit -f` in 512-byte blocks.

@@ -1,4 +1,4 @@
-import DeviceContract
+import SharedDevice
 
 /// An app's SDK checks as the host follows them: why each began, which were answered, and when
 /// each may be told finished (once the app code its answer led to has returned and the app's

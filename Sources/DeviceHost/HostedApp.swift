@@ -242,7 +242,7 @@ final class HostedApp: DeviceListener, Sendable {
     /// The cleanup the SDK's answer calls for, if any (the rule is `UserChange`'s).
     private func change(_ result: CheckResult, from user: String?, because trigger: CheckTrigger) -> CleanupJob? {
         guard case .some(let previous) = UserChange.previousUser(result, served: user) else { return nil }
-        return CleanupJob(previousUser: previous, currentUser: result.user, reason: trigger.rawValue, policy: cleanup)
+        return CleanupJob(previousUser: previous, currentUser: result.user, reason: .check(trigger), policy: cleanup)
     }
 
     // MARK: - What the built-in app says
@@ -345,7 +345,10 @@ final class HostedApp: DeviceListener, Sendable {
 
     /// Whom a cleanup was for, why, and what ran.
     func fields(of job: CleanupJob) -> [(TraceField, TraceValue)] {
-        [(.previous, .user(job.previousUser)), (.current, .user(job.currentUser)), (.reason, .string(job.reason))]
+        [
+            (.previous, .user(job.previousUser)), (.current, .user(job.currentUser)),
+            (.reason, .string(job.reason.description)),
+        ]
             + Self.fields(of: job.policy)
     }
 

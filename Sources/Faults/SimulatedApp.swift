@@ -103,7 +103,7 @@ public struct SimulatedApp: Sendable {
             if let user { android.signedInHere(as: BrokerAccount(user: user)) } else { android.signedOutHere() }
             client = .android(android)
         }
-        react(model.userChanged(to: user, reason: user == nil ? "sign-out" : "sign-in"))
+        react(model.userChanged(to: user, reason: .check(user == nil ? .signOut : .signIn)))
     }
 
     mutating func wrote(_ kind: RecordKind, as user: String) {

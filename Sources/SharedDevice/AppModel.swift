@@ -2,15 +2,39 @@
 public struct CleanupJob: Codable, Equatable, Sendable {
     public var previousUser: String?
     public var currentUser: String?
-    /// What the app learnt: `sign-out`, `user-changed`, `account-changed`, `wipe`, …
-    public var reason: String
+    public var reason: CleanupReason
     public var policy: CleanupPolicy
 
-    public init(previousUser: String?, currentUser: String?, reason: String, policy: CleanupPolicy) {
+    public init(previousUser: String?, currentUser: String?, reason: CleanupReason, policy: CleanupPolicy) {
         self.previousUser = previousUser
         self.currentUser = currentUser
         self.reason = reason
         self.policy = policy
+    }
+}
+
+/// Why an app cleans up. The trace, the report and a hook (`SDLAB_REASON`) read it as one word
+/// (`sign-out`, `user-changed`, `signal`, …).
+public enum CleanupReason: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// What the app's SDK told it of its user (the built-in app, which hears every callback).
+    case told(News)
+    /// The app's own sign-in or sign-out; for a team's app, whose callbacks the host does not
+    /// read, the check that showed the change.
+    case check(CheckTrigger)
+
+    /// What an SDK's callback tells an app of its user.
+    public enum News: String, Codable, Sendable {
+        case signOut = "sign-out"
+        case userChanged = "user-changed"
+        case accountChanged = "account-changed"
+        case wipe, blocked
+    }
+
+    public var description: String {
+        switch self {
+        case .told(let news): news.rawValue
+        case .check(let trigger): trigger.rawValue
+        }
     }
 }
 
@@ -48,7 +72,7 @@ public struct AppModel: Codable, Equatable, Sendable {
     /// `keep-all` (broken on purpose) takes its first user and then ignores every change: it
     /// goes on showing and writing the old user's data.
     public mutating func userChanged(
-        to current: String?, reason: String,
+        to current: String?, reason: CleanupReason,
         hasPreferences: (String) -> Bool = { _ in false }
     ) -> Reaction {
         guard current != user, policy != .keepAll || user == nil else { return .nothing }
@@ -95,18 +119,18 @@ public struct AppModel: Codable, Equatable, Sendable {
         _ result: CheckResult, hasPreferences: (String) -> Bool = { _ in false }
     ) -> [Reaction] {
         guard result.looked, result.failure == nil else { return [] }
-        let changes: [(user: String?, reason: String)] =
+        let changes: [(user: String?, news: CleanupReason.News)] =
             result.callbacks.map { callback in
                 switch callback {
-                case .currentAccount(let current, _): (current, current == nil ? "sign-out" : "user-changed")
+                case .currentAccount(let current, _): (current, current == nil ? .signOut : .userChanged)
                 case .accountChanged(_, let current), .accountLoaded(let current):
-                    (current, current == nil ? "sign-out" : "account-changed")
-                case .wipe: (nil, "wipe")
-                case .userChanged, .initialCheck(error: nil): (result.user, "user-changed")
-                case .initialCheck(error: _?): (nil, "blocked")
+                    (current, current == nil ? .signOut : .accountChanged)
+                case .wipe: (nil, .wipe)
+                case .userChanged, .initialCheck(error: nil): (result.user, .userChanged)
+                case .initialCheck(error: _?): (nil, .blocked)
                 }
-            } + (result.blocked ? [(nil, "blocked")] : [])
-        return changes.map { userChanged(to: $0.user, reason: $0.reason, hasPreferences: hasPreferences) }
+            } + (result.blocked ? [(nil, .blocked)] : [])
+        return changes.map { userChanged(to: $0.user, reason: .told($0.news), hasPreferences: hasPreferences) }
             .filter { $0 != .nothing }
     }
 }

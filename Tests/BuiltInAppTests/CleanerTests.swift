@@ -23,7 +23,7 @@ import Testing
     }
 
     static func job(_ policy: CleanupPolicy) -> Cleaner.Job {
-        Cleaner.Job(previousUser: "cou1", currentUser: "cou2", reason: "user-changed", policy: policy)
+        Cleaner.Job(previousUser: "cou1", currentUser: "cou2", reason: .told(.userChanged), policy: policy)
     }
 
     @Test(arguments: ["wipe-all", "retain-preferences", "cache-common", "external-key", "keep-all"])
@@ -41,7 +41,7 @@ import Testing
         try Self.withFilledContainer { container, cleaner, keys in
             let jobs = [
                 Self.job(.wipeAll),
-                Cleaner.Job(previousUser: "cou2", currentUser: nil, reason: "sign-out", policy: .wipeAll),
+                Cleaner.Job(previousUser: "cou2", currentUser: nil, reason: .told(.signOut), policy: .wipeAll),
             ]
             try cleaner.journal(jobs)
             #expect(cleaner.unfinished() == jobs)

@@ -20,7 +20,7 @@ import Testing
         var app = AppModel(policy: .wipeAll, user: before)
         let reaction = app.heard(CheckResult(result)).first ?? .nothing
         #expect(app.user == after)
-        #expect(reaction.cleanup?.previousUser == cleaned && reaction.cleanup?.reason == reason)
+        #expect(reaction.cleanup?.previousUser == cleaned && reaction.cleanup?.reason.description == reason)
         #expect(reaction.cleanup.map { $0.currentUser == after && $0.policy == .wipeAll } ?? true)
     }
 
@@ -30,7 +30,7 @@ import Testing
         let reactions = app.heard(CheckResult([.accountChanged(prior: Self.a, current: nil), .accountLoaded(nil)]))
         #expect(
             reactions.map(\.cleanup)
-                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .cacheCommon)])
+                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: .told(.signOut), policy: .cacheCommon)])
         #expect(app.user == nil)
     }
 
@@ -40,7 +40,7 @@ import Testing
         var app = AppModel(policy: .wipeAll, user: "cou1")
         #expect(
             app.heard(CheckResult([.accountLoaded(nil)])).map(\.cleanup)
-                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll)])
+                == [CleanupJob(previousUser: "cou1", currentUser: nil, reason: .told(.signOut), policy: .wipeAll)])
         #expect(app.user == nil && app.heard(CheckResult([.accountLoaded(nil)])).isEmpty)
     }
 
@@ -78,7 +78,7 @@ import Testing
         var app = AppModel(policy: .wipeAll, user: "cou1")
         let reactions = app.heard(CheckResult(effects, session: session))
         #expect(app.user == after)
-        #expect(reactions.compactMap(\.cleanup?.reason) == cleanups)
+        #expect(reactions.compactMap(\.cleanup?.reason.description) == cleanups)
         #expect(reactions.compactMap(\.cleanup?.previousUser).allSatisfy { $0 == "cou1" })
     }
 
@@ -93,29 +93,29 @@ import Testing
 
     @Test func keepAllTakesItsFirstUserThenIgnoresEveryChange() {
         var app = AppModel(policy: .keepAll)
-        #expect(app.userChanged(to: "cou1", reason: "user-changed") == .nothing && app.user == "cou1")
-        #expect(app.userChanged(to: "cou2", reason: "user-changed") == .nothing)
+        #expect(app.userChanged(to: "cou1", reason: .told(.userChanged)) == .nothing && app.user == "cou1")
+        #expect(app.userChanged(to: "cou2", reason: .told(.userChanged)) == .nothing)
         #expect(app.heard(CheckResult(MSALClient.CurrentAccount(current: nil, previous: Self.a))).isEmpty)
         #expect(app.user == "cou1")
     }
 
     @Test func retainPreferencesReappliesAReturningUsersPreferences() {
         var app = AppModel(policy: .retainPreferences, user: "cou1")
-        let toCou2 = app.userChanged(to: "cou2", reason: "user-changed") { $0 == "cou1" }
+        let toCou2 = app.userChanged(to: "cou2", reason: .told(.userChanged)) { $0 == "cou1" }
         #expect(!toCou2.reappliesPreferences && !app.preferencesApplied)
-        let back = app.userChanged(to: "cou1", reason: "user-changed") { $0 == "cou1" }
+        let back = app.userChanged(to: "cou1", reason: .told(.userChanged)) { $0 == "cou1" }
         #expect(back.reappliesPreferences && app.preferencesApplied && back.cleanup?.previousUser == "cou2")
         var wipeAll = AppModel(policy: .wipeAll, user: "cou2")
-        #expect(!wipeAll.userChanged(to: "cou1", reason: "user-changed") { _ in true }.reappliesPreferences)
+        #expect(!wipeAll.userChanged(to: "cou1", reason: .told(.userChanged)) { _ in true }.reappliesPreferences)
     }
 
     @Test func aHookRunsWithBothUsersAndTheReason() {
         var app = AppModel(policy: .hook(command: "./clean.sh"), user: "cou1")
-        let job = app.userChanged(to: "cou2", reason: "user-changed").cleanup
+        let job = app.userChanged(to: "cou2", reason: .told(.userChanged)).cleanup
         #expect(
             job
                 == CleanupJob(
-                    previousUser: "cou1", currentUser: "cou2", reason: "user-changed",
+                    previousUser: "cou1", currentUser: "cou2", reason: .told(.userChanged),
                     policy: .hook(command: "./clean.sh")))
     }
 }
@@ -131,11 +131,12 @@ extension AppModelTests {
 }
 
 extension AppModelTests {
-    static let signOut = CleanupJob(previousUser: "cou1", currentUser: nil, reason: "sign-out", policy: .wipeAll)
+    static let signOut = CleanupJob(previousUser: "cou1", currentUser: nil, reason: .told(.signOut), policy: .wipeAll)
 
     @Test func aCleanupLeftUnfinishedIsResumedAndTheAppActsForTheLastJobsCurrentUser() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        let switched = CleanupJob(previousUser: "cou2", currentUser: "cou3", reason: "user-changed", policy: .wipeAll)
+        let switched = CleanupJob(
+            previousUser: "cou2", currentUser: "cou3", reason: .told(.userChanged), policy: .wipeAll)
         app.resume([Self.signOut, switched])
         #expect(app.user == "cou3" && app.unfinishedCleanups == [Self.signOut, switched])
         app.resume([])
@@ -156,7 +157,7 @@ extension AppModelTests {
     func aFailedCleanupStaysUnfinishedUntilACleanOne(changes: [String?], clean: [Bool], unfinished: [String]) throws {
         var app = AppModel(policy: .wipeAll, user: "cou1")
         for (user, ended) in zip(changes, clean) {
-            let job = try #require(app.userChanged(to: user, reason: "user-changed").cleanup)
+            let job = try #require(app.userChanged(to: user, reason: .told(.userChanged)).cleanup)
             #expect(app.unfinishedCleanups.last == job, "journaled from the change on")
             app.cleanupEnded(job, clean: ended)
         }
@@ -165,9 +166,9 @@ extension AppModelTests {
 
     @Test func noChangeMakesNoUnfinishedCleanup() {
         var app = AppModel(policy: .keepAll, user: "cou1")
-        _ = app.userChanged(to: "cou2", reason: "user-changed")
+        _ = app.userChanged(to: "cou2", reason: .told(.userChanged))
         var fresh = AppModel(policy: .wipeAll)
-        _ = fresh.userChanged(to: "cou1", reason: "sign-in")
+        _ = fresh.userChanged(to: "cou1", reason: .check(.signIn))
         #expect(app.unfinishedCleanups.isEmpty && fresh.unfinishedCleanups.isEmpty)
     }
 }
