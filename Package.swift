@@ -379,7 +379,7 @@ let package = Package(
             name: "FoundationAloneTests", dependencies: ["Security"],
             swiftSettings: appCode + [foundationBringsSecurity]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
-        .testTarget(name: "DeviceHostTests", dependencies: ["DeviceContract", "DeviceHost", "SharedDevice"]),
+        .testTarget(name: "DeviceHostTests", dependencies: ["DeviceHost", "SharedDevice"]),
         // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
         // also sees our UIKit would look for; there is none off Apple platforms.
         .testTarget(
