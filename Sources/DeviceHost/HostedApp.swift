@@ -53,11 +53,8 @@ final class HostedApp: DeviceListener, Sendable {
         var checks = CheckLedger()
         /// Scans asked for after the app's code returned, not done yet.
         var scansDue = 0
-        /// The change whose data the host watches go, until a scan finds it gone.
-        var watching: CleanupJob?
-        var failureTold = false
-        var pollDelay = HostedApp.firstPoll
-        var pollScheduled = false
+        /// A team's app's change whose data the host watches go.
+        var watch = CleanupWatch()
         /// What outlives the process, as last saved.
         var saved = RecordLedger()
         /// Credentials typed into the sign-in page, for one interactive sign-in.
@@ -77,9 +74,6 @@ final class HostedApp: DeviceListener, Sendable {
             return Array(settleWaiters.values)
         }
     }
-
-    static let firstPoll = Duration.milliseconds(5)
-    static let longestPoll = Duration.seconds(1)
 
     init(
         options: AppOptions, support: CleanupSupport, sandbox: Sandbox, trace: TraceLog?,
@@ -191,9 +185,7 @@ final class HostedApp: DeviceListener, Sendable {
                 state.user = result.user
             }
             if let change {
-                state.watching = change
-                state.failureTold = false
-                state.pollDelay = Self.firstPoll
+                state.watch.start(change)
             }
             state.checks.answer(looked: true, codeReturned: false)
             return (change, blocks)
@@ -222,8 +214,8 @@ final class HostedApp: DeviceListener, Sendable {
     func appCodeReturned(afterCheck: Bool) {
         let watching = settling { state in
             if afterCheck { state.checks.codeReturned() }
-            if state.watching != nil { state.scansDue += 1 }
-            return state.watching != nil
+            if state.watch.job != nil { state.scansDue += 1 }
+            return state.watch.job != nil
         }
         guard watching else { return }
         scans.async {
@@ -292,15 +284,11 @@ final class HostedApp: DeviceListener, Sendable {
     /// (after each piece of the app's code, and on a timer that backs off) until a scan finds
     /// it clean, as an app may finish its cleanup later.
     private func scan(afterCheck: Bool) {
-        guard let job = state.withLock({ $0.watching }) else { return }
+        guard let job = state.withLock({ $0.watch.job }) else { return }
         UserDefaults.standard.synchronize()
         let verdict = judge(job)
         if verdict.isClean {
-            let closes = state.withLock { state in
-                guard state.watching == job else { return false }
-                state.watching = nil
-                return true
-            }
+            let closes = state.withLock { $0.watch.close(job) }
             guard closes else { return }
             trace?.record(.cleanupFinished, at: verdict.ended, fields: fields(of: job) + verdict.holdings)
             return
@@ -308,8 +296,7 @@ final class HostedApp: DeviceListener, Sendable {
         let tell =
             afterCheck
             && state.withLock { state in
-                guard state.watching == job, !state.failureTold else { return false }
-                state.failureTold = true
+                guard state.watch.tellFailure(of: job) else { return false }
                 state.cleanupFailures.append(verdict.failure)
                 return true
             }
@@ -328,16 +315,11 @@ final class HostedApp: DeviceListener, Sendable {
     }
 
     private func schedulePoll() {
-        let delay = state.withLock { state -> Duration? in
-            guard state.watching != nil, !state.pollScheduled else { return nil }
-            state.pollScheduled = true
-            defer { state.pollDelay = min(state.pollDelay * 2, Self.longestPoll) }
-            return state.pollDelay
-        }
+        let delay = state.withLock { $0.watch.schedulePoll() }
         guard let delay else { return }
         schedule(delay) {
             self.scans.async {
-                self.state.withLock { $0.pollScheduled = false }
+                self.state.withLock { $0.watch.pollRan() }
                 self.scan(afterCheck: false)
             }
         }
