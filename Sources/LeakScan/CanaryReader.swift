@@ -20,10 +20,10 @@ import SharedDevice
 /// has no method for or that is encrypted, or whose data is corrupt. Each is one line naming
 /// where in the file, and the scan that meets one is incomplete.
 struct CanaryReader {
-    /// A canary read, and how (`LeakScanner.Finding.via`).
+    /// A canary read, and how: each decoding, outermost first (`LeakScanner.Route`).
     struct Sighting {
         var canary: Canary
-        var via: String
+        var route: [String]
     }
 
     /// Shorter bytes cannot hold a canary, nor anything that decodes to one.
@@ -248,8 +248,7 @@ struct CanaryReader {
 
     private mutating func note(_ canaries: [Canary], via path: [String]) {
         guard !canaries.isEmpty else { return }
-        let via = path.joined(separator: " > ")
-        sightings += canaries.map { Sighting(canary: $0, via: via) }
+        sightings += canaries.map { Sighting(canary: $0, route: path) }
     }
 
     /// Decoded bytes to search next (`whole`: as `pending`); a decoding the budget stopped is a problem.

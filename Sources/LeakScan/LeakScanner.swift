@@ -26,23 +26,36 @@ public struct LeakScanner: Sendable {
         /// The file inside the container, as a person finds it: `documents/cou1/plain-1.txt`.
         public var place: String
         public var encrypted: Bool
-        /// How the canary was read: empty when the file holds it as UTF-8 text, else each
-        /// decoding from the file's bytes to it, outermost first, joined by ` > `: `utf16le`,
-        /// `utf16be`, `json`, `base64`, `hex`, `percent`, `gzip`, `zlib`, `zip:ENTRY`,
-        /// `sqlite:TABLE.COLUMN`, `plist`, `mime:part N (TYPE)`, `aes-gcm`, `chachapoly`
-        /// (`zip:notes.txt > base64`); `name` (spelled in its path's names), `link` (its target),
-        /// `xattr-name` and `xattr:NAME` (an extended attribute's name, its value); read several
-        /// ways in one file, the ways joined by `, `.
-        public var via: String
+        /// How the canary was read: none when the file holds it as UTF-8 text, else each way
+        /// it was read in this file with the fewest decodings.
+        public var ways: [Route]
 
-        public init(canary: Canary, app: String, file: String, place: String, encrypted: Bool, via: String = "") {
+        public init(canary: Canary, app: String, file: String, place: String, encrypted: Bool, ways: [Route] = []) {
             self.canary = canary
             self.app = app
             self.file = file
             self.place = place
             self.encrypted = encrypted
-            self.via = via
+            self.ways = ways
         }
+
+        /// The ways as a person reads them, joined by `, `; empty for UTF-8 text.
+        public var via: String { ways.map(\.description).joined(separator: ", ") }
+    }
+
+    /// One way a canary was read: each decoding from the file's bytes to it, outermost first:
+    /// `utf16le`, `utf16be`, `json`, `base64`, `hex`, `percent`, `gzip`, `zlib`, `zip:ENTRY`,
+    /// `sqlite:TABLE.COLUMN`, `plist`, `mime:part N (TYPE)`, `aes-gcm`, `chachapoly`; `name`
+    /// (spelled in its path's names), `link` (its target), `xattr-name` and `xattr:NAME` (an
+    /// extended attribute's name, its value). Shown joined by ` > ` (`zip:notes.txt > base64`).
+    public struct Route: Hashable, Sendable, Comparable, CustomStringConvertible {
+        public var decodings: [String]
+
+        public init(_ decodings: [String]) { self.decodings = decodings }
+
+        public var description: String { decodings.joined(separator: " > ") }
+
+        public static func < (a: Route, b: Route) -> Bool { a.description < b.description }
     }
 
     /// A file, folder or part of one the scanner could not read: the scan that meets one proves
@@ -326,14 +339,14 @@ public struct LeakScanner: Sendable {
         mutating func add(_ sightings: [CanaryReader.Sighting], app: String, file: String, place: String) {
             for sighting in sightings {
                 let key = file + "\u{0}" + sighting.canary.description
-                let encrypted = CanaryReader.ciphers.contains { sighting.via.contains($0) }
+                let encrypted = sighting.route.contains(where: CanaryReader.ciphers.contains)
+                let ways = sighting.route.isEmpty ? [] : [Route(sighting.route)]
                 guard var known = byKey[key] else {
                     byKey[key] = Finding(
-                        canary: sighting.canary, app: app, file: file, place: place, encrypted: encrypted,
-                        via: sighting.via)
+                        canary: sighting.canary, app: app, file: file, place: place, encrypted: encrypted, ways: ways)
                     continue
                 }
-                known.via = LeakScanner.merged(known.via, sighting.via)
+                known.ways = LeakScanner.merged(known.ways, ways)
                 known.encrypted = known.encrypted && encrypted
                 byKey[key] = known
             }
@@ -359,7 +372,7 @@ public struct LeakScanner: Sendable {
         var spelled = entry.pathTail.isEmpty ? [] : reader.canaries(in: entry.pathTail, via: ["name"])
         let name = Array(entry.pathTail.split(separator: UInt8(ascii: "/")).last ?? [])
         let named = Canary.all(inName: name, app: app).filter { canary in !spelled.contains { $0.canary == canary } }
-        spelled += named.map { CanaryReader.Sighting(canary: $0, via: "name") }
+        spelled += named.map { CanaryReader.Sighting(canary: $0, route: ["name"]) }
         let above = entry.depth > 0 && entry.depth <= spelledAbove.count ? spelledAbove[entry.depth - 1] : []
         sightings += spelled.filter { !above.contains($0.canary) }
         if case .folder = entry.item {
@@ -398,15 +411,14 @@ public struct LeakScanner: Sendable {
         return skipped
     }
 
-    /// Two ways a canary was read, as one: plain text (`""`) says it all; else the ways with the
+    /// Two ways a canary was read, as one: plain text (no way) says it all; else the ways with the
     /// fewest decodings, each once (an attacker takes the shortest: read as base64, it need not
     /// also be told it is in JSON).
-    static func merged(_ first: String, _ second: String) -> String {
-        guard !first.isEmpty, !second.isEmpty else { return "" }
-        let ways = Set(first.components(separatedBy: ", ") + second.components(separatedBy: ", "))
-        let steps = { (way: String) in way.components(separatedBy: " > ").count }
-        let fewest = ways.map(steps).min() ?? 0
-        return ways.filter { steps($0) == fewest }.sorted().joined(separator: ", ")
+    static func merged(_ first: [Route], _ second: [Route]) -> [Route] {
+        guard !first.isEmpty, !second.isEmpty else { return [] }
+        let ways = Set(first + second)
+        let fewest = ways.map(\.decodings.count).min() ?? 0
+        return ways.filter { $0.decodings.count == fewest }.sorted()
     }
 
     /// Another user's readable data, split as Docs/behaviour.md §8 says: user data is always a leak;
@@ -444,7 +456,7 @@ extension Collection where Element == LeakScanner.Finding {
         return groups.keys.sorted().map { group in
             let findings = groups[group]!
             let files = Dictionary(grouping: findings, by: \.place).map { place, found in
-                let ways = Set(found.flatMap { $0.via.components(separatedBy: ", ") }).subtracting([""]).sorted()
+                let ways = Set(found.flatMap(\.ways)).sorted().map(\.description)
                 return ways.isEmpty ? place : "\(place) [\(ways.joined(separator: ", "))]"
             }.sorted()
             let shown =

@@ -55,7 +55,7 @@ import Testing
             var reader = CanaryReader()
             let sightings = reader.canaries(in: try contents(of: container.path(archive)))
             #expect(
-                Set(sightings.map { "\($0.via) \($0.canary.number)" }) == [
+                Set(sightings.map { "\($0.route.joined(separator: " > ")) \($0.canary.number)" }) == [
                     " 4", "zip:\(prefix)stored.txt 4", "zip:\(prefix)deflated.txt 5",
                 ])
         }

@@ -6,18 +6,18 @@ import Testing
 
 /// How findings are told: how each was read, and per group the number of canaries.
 @Suite struct FindingTests {
-    private func finding(_ canary: Canary, _ place: String, via: String = "") -> LeakScanner.Finding {
+    private func finding(_ canary: Canary, _ place: String, via: [String] = []) -> LeakScanner.Finding {
         LeakScanner.Finding(
-            canary: canary, app: "notes", file: "/c/" + place, place: place, encrypted: via.hasPrefix("aes-gcm"),
-            via: via)
+            canary: canary, app: "notes", file: "/c/" + place, place: place, encrypted: via.first == "aes-gcm",
+            ways: via.isEmpty ? [] : [LeakScanner.Route(via)])
     }
 
     @Test func describedCountsCanariesAndSaysHowEachFileWasRead() {
         let findings = [
-            finding(canary(1), "Library/Caches/notes.gz", via: "gzip"),
+            finding(canary(1), "Library/Caches/notes.gz", via: ["gzip"]),
             finding(canary(1), "Documents/notes.sqlite-wal"),
             finding(canary(2), "Documents/notes.sqlite-wal"),
-            finding(canary(2), "Documents/notes.sqlite-wal", via: "base64"),
+            finding(canary(2), "Documents/notes.sqlite-wal", via: ["base64"]),
             finding(canary(3, .common), "caches/cou1/common-3-3.txt"),
         ]
         #expect(
