@@ -27,8 +27,6 @@ public final class DeviceHost: Sendable {
     struct Parts {
         var lifecycle: AppLifecycleReceiver?
         var deviceApp: DeviceLabApp?
-        /// The built-in app, which hears more than a team's (`run(builtIn:)`); nil for a team's.
-        var builtIn: BuiltInDeviceLabApp?
     }
 
     private init(app: HostedApp, connection: Connection, hub: HubAddress, hubTimeout: Duration) {
@@ -112,8 +110,8 @@ public final class DeviceHost: Sendable {
 
     /// Runs the built-in app, which is its own lifecycle receiver and hears each check's result.
     @_spi(BuiltIn) public func run(builtIn: some BuiltInDeviceLabApp & AppLifecycleReceiver) -> Never {
-        app.readResults(with: builtIn)
-        start(Parts(lifecycle: builtIn, deviceApp: builtIn, builtIn: builtIn))
+        app.builtIn = AppValue(builtIn)
+        start(Parts(lifecycle: builtIn, deviceApp: builtIn))
     }
 
     /// The app's parts in place, serves it on this thread, the bus connection's owner.
@@ -227,7 +225,7 @@ public final class DeviceHost: Sendable {
         }
         // Woken in the background: its background time starts again (none with background mode).
         HostedBackgroundTasks.shared.enteredBackground()
-        let builtIn = parts.withLock { AppValue($0.value.builtIn) }
+        let builtIn = app.builtIn
         guard builtIn.value != nil else { return }
         let lastCheckBegan = app.withState { $0.checks.lastBegan }
         let tell: @Sendable () -> Void = {
@@ -298,7 +296,7 @@ public final class DeviceHost: Sendable {
         await settled()
         let records = try app.records(kind, count: count)
         app.save()
-        let (deviceApp, builtIn) = parts.withLock { (AppValue($0.value.deviceApp), AppValue($0.value.builtIn)) }
+        let (deviceApp, builtIn) = (parts.withLock { AppValue($0.value.deviceApp) }, app.builtIn)
         guard deviceApp.value != nil else {
             throw DBusError.failed("the app takes no records: it is not a DeviceLabApp (Docs/your-app.md)")
         }

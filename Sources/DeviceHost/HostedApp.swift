@@ -120,13 +120,16 @@ final class HostedApp: DeviceListener, Sendable {
         return result
     }
 
-    /// The built-in app, which hears each check's result from here.
-    func readResults(with app: BuiltInDeviceLabApp) { builtInApp.withLock { $0 = AppValue(app) } }
+    /// The built-in app, which hears each check's result from here; nil for a team's app.
+    var builtIn: AppValue<BuiltInDeviceLabApp?> {
+        get { builtInApp.withLock { $0 } }
+        set { builtInApp.withLock { $0 = newValue } }
+    }
 
     /// Tells the built-in app how a check ended, on the main queue, before the app code the
     /// check's answer leads to (which the facade queues there next).
     private func tellApp(_ result: CheckResult?) {
-        let app = builtInApp.withLock { $0 }
+        let app = builtIn
         guard app.value != nil else { return }
         DispatchQueue.main.async { MainActor.assumeIsolated { app.value?.checkEnded(result) } }
     }
