@@ -80,60 +80,9 @@ public struct SimulatedDevice: Sendable {
     // MARK: - Steps
 
     private mutating func carryOut(_ kind: StepKind) -> Outcome {
-        switch kind {
-        case .enroll(let name, let password):
-            let user = directoryUser(name, password)
-            return onHub { hub throws(DeviceError) in
-                try hub.enroll(as: user)
-                return []
-            }
-        case .checkout(let name, let password):
-            let user = directoryUser(name, password)
-            return onHub { hub throws(DeviceError) in try hub.checkOut(as: user) }
-        case .checkin: return onHub { hub throws(DeviceError) in try hub.checkIn() }
-        case .removeAccount:
-            return onHub { hub throws(DeviceError) in
-                try hub.removeAccount()
-                return []
-            }
-        case .lock:
-            return onHub { hub in
-                hub.lock()
-                return []
-            }
-        case .unlock(nil, let name, let password):
-            let user = directoryUser(name, password)
-            return onHub { hub throws(DeviceError) in
-                _ = try hub.unlock(as: user)
-                return []
-            }
-        case .network(let online):
-            return onHub { hub in
-                hub.setOnline(online)
-                return []
-            }
-        case .wipe: return onHub { hub throws(DeviceError) in try hub.enterpriseWipe() }
-        case .signin(let app, let user, let password): return signIn(in: app, as: directoryUser(user, password))
-        case .signout(let app): return signOut(in: app)
-        case .lifecycle(let action, let names):
-            for name in names where lifecycle(action, name) == .notApplicable { return .notApplicable }
-            return .done
-        case .write(let app, let kind, _): return write(kind, in: app)
-        case .post(let name):
-            deliverPost(name)
-            return .done
-        case .hub(let action):
-            // The hub crashes while it runs and restarts while it is down (a step removed in
-            // shrinking can leave a restart with no crash before it).
-            guard hubRunning == (action == .crash) else { return .notApplicable }
-            hubRunning = action == .restart
-            return .done
-        case .settle:
-            settled()
-            return .done
-        case .wait, .expect: return .done
-        case .unlock, .repeat: return .notApplicable  // not simulated: an app's unlock goes by the hub alike
-        }
+        if let outcome = kind.carriedOut(by: &self) { return outcome }
+        if case .expect = kind { return .done }  // it changes nothing
+        return .notApplicable  // a `repeat`: sequences are flat
     }
 
     /// The scenario's user, or nil (as the hub sees a bad password) when `password` is not theirs.
@@ -174,7 +123,7 @@ public struct SimulatedDevice: Sendable {
         return .done
     }
 
-    private mutating func signOut(in app: String) -> Outcome {
+    public mutating func signOut(in app: String) -> Outcome {
         guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
             return .notApplicable
         }
@@ -302,5 +251,87 @@ public struct SimulatedDevice: Sendable {
                         + "readable records of \(others.joined(separator: ", "))")
             }
         }
+    }
+}
+
+/// Each step as the domain's models take it. An app's `unlock` is not simulated: it goes by
+/// the hub alike.
+extension SimulatedDevice: StepCarrier {
+    public mutating func enroll(_ user: String, password: String?) -> Outcome {
+        let user = directoryUser(user, password)
+        return onHub { hub throws(DeviceError) in
+            try hub.enroll(as: user)
+            return []
+        }
+    }
+
+    public mutating func checkOut(_ user: String, password: String?) -> Outcome {
+        let user = directoryUser(user, password)
+        return onHub { hub throws(DeviceError) in try hub.checkOut(as: user) }
+    }
+
+    public mutating func checkIn() -> Outcome { onHub { hub throws(DeviceError) in try hub.checkIn() } }
+
+    public mutating func signIn(in app: String, as user: String, password: String?) -> Outcome {
+        signIn(in: app, as: directoryUser(user, password))
+    }
+
+    public mutating func removeAccount() -> Outcome {
+        onHub { hub throws(DeviceError) in
+            try hub.removeAccount()
+            return []
+        }
+    }
+
+    public mutating func lifecycle(_ action: AppLifecycle.Action, of apps: [String]) -> Outcome {
+        for name in apps where lifecycle(action, name) == .notApplicable { return .notApplicable }
+        return .done
+    }
+
+    public mutating func write(_ kind: RecordKind, count: Int, in app: String) -> Outcome { write(kind, in: app) }
+
+    public mutating func network(online: Bool) -> Outcome {
+        onHub { hub in
+            hub.setOnline(online)
+            return []
+        }
+    }
+
+    public mutating func lock() -> Outcome {
+        onHub { hub in
+            hub.lock()
+            return []
+        }
+    }
+
+    public mutating func unlock(in app: String?, as user: String, password: String?) -> Outcome {
+        guard app == nil else { return .notApplicable }
+        let user = directoryUser(user, password)
+        return onHub { hub throws(DeviceError) in
+            _ = try hub.unlock(as: user)
+            return []
+        }
+    }
+
+    public mutating func wipe() -> Outcome { onHub { hub throws(DeviceError) in try hub.enterpriseWipe() } }
+
+    public mutating func post(_ name: String) -> Outcome {
+        deliverPost(name)
+        return .done
+    }
+
+    /// The hub crashes while it runs and restarts while it is down (a step removed in
+    /// shrinking can leave a restart with no crash before it).
+    public mutating func hubProcess(_ action: StepKind.HubAction) -> Outcome {
+        guard hubRunning == (action == .crash) else { return .notApplicable }
+        hubRunning = action == .restart
+        return .done
+    }
+
+    public mutating func wait(_ duration: Duration) -> Outcome { .done }
+
+    public mutating func settle(within limit: Duration?) -> Outcome {
+        settled()
+        return .done
     }
 }

@@ -160,13 +160,10 @@ public enum ScenarioRun {
                 let failures = try await ExpectationCheck(driver: driver, since: since).failures(of: expectations)
                 since = TraceLog.now()
                 return StepResult(location: step.location, title: title, failures: failures)
-            case .settle(let limit):
-                try await driver.settle(within: limit ?? StepDriver.defaultSettleBound)
             default:
                 let notes = try await driver.perform(step)
                 return StepResult(location: step.location, title: title, failures: [], notes: notes)
             }
-            return StepResult(location: step.location, title: title, failures: [])
         } catch {
             return StepResult(
                 location: step.location, title: title,

@@ -71,7 +71,7 @@ extension StepDriver {
 
     /// `wait`: time passes, and the suspensions that fall due meanwhile happen when due. Cut
     /// short when the device's bus stops: the run is over then.
-    func wait(_ duration: Duration) async throws {
+    func passTime(_ duration: Duration) async throws {
         let end = now + duration
         while true {
             try await keepTime()

@@ -16,7 +16,7 @@ extension StepDriver {
     /// When some app does not settle, the error names every such app and why.
     /// An app in its background time is suspended when that time is up, settled or not: it is
     /// then no longer waited for.
-    public func settle(within limit: Duration) async throws {
+    func settleApps(within limit: Duration) async throws {
         try await keepTime()
         // Each app's answer, as it comes.
         let answers = Mailbox<SettleAnswer>()

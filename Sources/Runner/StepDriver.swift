@@ -78,7 +78,7 @@ public final class StepDriver {
         let message: String
     }
 
-    /// Runs one step (not `expect`, `repeat` or `settle`, which the runner handles). A step
+    /// Runs one step (not `expect` or `repeat`, which the runner handles). A step
     /// with `error:` must fail with `dev.sdlab.Error.NAME`. Returns what a person should know
     /// of how it went (a launch that found the app running).
     @discardableResult
@@ -165,47 +165,8 @@ public final class StepDriver {
     }
 
     private func act(_ kind: StepKind) async throws {
-        switch kind {
-        case .enroll(let user, let password):
-            try await hub(HubMethod.enroll, [.string(user), .string(password ?? self.password(of: user))])
-        case .checkout(let user, let password):
-            try await hub(HubMethod.checkOut, [.string(user), .string(password ?? self.password(of: user))])
-        case .checkin: try await hub(HubMethod.checkIn)
-        case .signin(let app, let user, let password):
-            try await usable(app).signIn(user, password: password ?? self.password(of: user))
-        case .signout(let app): try await usable(app).signOut()
-        case .removeAccount: try await hub(BrokerMethod.removeAccount)
-        case .lifecycle(let action, let apps):
-            for (index, app) in apps.enumerated() {
-                try await lifecycle(action, app)
-                if apps.count >= 10 { onFleetProgress(index + 1, apps.count) }
-            }
-        case .write(let app, let kind, let count): try await usable(app).write(kind, count: count)
-        case .network(let online): try await hub(HubMethod.setOnline, [.bool(online)])
-        case .lock: try await hub(HubMethod.lock)
-        case .unlock(let app, let user, let password):
-            let secret = password ?? self.password(of: user)
-            if let app {
-                try await usable(app).unlock(user, password: secret)
-            } else {
-                try await hub(HubMethod.unlock, [.string(user), .string(secret)])
-            }
-        case .wipe: try await hub(HubMethod.enterpriseWipe)
-        case .post(let name): try connection.post(name)
-        case .hub(let action): try await hubProcess(action)
-        case .wait(let duration): try await wait(duration)
-        case .settle, .repeat, .expect: break
-        }
-    }
-
-    private func hubProcess(_ action: StepKind.HubAction) async throws {
-        switch action {
-        case .crash:
-            device.hub.signal(SIGKILL)
-            _ = device.hub.waitForExit(timeout: .seconds(5))
-        case .restart:
-            try await device.restartHub()
-        }
+        var carrier = self
+        try await kind.carriedOut(by: &carrier)?()
     }
 
     /// Calls to a running app (a step that names one that is not running fails before this).
@@ -215,7 +176,7 @@ public final class StepDriver {
     }
 
     /// The app for a step that a person does in it: a stopped process would never answer.
-    private func usable(_ name: String) throws -> AppClient {
+    func usable(_ name: String) throws -> AppClient {
         guard running[name] != nil else {
             throw Refusal(error: .notRunning, message: "\(name) is not running: launch it first")
         }
@@ -234,7 +195,7 @@ public final class StepDriver {
         _ = try? await connection.callHub(HubMethod.getSession, at: device.hubAddress, timeout: limit)
     }
 
-    private func hub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws {
+    func hub<Method: HubMember>(_ method: Method, _ arguments: [DBusValue] = []) async throws {
         try await connection.callHub(method, arguments, at: device.hubAddress, timeout: .seconds(30))
     }
 }

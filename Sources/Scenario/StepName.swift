@@ -3,8 +3,8 @@ import SharedDevice
 /// Each step of the scenario language, declared once: its key in a file, whether it may stand
 /// bare (`- checkin`), whether it can fail (and so carry `error:`), and whether the hub may crash
 /// in it (`hub_crash:`). The reader, the writer and the check of Docs/scenarios.md's step table
-/// go by it; a step's title and how the runner and the fuzzer's simulated device carry it out
-/// are exhaustive switches over `StepKind`, which the compiler holds to every case.
+/// go by it. A step's title is a switch over `StepKind`, and the runner and the fuzzer's
+/// simulated device carry it out behind `StepCarrier`: the compiler holds each to every step.
 public enum StepName: Hashable, Sendable, CaseIterable {
     case enroll, checkout, checkin, signin, signout, removeAccount
     case lifecycle(AppLifecycle.Action)
