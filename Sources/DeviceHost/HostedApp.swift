@@ -19,17 +19,17 @@ final class HostedApp: DeviceListener, Sendable {
     let support: CleanupSupport
     let sandbox: Sandbox
     let trace: TraceLog?
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let postBudget: Mutex<PostTraceBudget>
     private let statePath: String
     /// Where the byte scans run: never the main thread (the app's) or the bus's.
-    private let scans = DispatchQueue(label: "dev.sdlab.host.scan")
+    let scans = DispatchQueue(label: "dev.sdlab.host.scan")
     /// Where the scans that confirm the built-in app's cleanups run.
-    private let confirmingScans = LowPriorityThread()
+    let confirmingScans = LowPriorityThread()
     /// Runs work after a delay: the bus connection's timer, since a dispatch timer would start
     /// two threads in every app, and an app out of descriptors could not start them at all.
     typealias Scheduler = @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
-    private let schedule: Scheduler
+    let schedule: Scheduler
     /// The built-in app, told each check's result on the main queue.
     private let builtInApp = Mutex<AppValue<BuiltInDeviceLabApp?>>(AppValue(nil))
 
@@ -59,9 +59,8 @@ final class HostedApp: DeviceListener, Sendable {
         var saved = RecordLedger()
         /// Credentials typed into the sign-in page, for one interactive sign-in.
         var credentials: (user: String, password: String)?
-        /// Who waits for the app to settle, by number: resumed when it does, or at their bound.
-        var settleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextSettleWaiter = 0
+        /// Who waits for the app to settle.
+        var settleWaiters = SettleWaiters()
 
         /// No check in flight, every piece of app code it led to returned, the app's work
         /// done, and scanned after.
@@ -69,9 +68,7 @@ final class HostedApp: DeviceListener, Sendable {
 
         /// The waiters to resume now that the app may have settled (none if it has not).
         mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
-            guard isSettled, !settleWaiters.isEmpty else { return [] }
-            defer { settleWaiters = [:] }
-            return Array(settleWaiters.values)
+            isSettled ? settleWaiters.takeAll() : []
         }
     }
 
@@ -254,98 +251,6 @@ final class HostedApp: DeviceListener, Sendable {
         save()
     }
 
-    /// A cleanup the app runs, after `event` (`cleanup-resumed`, `cleanup-retried`) if given.
-    func cleanupBegan(_ job: CleanupJob, noting event: TraceName?) {
-        if let event { trace?.record(event, fields: fields(of: job)) }
-        trace?.record(.cleanupStarted, fields: fields(of: job))
-    }
-
-    /// The app's cleanup ended (`error`: what it said went wrong), judged by the container's
-    /// bytes (`CleanupVerdict`). The scan runs at once, the app's thread waiting for it:
-    /// nothing of the app runs before it, so the data was gone when the cleanup returned, and
-    /// the exposure it measures ends there, without the scan, which is the tool's weight, not
-    /// the app's. It runs at a low priority, so that in a fleet it does not hold back the
-    /// other apps' cleanups either.
-    func cleanupEnded(_ job: CleanupJob, error: String?) -> Bool {
-        let returned = TraceLog.now()
-        let verdict = confirmingScans.run { self.judge(job, error: error) }
-        if verdict.isClean {
-            trace?.record(.cleanupFinished, at: returned, fields: fields(of: job) + verdict.holdings)
-            return true
-        }
-        state.withLock { $0.cleanupFailures.append(verdict.failure) }
-        trace?.record(
-            .cleanupFailed, at: verdict.ended,
-            fields: fields(of: job) + verdict.holdings + [(.error, .string(verdict.failure))])
-        return false
-    }
-
-    // MARK: - The bytes
-
-    /// Judges a team's app's cleanup (`CleanupVerdict`). A scan after the app's own handling of
-    /// the change that does not find it clean is a failed cleanup; the host keeps looking
-    /// (after each piece of the app's code, and on a timer that backs off) until a scan finds
-    /// it clean, as an app may finish its cleanup later.
-    private func scan(afterCheck: Bool) {
-        guard let job = state.withLock({ $0.watch.job }) else { return }
-        UserDefaults.standard.synchronize()
-        let verdict = judge(job)
-        if verdict.isClean {
-            let closes = state.withLock { $0.watch.close(job) }
-            guard closes else { return }
-            trace?.record(.cleanupFinished, at: verdict.ended, fields: fields(of: job) + verdict.holdings)
-            return
-        }
-        let tell =
-            afterCheck
-            && state.withLock { state in
-                guard state.watch.tellFailure(of: job) else { return false }
-                state.cleanupFailures.append(verdict.failure)
-                return true
-            }
-        if tell {
-            trace?.record(
-                .cleanupFailed, at: verdict.ended,
-                fields: fields(of: job) + verdict.holdings + [(.error, .string(verdict.failure))])
-        }
-        schedulePoll()
-    }
-
-    /// `job`'s cleanup judged by the app's container as it is now.
-    private func judge(_ job: CleanupJob, error: String? = nil) -> CleanupVerdict {
-        CleanupVerdict(
-            job, scanning: LeakScanner(container: sandbox.root, app: name, outOfScope: options.scanSkips), error: error)
-    }
-
-    private func schedulePoll() {
-        let delay = state.withLock { $0.watch.schedulePoll() }
-        guard let delay else { return }
-        schedule(delay) {
-            self.scans.async {
-                self.state.withLock { $0.watch.pollRan() }
-                self.scan(afterCheck: false)
-            }
-        }
-    }
-
-    /// Whom a cleanup was for, why, and what ran.
-    func fields(of job: CleanupJob) -> [(TraceField, TraceValue)] {
-        [
-            (.previous, .user(job.previousUser)), (.current, .user(job.currentUser)),
-            (.reason, .string(job.reason.description)),
-        ]
-            + Self.fields(of: job.policy)
-    }
-
-    /// What cleanup runs: a policy, a hook (with its command) or the app's own code, and what it keeps.
-    static func fields(of policy: CleanupPolicy) -> [(TraceField, TraceValue)] {
-        var fields: [(TraceField, TraceValue)] = [(.policy, .string(policy.name))]
-        if case .hook(let command, _) = policy { fields.append((.hook, .string(command))) }
-        let keeps = RecordKind.keepable.filter(policy.keeps.contains).map(\.rawValue)
-        if !keeps.isEmpty { fields.append((.keeps, .string(keeps.joined(separator: ",")))) }
-        return fields
-    }
-
     // MARK: - Records
 
     /// The next `count` records of `kind` for the app's user, numbered after those written before.
@@ -382,15 +287,12 @@ final class HostedApp: DeviceListener, Sendable {
     /// Returns once the app has settled, or after `bound`.
     func untilSettled(within bound: Duration) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let number = state.withLock { state -> Int? in
-                guard !state.isSettled else { return nil }
-                state.nextSettleWaiter += 1
-                state.settleWaiters[state.nextSettleWaiter] = continuation
-                return state.nextSettleWaiter
+            let number = state.withLock { state in
+                state.isSettled ? nil : state.settleWaiters.add(continuation)
             }
             guard let number else { return continuation.resume() }
             schedule(bound) {
-                self.state.withLock { $0.settleWaiters.removeValue(forKey: number) }?.resume()
+                self.state.withLock { $0.settleWaiters.remove(number) }?.resume()
             }
         }
     }
