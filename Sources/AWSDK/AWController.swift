@@ -198,7 +198,7 @@ public class AWController: NSObject, @unchecked Sendable {
         call.run {
             let detection = await detect()
             let blocked = await sdk?.isBlocked ?? false
-            let callbacks = detection.effects.compactMap { effect -> WorkspaceOneSDK.Callback? in
+            let callbacks = detection.effects.compactMap { effect -> WorkspaceOneSessionRule.Callback? in
                 if case .callback(let callback) = effect { callback } else { nil }
             }
             if !detection.taken {
@@ -223,7 +223,7 @@ public class AWController: NSObject, @unchecked Sendable {
         }
     }
 
-    private func tell(_ callback: WorkspaceOneSDK.Callback) {
+    private func tell(_ callback: WorkspaceOneSessionRule.Callback) {
         guard let delegate else { return }
         switch callback {
         case .wipe: delegate.controllerDidWipeCurrentUserData()
@@ -231,7 +231,7 @@ public class AWController: NSObject, @unchecked Sendable {
         case .initialCheck(error: nil): delegate.controllerDidFinishInitialCheck(error: nil)
         case .initialCheck(error: let error?):
             let code =
-                error == WorkspaceOneSDK.notCheckedOutError
+                error == WorkspaceOneSessionRule.notCheckedOutError
                 ? AWSDKSetupError.sharedDeviceNotCheckedOut : AWSDKSetupError.hubNotReachable
             delegate.controllerDidFinishInitialCheck(error: Self.error(code, description: error))
         }

@@ -34,7 +34,7 @@ extension DeviceError {
     }
 }
 
-extension AndroidMSALClient.Refusal {
+extension AndroidMSALAccountRule.Refusal {
     /// The refusal as the app answers it on the bus: `InvalidParameter` is the app's own,
     /// `NoCurrentAccount` the name the broker uses too.
     public var dbusError: DBusError {

@@ -39,7 +39,7 @@ public struct DeviceFailure: Error, Sendable {
                 case .refused(let refusal): .refused(refusal, message: "")
                 case .invalidAnswer(let name): .invalid(name: name, message: "")
                 }
-            case let error as DBusError where error.isDevice(WorkspaceOneSDK.hubUnreachableError):
+            case let error as DBusError where error.isDevice(WorkspaceOneSessionRule.hubUnreachableError):
                 .unreachable(message: nil)
             case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
                 DeviceError(rawValue: String(error.shortName)).map { .refused($0, message: error.message) }

@@ -28,9 +28,9 @@ public struct SimulatedApp: Sendable {
     var external = ExternalRecords()
 
     enum Client: Sendable {
-        case msal(MSALClient)
-        case android(AndroidMSALClient)
-        case ws1(WorkspaceOneSDK)
+        case msal(MSALAccountRule)
+        case android(AndroidMSALAccountRule)
+        case ws1(WorkspaceOneSessionRule)
     }
 
     init(name: String, sdk: SDKKind, backgroundMode: Bool, policy: CleanupPolicy) {
@@ -40,9 +40,9 @@ public struct SimulatedApp: Sendable {
         model = AppModel(policy: policy)
         client =
             switch sdk {
-            case .msal: .msal(MSALClient())
-            case .msalAndroid: .android(AndroidMSALClient())
-            case .ws1: .ws1(WorkspaceOneSDK())
+            case .msal: .msal(MSALAccountRule())
+            case .msalAndroid: .android(AndroidMSALAccountRule())
+            case .ws1: .ws1(WorkspaceOneSessionRule())
             }
     }
 
@@ -79,7 +79,7 @@ public struct SimulatedApp: Sendable {
 
     /// A Workspace ONE opportunity; `session` is nil when the hub did not answer. Returns the
     /// callbacks the SDK made.
-    mutating func detected(_ opportunity: WorkspaceOneSDK.Opportunity, session: Session?) -> [SDKCallback] {
+    mutating func detected(_ opportunity: WorkspaceOneSessionRule.Opportunity, session: Session?) -> [SDKCallback] {
         guard case .ws1(var sdk) = client, sdk.takes(opportunity) else { return [] }
         let effects = sdk.detect(opportunity, hub: session)
         client = .ws1(sdk)
@@ -93,7 +93,7 @@ public struct SimulatedApp: Sendable {
 
     /// Whether the app's own sign-in or sign-out goes on to the broker: MSAL Android guards
     /// both on the account persisted in the app; iOS MSAL always asks the broker.
-    func decide(_ request: AndroidMSALClient.OwnRequest) -> AndroidMSALClient.Decision {
+    func decide(_ request: AndroidMSALAccountRule.OwnRequest) -> AndroidMSALAccountRule.Decision {
         if case .android(let android) = client { android.decide(request) } else { .askBroker }
     }
 

@@ -194,7 +194,7 @@ public struct SimulatedDevice: Sendable {
         apps[name]?.lookUpExternalKey(answer)
     }
 
-    private mutating func detect(_ name: String, _ opportunity: WorkspaceOneSDK.Opportunity) {
+    private mutating func detect(_ name: String, _ opportunity: WorkspaceOneSessionRule.Opportunity) {
         let callbacks = apps[name]?.detected(opportunity, session: hubRunning ? hub.session : nil) ?? []
         let answer = keyServiceAnswer
         apps[name]?.lookUpExternalKey(answer)

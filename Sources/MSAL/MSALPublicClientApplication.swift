@@ -367,15 +367,15 @@ private enum Calls {
         return .success(value)
     }
 
-    static let clients = Mutex<[String: MSALPublicClient]>([:])
+    static let clients = Mutex<[String: MSALBrokerClient]>([:])
 
     /// One client per process: its previous-account bookkeeping is the app's, whichever
     /// application object asks.
-    static func client(_ link: DeviceLink) throws -> MSALPublicClient {
+    static func client(_ link: DeviceLink) throws -> MSALBrokerClient {
         try clients.withLock { clients in
             if let client = clients[link.appName] { return client }
             let keychain = try Keychain(folder: link.keychainFolder + "/msal")
-            let client = MSALPublicClient(
+            let client = MSALBrokerClient(
                 connection: link.connection, clientID: link.appName, keychain: keychain, hub: link.hub,
                 timeout: link.hubTimeout)
             clients[link.appName] = client

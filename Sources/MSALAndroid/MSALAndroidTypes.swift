@@ -42,7 +42,7 @@ struct CurrentAccountResult: ICurrentAccountResult {
         self.changed = changed
     }
 
-    init(_ callbacks: [AndroidMSALClient.Callback]) {
+    init(_ callbacks: [AndroidMSALAccountRule.Callback]) {
         let current = callbacks.last?.account.map(Account.init)
         var prior: IAccount? = current
         var changed = false

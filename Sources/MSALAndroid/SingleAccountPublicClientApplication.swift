@@ -108,7 +108,7 @@ public final class SingleAccountPublicClientApplication: Sendable {
         let client = try Clients.client(link, clientId)
         link.listener.checkStarted()
         defer { link.listener.appCodeReturned(afterCheck: true) }
-        let answer = call.wait { () -> Result<([AndroidMSALClient.Callback], CheckResult), BrokerError>? in
+        let answer = call.wait { () -> Result<([AndroidMSALAccountRule.Callback], CheckResult), BrokerError>? in
             switch try? await client.getCurrentAccount() {
             case .success(let callbacks)?: .success((callbacks, await report(callbacks, client)))
             case .failure(let error)?: .failure(error)
@@ -195,7 +195,7 @@ public final class SingleAccountPublicClientApplication: Sendable {
     private func device(
         for call: FacadeCall, orElse answer: @escaping () -> Void,
         failed: @escaping (MsalException) -> Void
-    ) -> (DeviceLink, AndroidMSALPublicClient)? {
+    ) -> (DeviceLink, AndroidMSALBrokerClient)? {
         guard let link = call.device(orElse: answer) else { return nil }
         do {
             return (link, try Clients.client(link, clientId))
@@ -246,7 +246,7 @@ public final class SingleAccountPublicClientApplication: Sendable {
 
 /// What one check told the app, as the host traces it: the callbacks, and whether the client
 /// could keep the account it reported.
-private func report(_ callbacks: [AndroidMSALClient.Callback], _ client: AndroidMSALPublicClient) async
+private func report(_ callbacks: [AndroidMSALAccountRule.Callback], _ client: AndroidMSALBrokerClient) async
     -> CheckResult
 {
     var result = CheckResult(callbacks)
@@ -258,16 +258,16 @@ private func report(_ callbacks: [AndroidMSALClient.Callback], _ client: Android
 /// application object asks (as MSAL keeps it in the app's shared preferences). The first
 /// application's client id is the one the broker hears.
 private enum Clients {
-    static let clients = Mutex<[String: AndroidMSALPublicClient]>([:])
+    static let clients = Mutex<[String: AndroidMSALBrokerClient]>([:])
 
     /// The app's client; its keychain is the folder the built-in app has always kept MSAL
     /// Android's account in, so an account stored before is read back.
-    static func client(_ link: DeviceLink, _ clientId: String) throws(MsalException) -> AndroidMSALPublicClient {
+    static func client(_ link: DeviceLink, _ clientId: String) throws(MsalException) -> AndroidMSALBrokerClient {
         let folder = link.keychainFolder
         do {
             return try clients.withLock { clients in
                 if let client = clients[folder] { return client }
-                let client = AndroidMSALPublicClient(
+                let client = AndroidMSALBrokerClient(
                     connection: link.connection, clientID: clientId, keychain: try Keychain(folder: folder),
                     hub: link.hub, timeout: link.hubTimeout)
                 clients[folder] = client

@@ -102,18 +102,18 @@ public struct PostSubscription: Sendable {
 
 /// MSAL in an iOS app in shared device mode (Docs/behaviour.md §4), as an app calls it. The last-seen
 /// account lives in the app's keychain.
-public final class MSALPublicClient: Sendable {
+public final class MSALBrokerClient: Sendable {
     private let broker: Broker
     private let keychain: Keychain
     fileprivate struct State {
-        var client: MSALClient
+        var rule: MSALAccountRule
         var lastSeen: KeychainRecord<BrokerAccount?>
         /// The calls the broker's answer in flight will end, if one is in flight.
         var asked: [Waiting]?
         /// The calls begun since that answer was asked for: the next answer ends them all.
         var next: [Waiting] = []
     }
-    fileprivate typealias Waiting = (call: MSALClient.Call, completion: Completion)
+    fileprivate typealias Waiting = (call: MSALAccountRule.Call, completion: Completion)
     private let state: Mutex<State>
     static let item = "msal-last-seen-account"
 
@@ -124,11 +124,12 @@ public final class MSALPublicClient: Sendable {
         broker = Broker(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
         let saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
-        state = Mutex(State(client: MSALClient(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved)))
+        state = Mutex(
+            State(rule: MSALAccountRule(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved)))
     }
 
     /// What `getCurrentAccount` answers: `(current, previous)`, or why there is none.
-    public typealias CurrentAccountAnswer = Result<MSALClient.CurrentAccount, BrokerError>
+    public typealias CurrentAccountAnswer = Result<MSALAccountRule.CurrentAccount, BrokerError>
     public typealias Completion = @Sendable (CurrentAccountAnswer, _ keychainFailure: String?) -> Void
 
     /// `(current, previous)`, to `completion` on the connection's owner thread; on an error
@@ -142,7 +143,7 @@ public final class MSALPublicClient: Sendable {
     /// posts costs the broker about two questions, not one per post (Docs/behaviour.md §4).
     public func getCurrentAccount(completion: @escaping Completion) {
         let ask = state.withLock { state in
-            state.next.append((state.client.beginCall(), completion))
+            state.next.append((state.rule.beginCall(), completion))
             return state.startNextQuestion()
         }
         if ask { askBroker() }
@@ -183,7 +184,7 @@ public final class MSALPublicClient: Sendable {
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 }
 
-extension MSALPublicClient.State {
+extension MSALBrokerClient.State {
     /// Moves the calls begun since the last question to a new one, if none is out and some wait.
     mutating func startNextQuestion() -> Bool {
         guard asked == nil, !next.isEmpty else { return false }
@@ -193,12 +194,12 @@ extension MSALPublicClient.State {
 
     /// Ends `call` with the broker's answer, writing the last-seen account if it changed.
     mutating func finish(
-        _ call: MSALClient.Call, _ answer: Result<[BrokerAccount], BrokerError>, _ keychain: Keychain
-    ) -> (MSALPublicClient.CurrentAccountAnswer, keychainFailure: String?) {
+        _ call: MSALAccountRule.Call, _ answer: Result<[BrokerAccount], BrokerError>, _ keychain: Keychain
+    ) -> (MSALBrokerClient.CurrentAccountAnswer, keychainFailure: String?) {
         do throws(BrokerError) {
-            let result = try client.finish(call, answer)
+            let result = try rule.finish(call, answer)
             // Unchanged (a spoofed post, a return to the foreground): nothing is written.
-            let failure = whyFailed { try lastSeen.write(client.lastSeen, to: keychain) }
+            let failure = whyFailed { try lastSeen.write(rule.lastSeen, to: keychain) }
             return (.success(result), failure)
         } catch {
             return (.failure(error), nil)
@@ -208,10 +209,10 @@ extension MSALPublicClient.State {
 
 /// MSAL in an Android app (Docs/behaviour.md §5): `getCurrentAccount` reports callbacks, and the app's
 /// own sign-in and sign-out are guarded on the stored account and update it.
-public actor AndroidMSALPublicClient {
+public actor AndroidMSALBrokerClient {
     private let broker: Broker
     private let keychain: Keychain
-    private var client: AndroidMSALClient
+    private var rule: AndroidMSALAccountRule
     private var current: KeychainRecord<BrokerAccount?>
     /// Why the stored account could not be written at the last change, if it could not.
     public private(set) var keychainFailure: String?
@@ -223,24 +224,25 @@ public actor AndroidMSALPublicClient {
     ) {
         broker = Broker(hub: HubCalls(connection: connection, address: hub, timeout: timeout), clientID: clientID)
         self.keychain = keychain
-        let stored: AndroidMSALClient.Stored =
+        let stored: AndroidMSALAccountRule.Stored =
             switch keychain.item(Self.item, as: BrokerAccount?.self) {
             case .some(.some(let account)): .account(account)
             case .some(.none): .none
             case .none: keychain.hasItem(Self.item) ? .corrupt : .none
             }
-        client = AndroidMSALClient(stored: stored)
+        rule = AndroidMSALAccountRule(stored: stored)
         current = KeychainRecord(Self.item, holding: stored.account)
     }
 
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
     /// As on iOS, a keychain that cannot be written does not withhold the callbacks: the
     /// account is kept in memory and written at the next call (`keychainFailure` says why).
-    public func getCurrentAccount() async throws(CancellationError) -> Result<[AndroidMSALClient.Callback], BrokerError>
-    {
+    public func getCurrentAccount() async throws(CancellationError) -> Result<
+        [AndroidMSALAccountRule.Callback], BrokerError
+    > {
         let answer = try await broker.hub.accounts()
         do throws(BrokerError) {
-            let callbacks = try client.getCurrentAccount(answer)
+            let callbacks = try rule.getCurrentAccount(answer)
             save()
             return .success(callbacks)
         } catch {
@@ -249,38 +251,38 @@ public actor AndroidMSALPublicClient {
     }
 
     /// Refused with `InvalidParameter`, the broker not asked, while an account is persisted in
-    /// the app (`AndroidMSALClient.decide`).
+    /// the app (`AndroidMSALAccountRule.decide`).
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
         try requireAllowed(.signIn)
         let account = try await broker.signIn(user, password)
-        client.signedInHere(as: account)
+        rule.signedInHere(as: account)
         save()
         return account
     }
 
     /// Refused with `NoCurrentAccount`, the broker not asked, while no account is persisted in
-    /// the app, even if the broker has one (`AndroidMSALClient.decide`).
+    /// the app, even if the broker has one (`AndroidMSALAccountRule.decide`).
     public func signOut() async throws {
         try requireAllowed(.signOut)
         try await broker.signOut()
-        client.signedOutHere()
+        rule.signedOutHere()
         save()
     }
 
-    /// Throws the client's refusal of the app's own request, if it refuses.
-    private func requireAllowed(_ request: AndroidMSALClient.OwnRequest) throws {
-        if case .refuse(let refusal) = client.decide(request) { throw refusal.dbusError }
+    /// Throws the rule's refusal of the app's own request, if it refuses.
+    private func requireAllowed(_ request: AndroidMSALAccountRule.OwnRequest) throws {
+        if case .refuse(let refusal) = rule.decide(request) { throw refusal.dbusError }
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
 
     /// Writes the stored account if the keychain does not hold it yet.
     private func save() {
-        keychainFailure = whyFailed { try current.write(client.stored.account ?? nil, to: keychain) }
+        keychainFailure = whyFailed { try current.write(rule.stored.account ?? nil, to: keychain) }
     }
 }
 
-extension AndroidMSALClient.Stored {
+extension AndroidMSALAccountRule.Stored {
     /// The account as the keychain keeps it: none or one; nil for a value that could not be
     /// read back (it is written over at the first change).
     var account: BrokerAccount?? {

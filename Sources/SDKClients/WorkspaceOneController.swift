@@ -28,7 +28,7 @@ public actor WorkspaceOneController {
     private let hub: HubCalls
     private let keychain: Keychain
     private let delegate: (any WorkspaceOneControllerDelegate)?
-    private var sdk: WorkspaceOneSDK
+    private var sdk: WorkspaceOneSessionRule
     private var lastSession: KeychainRecord<Session?>
     /// The data key is to be deleted (a `wipe` whose deletion failed).
     private var keyToDelete = false
@@ -42,13 +42,13 @@ public actor WorkspaceOneController {
         self.delegate = delegate
         let saved = keychain.item(Self.item, as: Session?.self) ?? nil
         lastSession = KeychainRecord(Self.item, holding: saved)
-        sdk = WorkspaceOneSDK(lastSession: saved)
+        sdk = WorkspaceOneSessionRule(lastSession: saved)
     }
 
     /// One detection: what the SDK did, and the session the hub answered (nil: it did not,
     /// and nothing changed).
     public struct Detection: Sendable {
-        public var effects: [WorkspaceOneSDK.Effect]
+        public var effects: [WorkspaceOneSessionRule.Effect]
         public var session: Session?
         /// The SDK looked: false for a return to the foreground of an app that is not
         /// initialised or is blocked, which is no detection opportunity (Docs/behaviour.md §6).
@@ -86,7 +86,7 @@ public actor WorkspaceOneController {
     /// A keychain that cannot be written (a full disk) does not hold the callbacks back: the
     /// ended session's data would stay on show. The SDK acts on what it saw, reports the
     /// failure, and writes again at the next opportunity.
-    private func detect(_ opportunity: WorkspaceOneSDK.Opportunity) async -> Detection {
+    private func detect(_ opportunity: WorkspaceOneSessionRule.Opportunity) async -> Detection {
         guard sdk.takes(opportunity) else { return Detection(effects: [], session: nil, taken: false) }
         let session = await hub.session()
         let effects = sdk.detect(opportunity, hub: session)

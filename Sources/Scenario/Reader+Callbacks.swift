@@ -5,7 +5,7 @@ import Yams
 /// an expected callback must be one of them, or it could never match.
 extension SDKCallback.Form {
     /// The errors of Workspace ONE's initial check.
-    static let errors = [WorkspaceOneSDK.notCheckedOutError, WorkspaceOneSDK.hubUnreachableError]
+    static let errors = [WorkspaceOneSessionRule.notCheckedOutError, WorkspaceOneSessionRule.hubUnreachableError]
 
     /// As messages show it: `current-account(A,B)`, `initial-check(ERROR)`.
     var shown: String {

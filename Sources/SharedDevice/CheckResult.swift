@@ -167,21 +167,21 @@ public struct CheckResult: Sendable, Equatable {
 
 extension CheckResult {
     /// An iOS MSAL result: one `current-account` callback, and its previous account.
-    public init(_ result: MSALClient.CurrentAccount) {
+    public init(_ result: MSALAccountRule.CurrentAccount) {
         self.init(
             callbacks: [result.callback], user: result.current?.username, previous: .some(result.previous?.username))
     }
 
     /// An Android MSAL check's callbacks; the app now serves the account the last one names.
-    public init(_ callbacks: [AndroidMSALClient.Callback]) {
+    public init(_ callbacks: [AndroidMSALAccountRule.Callback]) {
         self.init(callbacks: callbacks.map(\.callback), user: callbacks.last?.account?.username)
     }
 
     /// A Workspace ONE detection the SDK made, given the session the hub answered (nil: it did not).
-    public init(_ effects: [WorkspaceOneSDK.Effect], session: Session?) {
+    public init(_ effects: [WorkspaceOneSessionRule.Effect], session: Session?) {
         self.init(
             callbacks: effects.compactMap { if case .callback(let callback) = $0 { callback.callback } else { nil } },
             user: session?.user, blocked: effects.contains(.block), keysDeleted: effects.contains(.deleteDataKeys),
-            failure: session == nil ? WorkspaceOneSDK.hubUnreachableError : nil)
+            failure: session == nil ? WorkspaceOneSessionRule.hubUnreachableError : nil)
     }
 }

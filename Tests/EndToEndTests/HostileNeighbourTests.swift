@@ -76,7 +76,7 @@ struct SquatterTests {
             #expect(!FileManager.default.fileExists(atPath: escaped), "nothing was written at \(escaped)")
 
             let keychain = try Keychain(folder: lab.directory + "/sdk-keychain")
-            let msal = MSALPublicClient(connection: lab.connection, clientID: "sdk", keychain: keychain)
+            let msal = MSALBrokerClient(connection: lab.connection, clientID: "sdk", keychain: keychain)
             guard case .failure(let error) = await msal.getCurrentAccount() else {
                 Issue.record("a user name that is a path was taken for an account")
                 return

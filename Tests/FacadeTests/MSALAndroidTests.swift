@@ -140,10 +140,10 @@ extension SingleAccountPublicClientApplication {
             return ("\(type(of: exception))", exception.errorCode)
         }
         #expect(
-            exception(AndroidMSALClient.Refusal.invalidParameter.dbusError)
+            exception(AndroidMSALAccountRule.Refusal.invalidParameter.dbusError)
                 == ("MsalClientException", MsalClientException.INVALID_PARAMETER))
         #expect(
-            exception(AndroidMSALClient.Refusal.noCurrentAccount.dbusError)
+            exception(AndroidMSALAccountRule.Refusal.noCurrentAccount.dbusError)
                 == ("MsalClientException", MsalClientException.NO_CURRENT_ACCOUNT))
         #expect(
             exception(DeviceError.badCredentials.dbusError)
@@ -155,7 +155,7 @@ extension SingleAccountPublicClientApplication {
             exception(BrokerError.unreachable)
                 == ("MsalClientException", MsalClientException.BROKER_BIND_FAILURE))
         #expect(
-            exception(DBusError.device(WorkspaceOneSDK.hubUnreachableError))
+            exception(DBusError.device(WorkspaceOneSessionRule.hubUnreachableError))
                 == ("MsalClientException", MsalClientException.BROKER_BIND_FAILURE))
         #expect(
             exception(BrokerError.ambiguousAccount)
@@ -296,7 +296,7 @@ struct MSALAndroidOnADeviceTests {
             #expect(try await application.check() == ["changed(none,cou1)", "loaded(cou1)"])
             await device.stopHub()
             #expect(try await application.check() == ["error(\(MsalClientException.BROKER_BIND_FAILURE))"])
-            #expect(device.listener.failures.withLock { $0 } == [WorkspaceOneSDK.hubUnreachableError])
+            #expect(device.listener.failures.withLock { $0 } == [WorkspaceOneSessionRule.hubUnreachableError])
             if case .failure(let exception) = await application.blockingCheck() {
                 #expect(exception.errorCode == MsalClientException.BROKER_BIND_FAILURE)
             } else {

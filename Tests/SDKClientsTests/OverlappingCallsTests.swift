@@ -70,7 +70,7 @@ struct OverlappingCallsTests {
 
         init() { (stream, continuation) = AsyncStream<String>.makeStream() }
 
-        func begin(_ count: Int, on client: MSALPublicClient) {
+        func begin(_ count: Int, on client: MSALBrokerClient) {
             for _ in 0..<count {
                 client.getCurrentAccount { answer, _ in
                     switch answer {
@@ -94,10 +94,10 @@ struct OverlappingCallsTests {
             try await device.enrollAndCheckOut("cou1")
             // A question held longer than the hub's timeout would end unanswered and be asked
             // again: a loaded machine must not make the held question time out.
-            let client = MSALPublicClient(
+            let client = MSALBrokerClient(
                 connection: try await device.connection(), clientID: "mail", keychain: try device.keychain("mail"),
                 timeout: .seconds(50))
-            #expect(try await MSALPublicClientTests.current(client) == "current-account(cou1,none)")
+            #expect(try await MSALBrokerClientTests.current(client) == "current-account(cou1,none)")
 
             await device.stopHub()
             let broker = HeldBroker()

@@ -73,7 +73,7 @@ struct SilentHubTests {
         try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
             let keychain = try device.keychain("mail")
-            let client = MSALPublicClient(
+            let client = MSALBrokerClient(
                 connection: try await device.connection(), clientID: "mail", keychain: keychain,
                 timeout: Self.timeout)
             #expect(try await client.getCurrentAccount().get().callback.description == "current-account(cou1,none)")
@@ -89,7 +89,7 @@ struct SilentHubTests {
     @Test func androidGetsHubUnreachableWithinItsTimeout() async throws {
         try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")
-            let client = AndroidMSALPublicClient(
+            let client = AndroidMSALBrokerClient(
                 connection: try await device.connection(), clientID: "scanner",
                 keychain: try device.keychain("scanner"), timeout: Self.timeout)
             try await Self.withSilentHub(device) { () async throws in
@@ -111,7 +111,9 @@ struct SilentHubTests {
             try await Self.withSilentHub(device) { () async throws in
                 let detection = await controller.start()
                 #expect(
-                    detection.effects == [.callback(.initialCheck(error: WorkspaceOneSDK.hubUnreachableError)), .block])
+                    detection.effects == [
+                        .callback(.initialCheck(error: WorkspaceOneSessionRule.hubUnreachableError)), .block,
+                    ])
                 #expect(detection.session == nil)
             }
             #expect(

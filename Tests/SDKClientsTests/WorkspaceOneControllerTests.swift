@@ -46,7 +46,7 @@ struct WorkspaceOneControllerTests {
     }
 
     static let dataKey = WorkspaceOneController.dataKeyName
-    static let notCheckedOut = WorkspaceOneSDK.notCheckedOutError
+    static let notCheckedOut = WorkspaceOneSessionRule.notCheckedOutError
 
     static func lastSessionFile(_ device: InProcessDevice, app: String = "crm") -> String {
         RunFolder.container(of: app, in: device.directory) + "/keychain/ws1-last-session.json"
@@ -272,7 +272,9 @@ struct WorkspaceOneControllerTests {
             let (controller, delegate) = try await Self.launch(device)
             let detection = await controller.start()
             #expect(
-                detection.effects == [.callback(.initialCheck(error: WorkspaceOneSDK.hubUnreachableError)), .block])
+                detection.effects == [
+                    .callback(.initialCheck(error: WorkspaceOneSessionRule.hubUnreachableError)), .block,
+                ])
             #expect(detection.session == nil)
             #expect(delegate.heard == ["initial-check(HubUnreachable)"])
             #expect(await controller.isBlocked)

@@ -11,19 +11,20 @@ import Testing
     /// One line of the table: what the app persisted, whom the broker holds, the request; what
     /// the client decides, how the request ends, and whom the broker and the app then hold.
     struct Row: Sendable, CustomTestStringConvertible {
-        var persisted: AndroidMSALClient.Stored
+        var persisted: AndroidMSALAccountRule.Stored
         var broker: BrokerAccount?
-        var request: AndroidMSALClient.OwnRequest
-        var decision: AndroidMSALClient.Decision
+        var request: AndroidMSALAccountRule.OwnRequest
+        var decision: AndroidMSALAccountRule.Decision
         /// `signed in`, `signed out`, or the error's name.
         var outcome: String
         var brokerAfter: BrokerAccount?
-        var persistedAfter: AndroidMSALClient.Stored
+        var persistedAfter: AndroidMSALAccountRule.Stored
 
         init(
-            _ persisted: AndroidMSALClient.Stored, _ broker: BrokerAccount?, _ request: AndroidMSALClient.OwnRequest,
-            _ decision: AndroidMSALClient.Decision, _ outcome: String, _ brokerAfter: BrokerAccount?,
-            _ persistedAfter: AndroidMSALClient.Stored
+            _ persisted: AndroidMSALAccountRule.Stored, _ broker: BrokerAccount?,
+            _ request: AndroidMSALAccountRule.OwnRequest,
+            _ decision: AndroidMSALAccountRule.Decision, _ outcome: String, _ brokerAfter: BrokerAccount?,
+            _ persistedAfter: AndroidMSALAccountRule.Stored
         ) {
             (self.persisted, self.broker, self.request) = (persisted, broker, request)
             (self.decision, self.outcome, self.brokerAfter, self.persistedAfter) =
@@ -35,9 +36,9 @@ import Testing
         }
     }
 
-    static let ask = AndroidMSALClient.Decision.askBroker
-    static let invalidParameter = AndroidMSALClient.Decision.refuse(.invalidParameter)
-    static let noCurrentAccount = AndroidMSALClient.Decision.refuse(.noCurrentAccount)
+    static let ask = AndroidMSALAccountRule.Decision.askBroker
+    static let invalidParameter = AndroidMSALAccountRule.Decision.refuse(.invalidParameter)
+    static let noCurrentAccount = AndroidMSALAccountRule.Decision.refuse(.noCurrentAccount)
 
     /// Every sign-in is as cou2 (B). A sign-in goes on only with nothing persisted (a corrupt
     /// record reads as none); a sign-out only with an account persisted. Past the guard the
@@ -76,7 +77,7 @@ import Testing
     /// The request carried out as the app's SDK does: the client's decision first, then the
     /// broker's call, then what the client persists.
     static func carryOut(
-        _ request: AndroidMSALClient.OwnRequest, client: inout AndroidMSALClient, hub: inout HubModel
+        _ request: AndroidMSALAccountRule.OwnRequest, client: inout AndroidMSALAccountRule, hub: inout HubModel
     ) -> String {
         if case .refuse(let refusal) = client.decide(request) { return refusal.error.rawValue }
         do throws(DeviceError) {
@@ -98,7 +99,7 @@ import Testing
 
     @Test(arguments: table)
     func theGuardIsThePersistedAccount(row: Row) throws {
-        var client = AndroidMSALClient(stored: row.persisted)
+        var client = AndroidMSALAccountRule(stored: row.persisted)
         var hub = try Self.broker(holding: row.broker)
         #expect(client.decide(row.request) == row.decision)
         #expect(Self.carryOut(row.request, client: &client, hub: &hub) == row.outcome)
@@ -107,8 +108,8 @@ import Testing
     }
 
     @Test func theTableCoversEveryCase() {
-        let stored: [AndroidMSALClient.Stored] = [.none, .account(Self.a), .corrupt]
-        for request in AndroidMSALClient.OwnRequest.allCases {
+        let stored: [AndroidMSALAccountRule.Stored] = [.none, .account(Self.a), .corrupt]
+        for request in AndroidMSALAccountRule.OwnRequest.allCases {
             for persisted in stored {
                 for broker in [nil, Self.a, Self.b] {
                     let rows = Self.table.filter {
@@ -121,15 +122,15 @@ import Testing
     }
 
     @Test func aCorruptRecordReadsAsNone() {
-        #expect(AndroidMSALClient(stored: .corrupt).persistedAccount == nil)
-        #expect(AndroidMSALClient(stored: .none).persistedAccount == nil)
-        #expect(AndroidMSALClient(stored: .account(Self.a)).persistedAccount == Self.a)
+        #expect(AndroidMSALAccountRule(stored: .corrupt).persistedAccount == nil)
+        #expect(AndroidMSALAccountRule(stored: .none).persistedAccount == nil)
+        #expect(AndroidMSALAccountRule(stored: .account(Self.a)).persistedAccount == Self.a)
     }
 
     /// The record moves only with the app's own checks, sign-ins and sign-outs: a check that
     /// sees the broker's account lets a sign-out through and stops a sign-in.
     @Test func aCheckBringsTheGuardUpToDate() throws {
-        var client = AndroidMSALClient()
+        var client = AndroidMSALAccountRule()
         #expect(client.decide(.signOut) == Self.noCurrentAccount)
         _ = try client.getCurrentAccount(.success([Self.a]))
         #expect(client.decide(.signOut) == Self.ask)

@@ -8,14 +8,14 @@ import Testing
     @Test(
         arguments: [
             // (user before, MSAL result, user after, cleanup of, reason)
-            ("cou1", MSALClient.CurrentAccount(current: b, previous: a), "cou2", "cou1", "user-changed"),
-            ("cou1", MSALClient.CurrentAccount(current: nil, previous: a), nil, "cou1", "sign-out"),
-            (nil, MSALClient.CurrentAccount(current: a, previous: nil), "cou1", nil, nil),
-            ("cou1", MSALClient.CurrentAccount(current: a, previous: a), "cou1", nil, nil),
-            (nil, MSALClient.CurrentAccount(current: nil, previous: nil), nil, nil, nil),
-        ] as [(String?, MSALClient.CurrentAccount, String?, String?, String?)])
+            ("cou1", MSALAccountRule.CurrentAccount(current: b, previous: a), "cou2", "cou1", "user-changed"),
+            ("cou1", MSALAccountRule.CurrentAccount(current: nil, previous: a), nil, "cou1", "sign-out"),
+            (nil, MSALAccountRule.CurrentAccount(current: a, previous: nil), "cou1", nil, nil),
+            ("cou1", MSALAccountRule.CurrentAccount(current: a, previous: a), "cou1", nil, nil),
+            (nil, MSALAccountRule.CurrentAccount(current: nil, previous: nil), nil, nil, nil),
+        ] as [(String?, MSALAccountRule.CurrentAccount, String?, String?, String?)])
     func anMSALAppCleansUpForThePreviousUserWhenTheUserChanged(
-        before: String?, result: MSALClient.CurrentAccount, after: String?, cleaned: String?, reason: String?
+        before: String?, result: MSALAccountRule.CurrentAccount, after: String?, cleaned: String?, reason: String?
     ) {
         var app = AppModel(policy: .wipeAll, user: before)
         let reaction = app.heard(CheckResult(result)).first ?? .nothing
@@ -56,7 +56,7 @@ import Testing
         arguments: [
             // (effects, session the hub answered, user after, cleanups)
             (
-                [WorkspaceOneSDK.Effect.deleteDataKeys, .callback(.wipe), .callback(.userChanged)],
+                [WorkspaceOneSessionRule.Effect.deleteDataKeys, .callback(.wipe), .callback(.userChanged)],
                 Session(state: .checkedOut, user: "cou2", generation: 3), "cou2", ["wipe"]
             ),
             ([.deleteDataKeys, .callback(.wipe), .block], Session(state: .checkedIn, generation: 2), nil, ["wipe"]),
@@ -71,9 +71,9 @@ import Testing
                 ],
                 Session(state: .checkedIn, generation: 2), nil, ["wipe"]
             ),
-        ] as [([WorkspaceOneSDK.Effect], Session, String?, [String])])
+        ] as [([WorkspaceOneSessionRule.Effect], Session, String?, [String])])
     func aWorkspaceOneAppFollowsItsCallbacks(
-        effects: [WorkspaceOneSDK.Effect], session: Session, after: String?, cleanups: [String]
+        effects: [WorkspaceOneSessionRule.Effect], session: Session, after: String?, cleanups: [String]
     ) {
         var app = AppModel(policy: .wipeAll, user: "cou1")
         let reactions = app.heard(CheckResult(effects, session: session))
@@ -95,7 +95,7 @@ import Testing
         var app = AppModel(policy: .keepAll)
         #expect(app.userChanged(to: "cou1", reason: .told(.userChanged)) == .nothing && app.user == "cou1")
         #expect(app.userChanged(to: "cou2", reason: .told(.userChanged)) == .nothing)
-        #expect(app.heard(CheckResult(MSALClient.CurrentAccount(current: nil, previous: Self.a))).isEmpty)
+        #expect(app.heard(CheckResult(MSALAccountRule.CurrentAccount(current: nil, previous: Self.a))).isEmpty)
         #expect(app.user == "cou1")
     }
 
@@ -125,7 +125,7 @@ extension AppModelTests {
     /// SDK says (cou2, cou2), and the app, still acting as cou1, cleans up anyway.
     @Test func aChangeTheSDKAlreadyReportedIsStillActedOnAfterACrash() {
         var app = AppModel(policy: .wipeAll, user: "cou1")
-        let reactions = app.heard(CheckResult(MSALClient.CurrentAccount(current: Self.b, previous: Self.b)))
+        let reactions = app.heard(CheckResult(MSALAccountRule.CurrentAccount(current: Self.b, previous: Self.b)))
         #expect(reactions.map(\.cleanup?.previousUser) == ["cou1"] && app.user == "cou2")
     }
 }

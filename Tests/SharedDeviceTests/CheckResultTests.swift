@@ -63,7 +63,7 @@ extension CheckResultTests {
 
     @Test func eachSDKModelsAnswerIsOneResult() {
         #expect(
-            CheckResult(MSALClient.CurrentAccount(current: Self.b, previous: Self.a))
+            CheckResult(MSALAccountRule.CurrentAccount(current: Self.b, previous: Self.a))
                 == CheckResult(
                     callbacks: [.currentAccount(current: "cou2", previous: "cou1")], user: "cou2", previous: "cou1"))
         #expect(

@@ -2,7 +2,7 @@ import SharedDevice
 import Testing
 
 /// Docs/behaviour.md §4, §5, every example.
-@Suite struct MSALClientTests {
+@Suite struct MSALAccountRuleTests {
     static let a = BrokerAccount(user: "cou1")
     static let b = BrokerAccount(user: "cou2")
     static let c = BrokerAccount(user: "stage")
@@ -21,8 +21,8 @@ import Testing
             ("A→none→A while away", [[a], [a]], "current-account(cou1,cou1)"),
         ] as [(String, [[BrokerAccount]], String)])
     func getCurrentAccountReturnsCurrentAndPrevious(story: String, answers: [[BrokerAccount]], last: String) throws {
-        var client = MSALClient()
-        var result: MSALClient.CurrentAccount?
+        var client = MSALAccountRule()
+        var result: MSALAccountRule.CurrentAccount?
         for answer in answers { result = try client.getCurrentAccount(.success(answer)) }
         #expect(result?.callback.description == last, "\(story)")
         #expect(client.lastSeen == answers.last?.first)
@@ -32,7 +32,7 @@ import Testing
     /// the last-seen account when it began, so both report the change; one begun after the first
     /// ended does not.
     @Test func twoCallsInFlightBothReportTheChange() throws {
-        var client = MSALClient(lastSeen: Self.a)
+        var client = MSALAccountRule(lastSeen: Self.a)
         let first = client.beginCall()
         let second = client.beginCall()
         #expect(try client.finish(first, .success([Self.b])).callback.description == "current-account(cou2,cou1)")
@@ -44,7 +44,7 @@ import Testing
 
     /// A call that fails writes nothing, even with another call in flight.
     @Test func aFailedCallInFlightWritesNothing() throws {
-        var client = MSALClient(lastSeen: Self.a)
+        var client = MSALAccountRule(lastSeen: Self.a)
         let failing = client.beginCall()
         let other = client.beginCall()
         #expect(throws: BrokerError.ambiguousAccount) { try client.finish(failing, .success([Self.a, Self.b])) }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func aChangeOfUserIsCaseInsensitiveOnTheHomeAccountID() throws {
-        var client = MSALClient(
+        var client = MSALAccountRule(
             lastSeen: BrokerAccount(homeAccountID: Self.a.homeAccountID.uppercased(), username: "cou1"))
         #expect(try !client.getCurrentAccount(.success([Self.a])).userChanged)
         #expect(try client.getCurrentAccount(.success([Self.b])).userChanged)
@@ -69,10 +69,10 @@ import Testing
         (.success([a, b]), .ambiguousAccount),
     ])
     func anErrorWritesNothing(answer: Result<[BrokerAccount], BrokerError>, error: BrokerError) throws {
-        var client = MSALClient(lastSeen: Self.a)
+        var client = MSALAccountRule(lastSeen: Self.a)
         #expect(throws: error) { try client.getCurrentAccount(answer) }
         #expect(client.lastSeen == Self.a)
-        var android = AndroidMSALClient(stored: .account(Self.a))
+        var android = AndroidMSALAccountRule(stored: .account(Self.a))
         #expect(throws: error) { try android.getCurrentAccount(answer) }
         #expect(android.stored == .account(Self.a))
     }
@@ -80,7 +80,7 @@ import Testing
     // MARK: Android
 
     @Test(arguments: [
-        (AndroidMSALClient.Stored.none, [] as [BrokerAccount], ["account-loaded(none)"]),
+        (AndroidMSALAccountRule.Stored.none, [] as [BrokerAccount], ["account-loaded(none)"]),
         (.none, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),
         (.account(a), [a], ["account-loaded(cou1)"]),
         (
@@ -92,14 +92,14 @@ import Testing
         (.corrupt, [a], ["account-changed(none,cou1)", "account-loaded(cou1)"]),
         (.corrupt, [], ["account-changed(none,none)", "account-loaded(none)"]),
     ])
-    func androidCallsBack(stored: AndroidMSALClient.Stored, answer: [BrokerAccount], expected: [String]) throws {
-        var client = AndroidMSALClient(stored: stored)
+    func androidCallsBack(stored: AndroidMSALAccountRule.Stored, answer: [BrokerAccount], expected: [String]) throws {
+        var client = AndroidMSALAccountRule(stored: stored)
         #expect(try client.getCurrentAccount(.success(answer)).map(\.description) == expected)
         #expect(client.stored == (answer.first.map { .account($0) } ?? .none))
     }
 
     @Test func androidOwnSignInAndSignOutAreRemembered() throws {
-        var client = AndroidMSALClient()
+        var client = AndroidMSALAccountRule()
         client.signedInHere(as: Self.a)
         #expect(try client.getCurrentAccount(.success([Self.a])).map(\.description) == ["account-loaded(cou1)"])
         client.signedOutHere()

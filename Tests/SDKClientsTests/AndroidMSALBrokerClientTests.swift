@@ -10,14 +10,14 @@ import Testing
 
 /// MSAL Android (Docs/behaviour.md §5) against the real hub on a private bus.
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
-struct AndroidMSALPublicClientTests {
-    static func client(_ device: InProcessDevice, app: String = "scanner") async throws -> AndroidMSALPublicClient {
-        AndroidMSALPublicClient(
+struct AndroidMSALBrokerClientTests {
+    static func client(_ device: InProcessDevice, app: String = "scanner") async throws -> AndroidMSALBrokerClient {
+        AndroidMSALBrokerClient(
             connection: try await device.connection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callbacks of one check as an app records them, or the error's label.
-    static func callbacks(_ client: AndroidMSALPublicClient) async throws -> [String] {
+    static func callbacks(_ client: AndroidMSALBrokerClient) async throws -> [String] {
         switch try await client.getCurrentAccount() {
         case .success(let callbacks): callbacks.map(\.description)
         case .failure(let error): ["error \(error.label)"]
@@ -154,7 +154,7 @@ struct AndroidMSALPublicClientTests {
             #expect(try await client.getCurrentAccount() == .failure(.unreachable))
             #expect(
                 await refusal { try await client.signOut() }
-                    == DBusError.device(WorkspaceOneSDK.hubUnreachableError).name)
+                    == DBusError.device(WorkspaceOneSessionRule.hubUnreachableError).name)
             #expect(FileIdentity(Self.storedFile(device)) == saved)
             try await device.startHub()
             #expect(try await Self.callbacks(client) == ["account-loaded(cou1)"])
@@ -162,7 +162,7 @@ struct AndroidMSALPublicClientTests {
     }
 }
 
-extension AndroidMSALPublicClientTests {
+extension AndroidMSALBrokerClientTests {
     /// The account-change notification's state as the hub keeps it (notify_get_state).
     static func notifyState(_ device: InProcessDevice) async -> UInt64? {
         try? await device.console.callHub(

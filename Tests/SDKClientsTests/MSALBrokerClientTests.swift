@@ -10,14 +10,14 @@ import Testing
 
 /// MSAL iOS (Docs/behaviour.md §2–§4) against the real hub on a private bus.
 @Suite(.tags(.device), .devicesWanted, .serialized, .timeLimit(.minutes(3)))
-struct MSALPublicClientTests {
-    static func client(_ device: InProcessDevice, app: String = "mail") async throws -> MSALPublicClient {
-        MSALPublicClient(
+struct MSALBrokerClientTests {
+    static func client(_ device: InProcessDevice, app: String = "mail") async throws -> MSALBrokerClient {
+        MSALBrokerClient(
             connection: try await device.connection(), clientID: app, keychain: try device.keychain(app))
     }
 
     /// The callback an app records for a successful call, or the error's label.
-    static func current(_ client: MSALPublicClient) async throws -> String {
+    static func current(_ client: MSALBrokerClient) async throws -> String {
         switch await client.getCurrentAccount() {
         case .success(let result): result.callback.description
         case .failure(let error): "error \(error.label)"
@@ -254,7 +254,7 @@ struct MSALPublicClientTests {
             #expect(await refusal { _ = try await client.deviceInformation() } != nil)
             #expect(
                 await refusal { try await client.signOut() }
-                    == DBusError.device(WorkspaceOneSDK.hubUnreachableError).name)
+                    == DBusError.device(WorkspaceOneSessionRule.hubUnreachableError).name)
             #expect(FileIdentity(Self.lastSeenFile(device)) == saved)
 
             // Served again: the client still remembers cou1.
@@ -276,7 +276,7 @@ struct MSALPublicClientTests {
     }
 }
 
-extension MSALPublicClientTests {
+extension MSALBrokerClientTests {
     /// The account-change notification's state as the hub keeps it (notify_get_state).
     static func notifyState(_ device: InProcessDevice) async -> UInt64? {
         try? await device.console.callHub(

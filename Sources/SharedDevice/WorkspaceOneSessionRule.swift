@@ -1,7 +1,7 @@
-/// The Workspace ONE SDK inside an app (Docs/behaviour.md §6). It hears no broadcast: it detects
-/// session changes only at a cold start and at a return to the foreground, by comparing the
-/// hub's session with the last one it saw.
-public struct WorkspaceOneSDK: Codable, Equatable, Sendable {
+/// How the Workspace ONE SDK inside an app sees a session change (Docs/behaviour.md §6). It
+/// hears no broadcast: it detects changes only at a cold start and at a return to the
+/// foreground, by comparing the hub's session with the last one it saw.
+public struct WorkspaceOneSessionRule: Codable, Equatable, Sendable {
     public enum Opportunity: String, Sendable {
         case coldStart = "cold-start"
         case returnToForeground = "foreground"

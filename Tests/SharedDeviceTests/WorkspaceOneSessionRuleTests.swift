@@ -3,7 +3,7 @@ import SharedDevice
 import Testing
 
 /// Docs/behaviour.md §6: detection at cold start and return to foreground, in order, coalesced.
-@Suite struct WorkspaceOneSDKTests {
+@Suite struct WorkspaceOneSessionRuleTests {
     static func out(_ user: String, _ generation: UInt64) -> Session {
         Session(state: .checkedOut, user: user, generation: generation)
     }
@@ -13,7 +13,7 @@ import Testing
     static let unenrolled = Session(state: .unenrolled, user: nil, generation: 0)
 
     /// The callbacks and effects as words, for readable tables.
-    static func words(_ effects: [WorkspaceOneSDK.Effect]) -> [String] {
+    static func words(_ effects: [WorkspaceOneSessionRule.Effect]) -> [String] {
         effects.map {
             switch $0 {
             case .deleteDataKeys: "delete-keys"
@@ -24,8 +24,8 @@ import Testing
     }
 
     /// An SDK that started while `start` was the session.
-    static func started(at start: Session) -> WorkspaceOneSDK {
-        var sdk = WorkspaceOneSDK()
+    static func started(at start: Session) -> WorkspaceOneSessionRule {
+        var sdk = WorkspaceOneSessionRule()
         _ = sdk.detect(.coldStart, hub: start)
         return sdk
     }
@@ -38,7 +38,7 @@ import Testing
     func aVeryFirstLaunchRecordsTheSessionAndCallsNeitherWipeNorUserChanged(
         hub: Session, expected: [String], blocked: Bool
     ) {
-        var sdk = WorkspaceOneSDK()
+        var sdk = WorkspaceOneSessionRule()
         #expect(Self.words(sdk.detect(.coldStart, hub: hub)) == expected)
         #expect(sdk.lastSession == hub && sdk.blocked == blocked && sdk.initialised == !blocked)
     }
@@ -95,16 +95,16 @@ import Testing
 
     @Test func onlyTheLastSessionIsPersisted() throws {
         let sdk = Self.started(at: Self.out("cou1", 1))
-        let restored = try JSONDecoder().decode(WorkspaceOneSDK.self, from: JSONEncoder().encode(sdk))
+        let restored = try JSONDecoder().decode(WorkspaceOneSessionRule.self, from: JSONEncoder().encode(sdk))
         #expect(restored.lastSession == sdk.lastSession && !restored.initialised && !restored.blocked)
     }
 }
 
-extension WorkspaceOneSDKTests {
+extension WorkspaceOneSessionRuleTests {
     /// Docs/behaviour.md §7: an initialisation that fails (the Hub does not answer) blocks the UI until
     /// the next launch; a return to the foreground is then no opportunity, and nothing is wiped.
     @Test func aColdStartWithoutTheHubIsBlockedUntilTheNextLaunch() {
-        var sdk = WorkspaceOneSDK(lastSession: Session(state: .checkedOut, user: "cou1", generation: 1))
+        var sdk = WorkspaceOneSessionRule(lastSession: Session(state: .checkedOut, user: "cou1", generation: 1))
         #expect(sdk.detect(.coldStart, hub: nil) == [.callback(.initialCheck(error: "HubUnreachable")), .block])
         #expect(sdk.blocked && !sdk.initialised && !sdk.takes(.returnToForeground))
         #expect(sdk.detect(.returnToForeground, hub: Session(state: .checkedIn, generation: 2)) == [])
