@@ -8,6 +8,13 @@ extension DeviceError {
     /// The error as the bus carries it.
     public var dbusError: DBusError { DBusError(name: name, message: message) }
 
+    /// The device's error that a bus error names; nil for any other bus error. The one place a
+    /// device error is read from its name.
+    public init?(_ error: DBusError) {
+        guard error.name.hasPrefix(DeviceBus.errorPrefix) else { return nil }
+        self.init(rawValue: String(error.shortName))
+    }
+
     var message: String {
         switch self {
         case .notStagingUser: "only a staging user can enroll the device"

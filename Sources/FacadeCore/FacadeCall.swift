@@ -42,7 +42,7 @@ public struct DeviceFailure: Error, Sendable {
             case let error as DBusError where error.isDevice(WorkspaceOneSessionRule.hubUnreachableError):
                 .unreachable(message: nil)
             case let error as DBusError where error.name.hasPrefix(DeviceBus.errorPrefix):
-                DeviceError(rawValue: String(error.shortName)).map { .refused($0, message: error.message) }
+                DeviceError(error).map { .refused($0, message: error.message) }
                     ?? .invalid(name: String(error.shortName), message: error.message)
             case let error as DBusError: .unreachable(message: error.message)
             default: .unexpected("\(cause)")

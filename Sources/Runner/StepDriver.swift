@@ -96,7 +96,7 @@ public final class StepDriver {
             return notes
         } catch let error as DBusError {
             guard let expected = step.error else { throw StepError(description: error.description) }
-            guard error.isDevice(expected.rawValue) else {
+            guard DeviceError(error) == expected else {
                 throw StepError(description: "expected error \(expected), got \(error.name)")
             }
             return notes

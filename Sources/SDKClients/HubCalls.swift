@@ -47,8 +47,7 @@ struct HubCalls: Sendable {
         case .failure(let error as DBusError) where error.isNoAnswer:
             return .failure(.unreachable)
         case .failure(let error as DBusError):
-            let name = String(error.shortName)
-            return .failure(DeviceError(rawValue: name).map(BrokerError.refused) ?? .invalidAnswer(name))
+            return .failure(DeviceError(error).map(BrokerError.refused) ?? .invalidAnswer(String(error.shortName)))
         case .failure:
             return .failure(.unreachable)
         }

@@ -59,6 +59,9 @@ import Testing
         #expect(DeviceError.offline.dbusError.name == "dev.sdlab.Error.Offline")
         #expect(DeviceError.blocked.dbusError.isDevice("Blocked") && !DeviceError.blocked.dbusError.isDevice("Offline"))
         #expect(DBusError.device("Locked").name == DeviceError.locked.name)
+        #expect(DeviceError(DeviceError.locked.dbusError) == .locked)
+        #expect(DeviceError(DBusError.device("NoSuchError")) == nil)
+        #expect(DeviceError(DBusError(name: "org.example.Error.Offline", message: "")) == nil, "not the device's")
     }
 
     /// A writer that never closes (killed) leaves its lines and zeros after them; the next one
