@@ -15,21 +15,16 @@ struct ProvenVerdictTests {
     @Test(.tags(.device), .devicesWanted) func aScanThatCouldNotReadTheContainerProvesNothing() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-no-descriptors")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = """
-            name: out of descriptors
-            apps:
-              - {name: notes, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: notes
-              - write: {app: notes, kind: plain, count: 3}
-              - wait: 20s
-              - checkin
-              - settle
-              - expect:
-                  notes: {within: 2s}
-            """
+        let scenario = TeamAppTests.notesScenario(
+            "out of descriptors", app: "ExampleMSALNotes",
+            then: """
+                  - write: {app: notes, kind: plain, count: 3}
+                  - wait: 20s
+                  - checkin
+                  - settle
+                  - expect:
+                      notes: {within: 2s}
+                """)
         let file = try writeScenario(scenario, named: "descriptors", in: folder)
         // Once the records are written, the app may open nothing more (its limit set to what it
         // holds), as an app that leaks a descriptor per note ends up.

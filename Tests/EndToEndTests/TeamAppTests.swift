@@ -11,6 +11,21 @@ struct TeamAppTests {
     static let built = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent()
     static func example(_ name: String) -> String { built.appendingPathComponent(name).path }
 
+    /// A scenario of one team app, `notes` on MSAL (the example `app`): a worker checks out and
+    /// launches it, then `steps` (lines of the `steps:` list).
+    static func notesScenario(_ name: String, app: String, then steps: String) -> String {
+        """
+        name: \(name)
+        apps:
+          - {name: notes, sdk: msal, background: true, executable: \(example(app)), cleanup: own}
+        steps:
+          - enroll: stage
+          - checkout: cou1
+          - launch: notes
+        \(steps)
+        """
+    }
+
     @Test(.tags(.device), .devicesWanted) func theExamplesPassTheirScenarios() async throws {
         let scenarios = [
             "team-msal-notes-app-cleans-up-on-check-in.yaml", "team-ws1-inventory-app-wipes-at-next-foreground.yaml",
@@ -98,20 +113,15 @@ struct TeamAppTests {
     @Test(.tags(.device), .devicesWanted) func aWriteOutsideTheContainerIsRefusedAndReported() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-outside")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = """
-            name: a write outside the container
-            apps:
-              - {name: notes, sdk: msal, background: true, executable: \(Self.example("ExampleMSALNotesExportsOutside")), cleanup: own}
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: notes
-              - write: {app: notes, kind: plain, count: 1}
-              - checkin
-              - settle
-              - expect:
-                  notes: {user: none, leaks: 0}
-            """
+        let scenario = TeamAppTests.notesScenario(
+            "a write outside the container", app: "ExampleMSALNotesExportsOutside",
+            then: """
+                  - write: {app: notes, kind: plain, count: 1}
+                  - checkin
+                  - settle
+                  - expect:
+                      notes: {user: none, leaks: 0}
+                """)
         let result = try await run(
             sdlabPath, ["run", try writeScenario(scenario, named: "outside.yaml", in: folder)],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
@@ -210,21 +220,16 @@ struct TeamAppFoundationTests {
     @Test(arguments: 1...3) func aCorrectAppKeepingDefaultsPasses(attempt: Int) async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-defaults-ok")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = """
-            name: defaults removed with the worker
-            apps:
-              - {name: notes, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: notes
-              - write: {app: notes, kind: preferences, count: 3}
-              - write: {app: notes, kind: plain, count: 2}
-              - checkin
-              - settle
-              - expect:
-                  notes: {user: none, leaks: 0, mechanism: signal, within: 2s}
-            """
+        let scenario = TeamAppTests.notesScenario(
+            "defaults removed with the worker", app: "ExampleMSALNotes",
+            then: """
+                  - write: {app: notes, kind: preferences, count: 3}
+                  - write: {app: notes, kind: plain, count: 2}
+                  - checkin
+                  - settle
+                  - expect:
+                      notes: {user: none, leaks: 0, mechanism: signal, within: 2s}
+                """)
         let result = try await run(
             sdlabPath, ["run", try writeScenario(scenario, named: "defaults-ok.yaml", in: folder)],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
@@ -236,20 +241,15 @@ struct TeamAppFoundationTests {
     @Test func whatTheAppPrintsGoesToItsLog() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-prints")
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let scenario = """
-            name: a chatty app
-            apps:
-              - {name: notes, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
-            steps:
-              - enroll: stage
-              - checkout: cou1
-              - launch: notes
-              - write: {app: notes, kind: plain, count: 400}
-              - checkin
-              - settle
-              - expect:
-                  notes: {user: none, leaks: 0}
-            """
+        let scenario = TeamAppTests.notesScenario(
+            "a chatty app", app: "ExampleMSALNotes",
+            then: """
+                  - write: {app: notes, kind: plain, count: 400}
+                  - checkin
+                  - settle
+                  - expect:
+                      notes: {user: none, leaks: 0}
+                """)
         let result = try await run(
             sdlabPath, ["run", "--keep", try writeScenario(scenario, named: "prints.yaml", in: folder)],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(120))
