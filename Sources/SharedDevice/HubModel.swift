@@ -1,5 +1,6 @@
 /// The hub's decisions (Docs/behaviour.md §1, §2): enrollment, the one session and its generation,
-/// the console connection, the lock, and the broker's one account. Pure: the caller checks
+/// the console connection, the lock, and MSAL's one account (the Hub's own or, with
+/// `BrokerSetup.authenticator`, Authenticator's beside it). Pure: the caller checks
 /// passwords (an unknown user and a bad password both arrive as `nil`) and carries out the
 /// returned posts.
 public struct HubModel: Equatable, Sendable, Codable {
@@ -10,11 +11,16 @@ public struct HubModel: Equatable, Sendable, Codable {
         public var broadcastOnSignIn: Bool
         /// The app-level passcode policy: a check-out must set a passcode.
         public var passcode: Bool
+        /// Who is MSAL's broker: the Hub, or Authenticator beside it.
+        public var broker: BrokerSetup
 
-        public init(shared: Bool = true, broadcastOnSignIn: Bool = false, passcode: Bool = false) {
+        public init(
+            shared: Bool = true, broadcastOnSignIn: Bool = false, passcode: Bool = false, broker: BrokerSetup = .hub
+        ) {
             self.shared = shared
             self.broadcastOnSignIn = broadcastOnSignIn
             self.passcode = passcode
+            self.broker = broker
         }
     }
 
@@ -36,6 +42,8 @@ public struct HubModel: Equatable, Sendable, Codable {
     }
 
     public private(set) var session = Session.unenrolled
+    /// MSAL's account: the session's user, or Authenticator's own (`Policy.broker`).
+    public private(set) var broker = BrokerSession()
     /// The checked-out user's directory entry (what `GetUserInfo` answers).
     public private(set) var checkedOutUser: DirectoryUser?
     /// Under the passcode policy, whether the session's user has set the app passcode.
@@ -71,21 +79,23 @@ public struct HubModel: Equatable, Sendable, Codable {
         session.state = .checkedIn
     }
 
-    /// Check-out (a Hub log-in), the same event as a global sign-in.
+    /// Check-out (a Hub log-in): with the Hub as broker, the same event as a global sign-in.
     public mutating func checkOut(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {
         guard online else { throw .offline }
         guard let user else { throw .badCredentials }
         guard session.state != .unenrolled else { throw .notEnrolled }
         guard session.state != .checkedOut else { throw .alreadyCheckedOut }
-        return begin(user)
+        beginSession(user)
+        return policy.broker == .hub ? signInAccount(user.name) : []
     }
 
-    /// Check-in (a Hub log-out), the same event as a global sign-out.
+    /// Check-in (a Hub log-out): with the Hub as broker, the same event as a global sign-out.
     public mutating func checkIn() throws(DeviceError) -> [Effect] {
         guard !locked else { throw .locked }
         guard session.state == .checkedOut else { throw .notCheckedOut }
         guard isShared else { throw .notShared }
-        return end(posting: true)
+        endSession()
+        return policy.broker == .hub ? signOutAccount(posting: true) : []
     }
 
     public mutating func setOnline(_ reachable: Bool) { online = reachable }
@@ -127,7 +137,10 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// returns to unenrolled.
     public mutating func enterpriseWipe() throws(DeviceError) -> [Effect] {
         guard session.state != .unenrolled else { throw .notEnrolled }
-        let effects = session.state == .checkedOut ? end(posting: true) : []
+        if session.state == .checkedOut { endSession() }
+        // The wipe takes the device out of management, and with it the shared mode that
+        // Authenticator was put in: MSAL's account goes too.
+        let effects = broker.account != nil ? signOutAccount(posting: true) : []
         session = Session(state: .unenrolled, user: nil, generation: session.generation)
         staging = nil
         assignedUser = nil
@@ -142,40 +155,45 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// The cloud environment the broker's accounts live in.
     public static let environment = "login.sdlab.test"
 
-    public var currentAccount: String? { session.checkedOutUser }
+    /// MSAL's signed-in account's user.
+    public var currentAccount: String? { broker.account }
 
-    /// Global sign-in from an app: the same event as a check-out.
+    /// Global sign-in from an app: with the Hub as broker, the same event as a check-out.
     public mutating func signIn(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {
         guard currentAccount == nil else { throw .alreadySignedIn }
         guard let user else { throw .badCredentials }
         guard online else { throw .offline }
         guard session.state != .unenrolled else { throw .notEnrolled }
-        return begin(user)
+        if policy.broker == .hub { beginSession(user) }
+        return signInAccount(user.name)
     }
 
-    /// Global sign-out from an app: the same event as a check-in.
+    /// Global sign-out from an app: with the Hub as broker, the same event as a check-in.
     public mutating func signOut(homeAccountID: String) throws(DeviceError) -> [Effect] {
         try requireAccount(homeAccountID)
         guard isShared else { throw .notShared }
-        return end(posting: true)
+        if policy.broker == .hub { endSession() }
+        return signOutAccount(posting: true)
     }
 
-    /// The account removed outside any app: the session ends with no post.
+    /// The account removed outside any app (with the Hub as broker, the session ends with
+    /// it): no post.
     public mutating func removeAccount() throws(DeviceError) {
         guard currentAccount != nil else { throw .noCurrentAccount }
-        _ = end(posting: false)
+        if policy.broker == .hub { endSession() }
+        _ = signOutAccount(posting: false)
     }
 
     /// A token bound to the current session's generation: a request for an account that
     /// has signed out (or been replaced) fails instead of returning a stale token.
     public func acquireTokenSilent(homeAccountID: String) throws(DeviceError) -> (token: String, generation: UInt64) {
         try requireAccount(homeAccountID)
-        return ("sdlab-token.\(currentAccount ?? "").\(session.generation)", session.generation)
+        return ("sdlab-token.\(currentAccount ?? "").\(broker.generation)", broker.generation)
     }
 
-    /// Whether a token still belongs to the current session.
+    /// Whether a token still belongs to the account's current sign-in.
     public func isCurrent(tokenGeneration: UInt64) -> Bool {
-        currentAccount != nil && tokenGeneration == session.generation
+        currentAccount != nil && tokenGeneration == broker.generation
     }
 
     // MARK: - KeyService1
@@ -184,7 +202,7 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// only online; `makeKey` gives a new random key the first time a user asks.
     public mutating func externalKey(makeKey: () -> [UInt8]) throws(DeviceError) -> (user: String, key: [UInt8]) {
         guard online else { throw .offline }
-        guard let user = currentAccount else { throw .notCheckedOut }
+        guard let user = session.checkedOutUser else { throw .notCheckedOut }
         if externalKeys[user] == nil { externalKeys[user] = makeKey() }
         return (user, externalKeys[user]!)
     }
@@ -215,27 +233,40 @@ public struct HubModel: Equatable, Sendable, Codable {
         guard Self.homeAccountID(of: account).lowercased() == homeAccountID.lowercased() else { throw .accountMismatch }
     }
 
-    private mutating func begin(_ user: DirectoryUser) -> [Effect] {
+    /// The generation of a change: one more than any before, the session's or the account's,
+    /// so that every change of the device has a number of its own.
+    private var nextGeneration: UInt64 { max(session.generation, broker.generation) + 1 }
+
+    private mutating func beginSession(_ user: DirectoryUser) {
         if staging == .singleUser, assignedUser == nil { assignedUser = user.name }
-        session = Session(state: .checkedOut, user: user.name, generation: session.generation + 1)
+        session = Session(state: .checkedOut, user: user.name, generation: nextGeneration)
         checkedOutUser = user
         passcodeSet = policy.passcode
+    }
+
+    private mutating func endSession() {
+        session = Session(state: .checkedIn, user: nil, generation: nextGeneration)
+        checkedOutUser = nil
+        passcodeSet = false
+    }
+
+    /// The account signed in; with the Hub as broker, in the change that began the session.
+    private mutating func signInAccount(_ user: String) -> [Effect] {
+        broker = BrokerSession(account: user, generation: policy.broker == .hub ? session.generation : nextGeneration)
         return policy.broadcastOnSignIn ? announce() : []
     }
 
-    private mutating func end(posting: Bool) -> [Effect] {
-        session = Session(state: .checkedIn, user: nil, generation: session.generation + 1)
-        checkedOutUser = nil
-        passcodeSet = false
+    private mutating func signOutAccount(posting: Bool) -> [Effect] {
+        broker = BrokerSession(account: nil, generation: policy.broker == .hub ? session.generation : nextGeneration)
         return posting ? announce() : []
     }
 
     /// The iOS broker sets the state to the new generation, then posts; the Android broker sends
     /// its broadcast (Docs/behaviour.md §2).
     private mutating func announce() -> [Effect] {
-        notify.setState(of: NotifyCenter.accountChanged, to: session.generation)
+        notify.setState(of: NotifyCenter.accountChanged, to: broker.generation)
         return [
-            .post(name: NotifyCenter.accountChanged, state: session.generation),
+            .post(name: NotifyCenter.accountChanged, state: broker.generation),
             .broadcast(action: AndroidBroker.accountChangedAction),
         ]
     }

@@ -251,6 +251,58 @@ import Testing
         #expect(seen == Array(0...6))
     }
 
+    // MARK: Authenticator as the broker
+
+    static let authenticator = HubModel.Policy(broker: .authenticator)
+
+    /// Workspace ONE's shift-worker guide: apps that need a login "are not logged out
+    /// automatically when the shared device is checked in".
+    @Test func withAuthenticatorACheckInOrCheckOutLeavesMSALsAccountAlone() throws {
+        var hub = try Self.checkedOut(Self.cou1, Self.authenticator)
+        #expect(hub.currentAccount == nil, "a check-out signs nobody in to MSAL")
+        #expect(try hub.signIn(as: Self.cou1) == [])
+        #expect(hub.broker == BrokerSession(account: "cou1", generation: 2))
+        #expect(try hub.checkIn() == [], "nothing is posted")
+        #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 3))
+        #expect(hub.currentAccount == "cou1", "MSAL's account outlives the worker's Hub session")
+        #expect(hub.notify.state(of: Self.changed) == 0)
+        _ = try hub.checkOut(as: Self.cou2)
+        #expect(hub.currentAccount == "cou1" && hub.session.user == "cou2")
+    }
+
+    @Test func withAuthenticatorAnAppsSignInAndSignOutChangeMSALsAccountOnly() throws {
+        var hub = try Self.checkedOut(Self.cou1, Self.authenticator)
+        _ = try hub.signIn(as: Self.cou1)
+        let token = try hub.acquireTokenSilent(homeAccountID: HubModel.homeAccountID(of: "cou1"))
+        _ = try hub.checkIn()
+        #expect(hub.isCurrent(tokenGeneration: token.generation), "the Hub's session is not MSAL's")
+        #expect(try hub.signOut(homeAccountID: HubModel.homeAccountID(of: "cou1")) == Self.announced(state: 4))
+        #expect(hub.broker == BrokerSession(account: nil, generation: 4))
+        #expect(hub.session == Session(state: .checkedIn, user: nil, generation: 3), "the session is the Hub's")
+        #expect(!hub.isCurrent(tokenGeneration: token.generation))
+        _ = try hub.signIn(as: Self.cou2)
+        try hub.removeAccount()
+        #expect(hub.broker == BrokerSession(account: nil, generation: 6) && hub.session.generation == 3)
+        #expect(hub.notify.state(of: Self.changed) == 4, "a removal posts nothing")
+    }
+
+    @Test func withAuthenticatorAWipeEndsBothAndPostsOnlyForAnAccount() throws {
+        var hub = try Self.checkedOut(Self.cou1, Self.authenticator)
+        #expect(try hub.enterpriseWipe() == [], "no account was signed in")
+        try hub.enroll(as: Self.stage)
+        _ = try hub.checkOut(as: Self.cou1)
+        _ = try hub.signIn(as: Self.cou1)
+        #expect(try hub.enterpriseWipe() == Self.announced(state: 6), "the session ended at 5, the account at 6")
+        #expect(hub.session.state == .unenrolled && hub.currentAccount == nil)
+    }
+
+    /// The key service is the console's: it serves the Hub's worker, whoever MSAL has.
+    @Test func withAuthenticatorTheKeyServiceServesTheHubsWorker() throws {
+        var hub = try Self.checkedOut(Self.cou2, Self.authenticator)
+        _ = try hub.signIn(as: Self.cou1)
+        #expect(try hub.externalKey { [1] }.user == "cou2")
+    }
+
     @Test func theStateSurvivesEncoding() throws {
         let hub = try Self.checkedOut()
         let decoded = try JSONDecoder().decode(HubModel.self, from: JSONEncoder().encode(hub))
