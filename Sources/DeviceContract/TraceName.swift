@@ -9,6 +9,9 @@ public enum TraceName: String, Sendable, CaseIterable {
     // The hub.
     /// A session change committed (saved before it is answered): `state`, `user`, `generation`.
     case sessionChanged = "session-changed"
+    /// With Authenticator as MSAL's broker, its account changed apart from the session,
+    /// committed and saved: `user` (the account's), `generation`.
+    case accountChanged = "account-changed"
     /// The broker posted a notification: `name`, `state` (the notify state it set first).
     case posted
     /// The hub killed itself at the point of a change a scenario armed (`name`: the point).

@@ -63,7 +63,7 @@ final class HubCore: Sendable {
             let result = try answering { () throws(DeviceError) in try body(&next) }
             // A point the previous change never reached is not carried over.
             armed.withLock { $0 = nil }
-            if next.session != current.session { arm() }
+            if next.session != current.session || next.broker != current.broker { arm() }
             crashIfArmed(at: .beforeCommit)
             if next != current {
                 do {
@@ -82,6 +82,11 @@ final class HubCore: Sendable {
                             .state: .string(next.session.state.rawValue),
                             .user: .user(next.session.user), .generation: .uint(next.session.generation),
                         ])
+                }
+                if next.broker != current.broker, next.policy.broker == .authenticator {
+                    trace?.record(
+                        .accountChanged,
+                        [.user: .user(next.broker.account), .generation: .uint(next.broker.generation)])
                 }
                 crashIfArmed(at: .afterCommit)
                 current = next

@@ -94,7 +94,7 @@ final class HubService: Sendable {
                     let hub = core.snapshot
                     return [
                         DeviceInformation(
-                            deviceMode: hub.deviceMode, generation: hub.session.generation,
+                            deviceMode: hub.deviceMode, generation: hub.broker.generation,
                             passcodePolicy: hub.policy.passcode, passcodeSet: hub.passcodeSet
                         ).wireValue
                     ]

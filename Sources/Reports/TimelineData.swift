@@ -122,7 +122,7 @@ struct TimelineData: Encodable {
 
     private static func kind(of event: TraceEvent) -> Kind? {
         switch event.name {
-        case .sessionChanged: .change
+        case .sessionChanged, .accountChanged: .change
         case .posted: .post
         case .postReceived: .delivery
         case .callback: .callback

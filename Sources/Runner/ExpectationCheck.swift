@@ -91,6 +91,23 @@ struct ExpectationCheck {
         }
     }
 
+    /// MSAL's signed-in account, as the broker answers `GetAccounts`; while the hub is down,
+    /// the one it saved.
+    private func brokerAccount() async throws -> String? {
+        do {
+            let list = try await hubCall(BrokerMethod.getAccounts).first?.items ?? []
+            let accounts = list.compactMap(BrokerAccount.init(wire:))
+            guard accounts.count == list.count, accounts.count <= 1 else {
+                throw DBusError.failed("the broker's GetAccounts reply is not one account or none")
+            }
+            return accounts.first?.username
+        } catch {
+            guard let saved = try? StateFile(path: RunFolder.hubState(in: driver.device.directory)).load()
+            else { throw error }
+            return saved.model.currentAccount
+        }
+    }
+
     private func hubFailures(_ expectation: Expectation, session: Session) async throws -> [StepFailure] {
         var failures: [StepFailure] = []
         for field in expectation.fields {
@@ -98,6 +115,8 @@ struct ExpectationCheck {
             switch field.check {
             case .hubState(let state): (name, expected, actual) = ("state", state.rawValue, session.state.rawValue)
             case .user(let user): (name, expected, actual) = ("user", user ?? "none", session.user ?? "none")
+            case .account(let user):
+                (name, expected, actual) = ("account", user ?? "none", try await brokerAccount() ?? "none")
             case .generation(let generation):
                 (name, expected, actual) = ("generation", "\(generation)", "\(session.generation)")
             case .online(let online):

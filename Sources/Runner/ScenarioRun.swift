@@ -193,11 +193,14 @@ public enum ScenarioRun {
     /// said: a step that timed out may have been carried out later (a hung bus, a busy hub).
     /// Nil when it committed nothing.
     static func commits(in events: [TraceEvent], since began: UInt64, of step: Step) -> StepResult? {
-        let committed = events.filter { $0.proc == "hub" && $0.is(.sessionChanged) && $0.t >= began }
+        let committed = events.filter {
+            $0.proc == "hub" && ($0.is(.sessionChanged) || $0.is(.accountChanged)) && $0.t >= began
+        }
         guard !committed.isEmpty else { return nil }
         let notes = committed.map { change in
             let seconds = Double(change.t - began) / 1e9
-            return "the hub committed \(change[.state] ?? "?") (user \(change[.user] ?? "none"), generation "
+            let what = change.is(.accountChanged) ? "MSAL's account" : change[.state] ?? "?"
+            return "the hub committed \(what) (user \(change[.user] ?? "none"), generation "
                 + "\(change[.generation] ?? "?")) \(String(format: "%.1f", seconds)) s after this step began"
         }
         return StepResult(

@@ -60,13 +60,16 @@ extension Reader {
             let fields = mapping(
                 node, "device",
                 allowed: [
-                    "shared", "broadcast_on", "online", "passcode", "background_grace", "background_task",
-                    "android_freeze_after",
+                    "shared", "broker", "broadcast_on", "online", "passcode", "background_grace",
+                    "background_task", "android_freeze_after",
                 ])
         else {
             return device
         }
         if let value = fields["shared"].flatMap({ bool($0.value, "shared") }) { device.policy.shared = value }
+        if let value = fields["broker"].flatMap({ choice($0.value, "broker", BrokerSetup.self) }) {
+            device.policy.broker = value
+        }
         if let value = fields["online"].flatMap({ bool($0.value, "online") }) { device.online = value }
         if let value = fields["passcode"].flatMap({ bool($0.value, "passcode") }) { device.policy.passcode = value }
         if let entry = fields["broadcast_on"], let onSignIn = broadcastOnSignIn(entry.value) {

@@ -7,7 +7,7 @@ extension Reader {
         "state", "user", "previous", "callbacks", "error", "leaks", "exposed", "retained",
         "records", "prefs", "mechanism", "expired", "within",
     ]
-    static let hubCheckKeys = ["state", "user", "generation", "online", "locked", "foreground"]
+    static let hubCheckKeys = ["state", "user", "account", "generation", "online", "locked", "foreground"]
 
     mutating func expectations(_ node: Node) -> [Expectation]? {
         guard let entries = keyedEntries(node, "expect") else { return nil }
@@ -112,6 +112,7 @@ extension Reader {
         switch key {
         case "state": return choice(value, key, Session.State.self).map { .hubState($0) }
         case "user": return userOrNone(value, key).map { .user($0) }
+        case "account": return userOrNone(value, key).map { .account($0) }
         case "generation":
             let expecting = "a whole number from 0 to \(UInt64.max)"
             guard let text = text(value, key, expecting: expecting) else { return nil }

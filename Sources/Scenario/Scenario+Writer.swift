@@ -101,6 +101,7 @@ extension Device {
         let defaults = Device()
         var fields: [Field] = []
         if policy.shared != defaults.policy.shared { fields.append(("shared", "\(policy.shared)")) }
+        if policy.broker != defaults.policy.broker { fields.append(("broker", policy.broker.rawValue)) }
         if policy.broadcastOnSignIn != defaults.policy.broadcastOnSignIn {
             fields.append(
                 ("broadcast_on", YAMLText.flowList(policy.broadcastOnSignIn ? ["sign-out", "sign-in"] : ["sign-out"])))
@@ -277,6 +278,7 @@ extension ExpectField.Check {
             return ("expired", YAMLText.flow(bounds))
         case .within(let duration): return ("within", YAMLText.duration(duration))
         case .hubState(let state): return ("state", state.rawValue)
+        case .account(let user): return ("account", user.map(text) ?? "none")
         case .generation(let generation): return ("generation", "\(generation)")
         case .online(let online): return ("online", "\(online)")
         case .locked(let locked): return ("locked", "\(locked)")

@@ -286,6 +286,8 @@ public struct ExpectField: Sendable, Equatable {
         case within(Duration)
         // The hub.
         case hubState(Session.State)
+        /// MSAL's signed-in account (the broker's); nil: `none`.
+        case account(String?)
         case generation(UInt64)
         case online(Bool)
         case locked(Bool)
