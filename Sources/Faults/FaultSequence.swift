@@ -185,7 +185,7 @@ struct StepBuilder {
                 .hub,
                 [
                     .hubState(device.hub.session.state), .user(device.hub.session.user),
-                    .generation(device.hub.session.generation),
+                    .account(device.hub.currentAccount), .generation(device.hub.session.generation),
                 ])
         }
         let app = device.apps[target]!
@@ -195,7 +195,7 @@ struct StepBuilder {
         ]
         if running, !app.userUnknown {
             checks.append(.user(app.model.user))
-            if device.hasHandledLatestChange(target) { checks.append(.leaks(0)) }
+            if device.hasHandledLatestChange(target), device.followsTheWorker(target) { checks.append(.leaks(0)) }
         }
         return expect(.app(target), checks)
     }
@@ -207,15 +207,23 @@ struct StepBuilder {
         settle()
         let before = device.violations.count
         device.checkAgreement()
-        let user = device.hub.currentAccount
         checkpoints[steps.count] = checkpoints.count
-        steps.append(
-            Step(
-                location: Self.location,
-                kind: .expect(
-                    [expect(.hub, [.user(user), .generation(device.hub.session.generation)])]
-                        + device.appNames.map { expect(.app($0), [.user(user), .leaks(0)]) })))
+        steps.append(Step(location: Self.location, kind: .expect(finalExpectations())))
         noteViolations(since: before, in: device)
+    }
+
+    /// The hub's session and MSAL's account; each app acting for the user its SDK follows, with
+    /// no one else's data left where that user is the worker.
+    private func finalExpectations() -> [Expectation] {
+        let hub = device.hub
+        let hubChecks: [ExpectField.Check] = [
+            .user(hub.session.user), .account(hub.currentAccount), .generation(hub.session.generation),
+        ]
+        return [expect(.hub, hubChecks)]
+            + device.appNames.map { app in
+                let leaks: [ExpectField.Check] = device.followsTheWorker(app) ? [.leaks(0)] : []
+                return expect(.app(app), [.user(device.followedUser(of: app))] + leaks)
+            }
     }
 
     /// The end of a shrunk sequence: the apps among `targets` brought to the front, then what

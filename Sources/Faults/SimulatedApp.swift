@@ -59,10 +59,10 @@ public struct SimulatedApp: Sendable {
         external.forgetKey()
     }
 
-    /// An MSAL check the broker answered with `account` (at most one account).
-    mutating func checked(account: String?, session: Session) {
-        let accounts = account.map { [BrokerAccount(user: $0)] } ?? []
-        seenGeneration = session.generation
+    /// An MSAL check the broker answered with its account (at most one).
+    mutating func checked(_ broker: BrokerSession) {
+        let accounts = broker.account.map { [BrokerAccount(user: $0)] } ?? []
+        seenGeneration = broker.generation
         switch client {
         case .msal(var msal):
             guard let result = try? msal.getCurrentAccount(.success(accounts)) else { return }

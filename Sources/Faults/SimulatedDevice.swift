@@ -62,19 +62,34 @@ public struct SimulatedDevice: Sendable {
     /// Running and not stopped: it hears posts and answers the runner.
     public func isAwake(_ app: String) -> Bool { [.foreground, .background].contains(state(of: app)) }
 
-    /// The app has checked since the latest session change.
+    /// The app has checked since the latest change its SDK follows.
     public func hasHandledLatestChange(_ app: String) -> Bool {
-        apps[app]?.seenGeneration == hub.session.generation
+        apps[app].map { $0.seenGeneration == followed(by: $0).generation } ?? false
     }
 
     /// After settling and bringing every app (of `names`) to the foreground: each acts for
-    /// the hub's user.
+    /// the user its SDK follows.
     public mutating func checkAgreement(of names: [String]? = nil) {
-        for name in names ?? appNames where apps[name]?.model.user != hub.currentAccount {
+        for name in names ?? appNames {
+            guard let app = apps[name], app.model.user != followed(by: app).user else { continue }
             violations.append(
-                "\(name) acts for \(apps[name]?.model.user ?? "none") after settling and coming to the "
-                    + "foreground, but the hub's user is \(hub.currentAccount ?? "none")")
+                "\(name) acts for \(app.model.user ?? "none") after settling and coming to the foreground, but "
+                    + "its SDK's user is \(followed(by: app).user ?? "none")")
         }
+    }
+
+    /// The user the app's SDK follows.
+    public func followedUser(of app: String) -> String? { apps[app].flatMap { followed(by: $0).user } }
+
+    /// Whether that user is the Hub's worker, whom the leak scan holds the app's data to: not so
+    /// for an MSAL app whose account outlived a check-in under Authenticator.
+    public func followsTheWorker(_ app: String) -> Bool { followedUser(of: app) == hub.session.checkedOutUser }
+
+    /// Whom an app's SDK follows, and the generation of its latest change: MSAL's account (the
+    /// Hub's session's user unless Authenticator is the broker), or Workspace ONE's session.
+    private func followed(by app: SimulatedApp) -> (user: String?, generation: UInt64) {
+        app.sdk.listensToPosts
+            ? (hub.currentAccount, hub.broker.generation) : (hub.session.checkedOutUser, hub.session.generation)
     }
 
     // MARK: - Steps
@@ -187,7 +202,7 @@ public struct SimulatedDevice: Sendable {
     /// An MSAL check: the broker's answer, or nothing at all while the hub is down.
     private mutating func check(_ name: String) {
         if hubRunning {
-            apps[name]?.checked(account: hub.currentAccount, session: hub.session)
+            apps[name]?.checked(hub.broker)
             apps[name]?.userUnknown = false  // the launch check finishes what a crash cut short
         }
         let answer = keyServiceAnswer
@@ -243,7 +258,8 @@ public struct SimulatedDevice: Sendable {
     private mutating func checkNoLeakOnceHandled(after kind: StepKind) {
         for name in appNames
         where hasHandledLatestChange(name) && apps[name]?.recordsUnknown == false && !leaking.contains(name) {
-            let others = apps[name]?.records.keys.filter { $0 != hub.currentAccount }.sorted() ?? []
+            guard let app = apps[name] else { continue }
+            let others = app.records.keys.filter { $0 != followed(by: app).user }.sorted()
             if !others.isEmpty {
                 leaking.insert(name)
                 violations.append(

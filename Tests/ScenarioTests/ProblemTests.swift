@@ -14,7 +14,7 @@ import Testing
         ("", "s.yaml:1:1: empty scenario"),
         (
             "device: [a]\n",
-            "s.yaml:1:9: device: expected a mapping with shared, broadcast_on, online, passcode, background_grace, background_task, android_freeze_after, found a list"
+            "s.yaml:1:9: device: expected a mapping with shared, broker, broadcast_on, online, passcode, background_grace, background_task, android_freeze_after, found a list"
         ),
         ("device: {shared: maybe}\n", "s.yaml:1:18: shared: expected true or false, found 'maybe'"),
         ("device: {broadcast_on: [sign-in]}\n", "s.yaml:1:24: broadcast_on must include sign-out"),
@@ -198,7 +198,7 @@ import Testing
         // Expectations.
         (
             head + "  - expect:\n      hub: {leaks: 0}\n",
-            "s.yaml:7:13: unknown key leaks in the expectation for hub (expected state, user, generation, online, locked, foreground)"
+            "s.yaml:7:13: unknown key leaks in the expectation for hub (expected state, user, account, generation, online, locked, foreground)"
         ),
         (head + "  - expect:\n      mail: {user: bob}\n", "s.yaml:7:20: user: unknown user bob"),
         (head + "  - expect:\n      mial: {user: none}\n", "s.yaml:7:7: unknown app mial in expect"),
