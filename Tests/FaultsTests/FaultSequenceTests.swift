@@ -19,6 +19,23 @@ import Testing
         #expect(steps > 2000 * 60)
     }
 
+    /// With Authenticator as MSAL's broker, MSAL's account and the Hub's session part ways and
+    /// each app follows its own SDK's; the invariants hold all the same.
+    @Test func sequencesUnderAuthenticatorKeepEveryInvariant() {
+        var device = Self.device
+        device.device.policy.broker = .authenticator
+        var parted = 0
+        for seed in UInt64(1)...500 {
+            let sequence = FaultSequence.random(base: device, seed: seed, length: 60)
+            let (_, violations) = sequence.scenario()
+            #expect(violations.isEmpty, "seed \(FaultSequence.seedText(seed)): \(violations)")
+            var simulated = SimulatedDevice(device)
+            for case .step(let kind) in sequence.actions { _ = simulated.apply(kind) }
+            if simulated.hub.currentAccount != simulated.hub.session.checkedOutUser { parted += 1 }
+        }
+        #expect(parted > 0, "some sequence ends with MSAL's account apart from the Hub's worker")
+    }
+
     /// Whatever a team's scenario declares: here no MSAL app and no user who may check out
     /// but the staging user.
     @Test func aSparseDeviceStillGetsSequences() {
