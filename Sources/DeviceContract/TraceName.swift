@@ -109,4 +109,6 @@ public enum TraceField: String, Sendable, CaseIterable {
     case fence
     /// An SDK's own words for what it refused.
     case message
+    /// Who is MSAL's broker (`BrokerSetup`).
+    case broker
 }

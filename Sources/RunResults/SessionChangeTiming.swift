@@ -52,22 +52,49 @@ public struct SessionChangeTiming: Equatable, Sendable {
     /// Every (change, app) pair of a merged trace; `cleanups` is each app's declared cleanup
     /// (what it keeps is not exposure). A check counts for the changes committed before it
     /// started; a later change ends the window of an earlier one the app never saw.
+    ///
+    /// A session change is the worker's: it opens a window for every app that holds another
+    /// user's data. With Authenticator as MSAL's broker, an MSAL app is never told of one (its
+    /// window stays open until it cleans up for another reason), and MSAL's own account changes
+    /// (`account-changed`) are pairs of the MSAL apps alone, timing how they learn of them, with
+    /// no window of their own.
     public static func all(in events: [TraceEvent], cleanups: [String: CleanupPolicy]) -> [SessionChangeTiming] {
-        let changes = events.filter { $0.proc == "hub" && $0.is(.sessionChanged) }
-        let apps = Array(Set(events.filter { $0.proc != "hub" && $0.is(.launched) }.map(\.proc))).sorted()
-        return apps.flatMap { app in
+        let hub = events.filter { $0.proc == "hub" }
+        let changes = hub.filter { $0.is(.sessionChanged) || $0.is(.accountChanged) }
+        let setup = hub.last { $0.is(.ready) }.flatMap { $0[.broker] }.flatMap(BrokerSetup.init) ?? .hub
+        let launches = events.filter { $0.proc != "hub" && $0.is(.launched) }
+        let sdks = Dictionary(launches.map { ($0.proc, $0[.sdk].flatMap(SDKKind.init)) }) { _, last in last }
+        return sdks.keys.sorted().flatMap { app in
             let own = events.filter { $0.proc == app }
             let held = HeldData(of: own, cleanup: cleanups[app] ?? .wipeAll)
-            return changes.indices.map { index in
+            let followsAccount = sdks[app]??.followsMSALAccountAlone(under: setup) ?? false
+            return changes.indices.compactMap { index -> SessionChangeTiming? in
                 let change = changes[index]
+                let ofTheWorker = change.is(.sessionChanged)
+                guard ofTheWorker || followsAccount else { return nil }
                 // Events are in time order: what follows the change is a slice, found by halving.
                 let after = own[own.partitionPoint { $0.t <= change.t }...]
-                var timing = learning(of: change, by: app, in: after)
+                let told = ofTheWorker != followsAccount
+                var timing = told ? learning(of: change, by: app, in: after) : untold(change, app)
+                guard ofTheWorker else { return timing }
                 timing.held = held.exposed(at: change.t, to: timing.newUser)
-                if timing.exposed { close(&timing, with: after, laterChanges: changes[(index + 1)...]) }
+                let laterChanges = changes[(index + 1)...].filter { $0.is(.sessionChanged) }
+                if timing.exposed { close(&timing, with: after, laterChanges: laterChanges[...]) }
+                if !told, timing.isOpen {
+                    timing.openReason =
+                        "an MSAL app is not told of a Hub check-in or check-out when Authenticator is the broker: "
+                        + "only an MSAL sign-out makes it clean up"
+                }
                 return timing
             }
         }
+    }
+
+    /// A worker's change an MSAL app is never told of (Authenticator as broker).
+    private static func untold(_ change: TraceEvent, _ app: String) -> SessionChangeTiming {
+        SessionChangeTiming(
+            generation: change.integer(.generation) ?? 0, app: app, t0: change.t, newUser: change.user(),
+            notified: nil, mechanism: .none)
     }
 
     /// The first check after the change that the SDK made and that succeeded tells when the

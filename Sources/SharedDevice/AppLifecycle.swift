@@ -253,6 +253,13 @@ public enum SDKKind: String, Codable, CaseIterable, Sendable {
     /// MSAL apps listen to the broker's posts; Workspace ONE apps never do.
     public var listensToPosts: Bool { announcement != nil }
 
+    /// Whether the SDK follows MSAL's account apart from the Hub's session: an MSAL SDK when
+    /// Authenticator is the broker. Else it follows the session, which with the Hub as broker
+    /// is MSAL's account too (Docs/behaviour.md §2).
+    public func followsMSALAccountAlone(under setup: BrokerSetup) -> Bool {
+        listensToPosts && setup == .authenticator
+    }
+
     /// MSAL apps ask for the current account whenever they are resumed (MSAL's guidance, both
     /// flavours), not only when a post came: a post may have been dropped while the app was
     /// stopped, and a change may post nothing. The Workspace ONE SDK looks at launch and on a

@@ -68,7 +68,12 @@ struct HubCommand: AsyncParsableCommand {
             await connection.close()
             throw failure("the hub cannot serve: \(error)", code: ExitCodes.environment)
         }
-        traceLog?.record(.ready, [.generation: .uint(initial.model.session.generation)])
+        traceLog?.record(
+            .ready,
+            [
+                .generation: .uint(initial.model.session.generation),
+                .broker: .string(initial.model.policy.broker.rawValue),
+            ])
         emitLine("ready")
         await withTaskGroup(of: Void.self) { group in
             group.addTask {

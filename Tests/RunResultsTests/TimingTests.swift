@@ -53,6 +53,46 @@ import Testing
         #expect(inventory?.openReason == "the app has not learned of the change yet")
     }
 
+    /// With Authenticator as the broker: a Hub check-in opens the window of an MSAL app that
+    /// holds the worker's data, and it is never told of it; MSAL's sign-out is its own pair,
+    /// timing the post, and the cleanup it leads to closes the check-in's window.
+    @Test func underAuthenticatorAnMSALAppIsToldOfMSALsChangesOnly() {
+        let events =
+            [
+                Self.event(0, "hub", "ready", ["broker": "authenticator"]),
+                Self.event(1, "mail", "launched", ["sdk": "msal"]),
+                Self.event(2, "inv", "launched", ["sdk": "ws1"]),
+            ] + Self.cou1Data + [
+                Self.checkIn,
+                Self.event(101, "mail", "check-started", ["trigger": "foreground"]),
+                Self.event(102, "mail", "check-finished"),
+                Self.event(200, "hub", "account-changed", ["generation": 3, "user": ""]),
+                Self.event(203, "mail", "post-received"),
+                Self.event(204, "mail", "check-started", ["trigger": "signal"]),
+                Self.event(250, "mail", "cleanup-finished", ["holds": ""]),
+                Self.event(251, "mail", "check-finished"),
+            ]
+        let checkIn = Self.timing(of: "mail", events)
+        #expect(checkIn?.notified == nil && checkIn?.mechanism == Mechanism.none, "a foreground check is no news of it")
+        #expect(checkIn?.held == Self.cou1Plain && checkIn?.clean == 250 && checkIn?.exposure == 150)
+        let signOut = Self.timing(of: "mail", events, generation: 3)
+        #expect(signOut?.mechanism == .signal && signOut?.notified == 203 && signOut?.exposed == false)
+        #expect(Self.timing(of: "inv", events, generation: 3) == nil, "Workspace ONE does not follow MSAL")
+        let inventory = Self.timing(of: "inv", events)
+        #expect(inventory?.isOpen == true && inventory?.openReason == "the app has not learned of the change yet")
+    }
+
+    @Test func underAuthenticatorAnMSALAppNeverToldStaysOpenAndSaysWhy() {
+        let events =
+            [
+                Self.event(0, "hub", "ready", ["broker": "authenticator"]),
+                Self.event(1, "mail", "launched", ["sdk": "msal"]),
+            ] + Self.cou1Data + [Self.checkIn]
+        let mail = Self.timing(of: "mail", events)
+        #expect(mail?.isOpen == true)
+        #expect(mail?.openReason?.hasPrefix("an MSAL app is not told of a Hub check-in") == true)
+    }
+
     @Test(arguments: [
         (
             "cleanup-failed", "cou1/plain", "the cleanup hook `exit 3` failed: exit code 3",
