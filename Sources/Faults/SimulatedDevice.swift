@@ -138,8 +138,11 @@ public struct SimulatedDevice: Sendable {
         return .done
     }
 
+    /// Not simulated on a personal device, where the sign-out is the app's own (`LocalSignOut`).
     public mutating func signOut(in app: String) -> Outcome {
-        guard hubRunning, isAwake(app), apps[app]?.sdk.listensToPosts == true, apps[app]?.userUnknown == false else {
+        guard hubRunning, hub.isShared, isAwake(app), apps[app]?.sdk.listensToPosts == true,
+            apps[app]?.userUnknown == false
+        else {
             return .notApplicable
         }
         if case .refuse(let refusal)? = apps[app]?.decide(.signOut) { return .refused(refusal.error) }

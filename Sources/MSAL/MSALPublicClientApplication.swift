@@ -106,7 +106,8 @@ public class MSALPublicClientApplication: NSObject {
     // MARK: - Tokens, sign-in and sign-out
 
     /// The interactive sign-in: in shared device mode the account becomes the device's, for
-    /// every app. What is typed comes from the scenario (`signin` of this app); with nobody at
+    /// every app; on a personal device, an account this app signed out of comes back to it.
+    /// What is typed comes from the scenario (`signin` of this app); with nobody at
     /// the device it ends as the user cancelling. Completes on the main queue.
     public func acquireToken(
         with parameters: MSALInteractiveTokenParameters,
@@ -125,7 +126,8 @@ public class MSALPublicClientApplication: NSObject {
         )
         call.run {
             do {
-                let account = MSALAccount(try await broker.signIn(typed.user, typed.password))
+                let signedIn = try await Calls.client(link).signIn(user: typed.user, password: typed.password)
+                let account = MSALAccount(signedIn)
                 let result = try await Calls.token(for: account, scopes: scopes, authority: authority.value, broker)
                 call.complete { completion.value(result, nil) }
             } catch {
@@ -165,8 +167,10 @@ public class MSALPublicClientApplication: NSObject {
         }
     }
 
-    /// In shared device mode a global sign-out, for every app (the broker then posts). It does
-    /// not touch the account `getCurrentAccount` compares with. Completes on the main queue.
+    /// In shared device mode a global sign-out, for every app (the broker then posts); on a
+    /// personal device the account leaves this app alone, and nothing is posted
+    /// (Docs/behaviour.md §2). It does not touch the account `getCurrentAccount` compares with.
+    /// Completes on the main queue.
     public func signout(
         with account: MSALAccount, signoutParameters: MSALSignoutParameters,
         completionBlock: @escaping (Bool, Error?) -> Void
@@ -176,10 +180,10 @@ public class MSALPublicClientApplication: NSObject {
         guard let link = call.device(orElse: { completion.value(false, MSALErrors.brokerNotAvailable()) }) else {
             return
         }
-        let (id, broker) = (account.identifier ?? "", Calls.broker(link, configuration.clientId))
+        let id = account.identifier ?? ""
         call.run {
             do {
-                try await broker.signOut(homeAccountID: id)
+                try await Calls.client(link).signOut(homeAccountID: id)
                 call.complete { completion.value(true, nil) }
             } catch {
                 call.complete { completion.value(false, call.error(error)) }

@@ -108,6 +108,8 @@ public final class MSALBrokerClient: Sendable {
     fileprivate struct State {
         var rule: MSALAccountRule
         var lastSeen: KeychainRecord<BrokerAccount?>
+        /// The account this app signed out of on a personal device, which it no longer sees.
+        var signedOutHere: LocalSignOutRecord
         /// The calls the broker's answer in flight will end, if one is in flight.
         var asked: [Waiting]?
         /// The calls begun since that answer was asked for: the next answer ends them all.
@@ -116,6 +118,7 @@ public final class MSALBrokerClient: Sendable {
     fileprivate typealias Waiting = (call: MSALAccountRule.Call, completion: Completion)
     private let state: Mutex<State>
     static let item = "msal-last-seen-account"
+    static let signedOutItem = "msal-signed-out-here"
 
     public init(
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
@@ -125,7 +128,9 @@ public final class MSALBrokerClient: Sendable {
         self.keychain = keychain
         let saved = keychain.item(Self.item, as: BrokerAccount?.self) ?? nil
         state = Mutex(
-            State(rule: MSALAccountRule(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved)))
+            State(
+                rule: MSALAccountRule(lastSeen: saved), lastSeen: KeychainRecord(Self.item, holding: saved),
+                signedOutHere: LocalSignOutRecord(Self.signedOutItem, in: keychain)))
     }
 
     /// What `getCurrentAccount` answers: `(current, previous)`, or why there is none.
@@ -170,15 +175,31 @@ public final class MSALBrokerClient: Sendable {
         }
     }
 
+    /// The app's own sign-in; an account it signed out of on a personal device comes back
+    /// (`Broker.signIn(_:_:after:)`).
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
-        try await broker.signIn(user, password)
+        let account = try await broker.signIn(user, password, after: state.withLock { $0.signedOutHere.value })
+        _ = state.withLock { $0.signedOutHere.change({ $0.signedIn() }, in: keychain) }
+        return account
     }
 
-    public func signOut() async throws { try await broker.signOut() }
+    /// The app's own sign-out of `homeAccountID`: global in shared device mode, else out of
+    /// this app alone (Docs/behaviour.md §2).
+    public func signOut(homeAccountID: String) async throws {
+        guard try await !broker.signOutIsGlobal() else { return try await broker.signOut(homeAccountID: homeAccountID) }
+        guard let current = try await accounts().mapError({ DBusError.device($0.label) }).get().first else {
+            throw DeviceError.noCurrentAccount.dbusError
+        }
+        guard current.homeAccountID.lowercased() == homeAccountID.lowercased() else {
+            throw DeviceError.accountMismatch.dbusError
+        }
+        _ = state.withLock { $0.signedOutHere.change({ $0.signedOut(current) }, in: keychain) }
+    }
 
-    /// The broker's accounts, or why they could not be had.
+    /// The broker's accounts as this app sees them, or why they could not be had.
     public func accounts() async throws(CancellationError) -> Result<[BrokerAccount], BrokerError> {
-        try await broker.hub.accounts()
+        let hidden = state.withLock { $0.signedOutHere.value }
+        return try await broker.hub.accounts().map(hidden.visible)
     }
 
     public func deviceInformation() async throws -> DeviceInformation { try await broker.deviceInformation() }
@@ -197,7 +218,7 @@ extension MSALBrokerClient.State {
         _ call: MSALAccountRule.Call, _ answer: Result<[BrokerAccount], BrokerError>, _ keychain: Keychain
     ) -> (MSALBrokerClient.CurrentAccountAnswer, keychainFailure: String?) {
         do throws(BrokerError) {
-            let result = try rule.finish(call, answer)
+            let result = try rule.finish(call, answer.map(signedOutHere.value.visible))
             // Unchanged (a spoofed post, a return to the foreground): nothing is written.
             let failure = whyFailed { try lastSeen.write(rule.lastSeen, to: keychain) }
             return (.success(result), failure)
@@ -214,9 +235,12 @@ public actor AndroidMSALBrokerClient {
     private let keychain: Keychain
     private var rule: AndroidMSALAccountRule
     private var current: KeychainRecord<BrokerAccount?>
+    /// The account this app signed out of on a personal device, which it no longer sees.
+    private var signedOutHere: LocalSignOutRecord
     /// Why the stored account could not be written at the last change, if it could not.
     public private(set) var keychainFailure: String?
     static let item = "msal-android-current-account"
+    static let signedOutItem = "msal-android-signed-out-here"
 
     public init(
         connection: Connection, clientID: String, keychain: Keychain, hub: HubAddress = .wellKnown,
@@ -232,6 +256,7 @@ public actor AndroidMSALBrokerClient {
             }
         rule = AndroidMSALAccountRule(stored: stored)
         current = KeychainRecord(Self.item, holding: stored.account)
+        signedOutHere = LocalSignOutRecord(Self.signedOutItem, in: keychain)
     }
 
     /// `account-changed(prior, current)` when the account changed, then `account-loaded(current)`.
@@ -240,7 +265,7 @@ public actor AndroidMSALBrokerClient {
     public func getCurrentAccount() async throws(CancellationError) -> Result<
         [AndroidMSALAccountRule.Callback], BrokerError
     > {
-        let answer = try await broker.hub.accounts()
+        let answer = try await broker.hub.accounts().map(signedOutHere.value.visible)
         do throws(BrokerError) {
             let callbacks = try rule.getCurrentAccount(answer)
             save()
@@ -254,19 +279,29 @@ public actor AndroidMSALBrokerClient {
     /// the app (`AndroidMSALAccountRule.decide`).
     public func signIn(user: String, password: String) async throws -> BrokerAccount {
         try requireAllowed(.signIn)
-        let account = try await broker.signIn(user, password)
+        let account = try await broker.signIn(user, password, after: signedOutHere.value)
         rule.signedInHere(as: account)
+        let failure = signedOutHere.change({ $0.signedIn() }, in: keychain)
         save()
+        keychainFailure = keychainFailure ?? failure
         return account
     }
 
     /// Refused with `NoCurrentAccount`, the broker not asked, while no account is persisted in
-    /// the app, even if the broker has one (`AndroidMSALAccountRule.decide`).
+    /// the app, even if the broker has one (`AndroidMSALAccountRule.decide`). In shared device
+    /// mode the broker signs out whoever is signed in, for every app; on a personal device the
+    /// persisted account leaves this app alone (Docs/behaviour.md §2).
     public func signOut() async throws {
         try requireAllowed(.signOut)
-        try await broker.signOut()
+        var failure: String?
+        if try await broker.signOutIsGlobal() {
+            try await broker.signOut()
+        } else if let account = rule.persistedAccount {
+            failure = signedOutHere.change({ $0.signedOut(account) }, in: keychain)
+        }
         rule.signedOutHere()
         save()
+        keychainFailure = keychainFailure ?? failure
     }
 
     /// Throws the rule's refusal of the app's own request, if it refuses.

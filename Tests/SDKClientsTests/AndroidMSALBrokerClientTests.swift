@@ -144,6 +144,22 @@ struct AndroidMSALBrokerClientTests {
         }
     }
 
+    /// Docs/behaviour.md §2: on a personal device the app's sign-out is its own; the broker
+    /// and the other apps keep the account.
+    @Test func onAPersonalDeviceTheSignOutIsTheAppsAlone() async throws {
+        try await InProcessDevice.with(policy: .init(shared: false)) { device in
+            try await device.enrollAndCheckOut("cou1")
+            let scanner = try await Self.client(device)
+            #expect(try await Self.callbacks(scanner) == ["account-changed(none,cou1)", "account-loaded(cou1)"])
+            try await scanner.signOut()
+            #expect(try await Self.callbacks(scanner) == ["account-loaded(none)"])
+            #expect(try await Self.callbacks(Self.client(device, app: "other")).last == "account-loaded(cou1)")
+            #expect(try await device.session()?.user == "cou1")
+            _ = try await scanner.signIn(user: "cou1", password: "cou1")
+            #expect(try await Self.callbacks(scanner) == ["account-loaded(cou1)"])
+        }
+    }
+
     @Test func anUnreachableHubChangesNothing() async throws {
         try await InProcessDevice.with { device in
             try await device.enrollAndCheckOut("cou1")

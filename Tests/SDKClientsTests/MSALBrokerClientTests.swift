@@ -115,9 +115,34 @@ struct MSALBrokerClientTests {
             // Global: another app sees the same account.
             #expect(try await Self.current(Self.client(device, app: "notes")) == "current-account(cou1,none)")
 
-            try await client.signOut()
+            try await client.signOut(homeAccountID: "cou1.sdlab-tenant")
             #expect(try await device.session() == Session(state: .checkedIn, user: nil, generation: 2))
             #expect(try await Self.current(client) == "current-account(none,cou1)")
+        }
+    }
+
+    /// Docs/behaviour.md §2: on a personal device the sign-out is the app's own; the broker keeps
+    /// the account for the other apps, and the app's next sign-in as that user gives it back.
+    @Test func onAPersonalDeviceTheSignOutIsTheAppsAlone() async throws {
+        try await InProcessDevice.with(policy: .init(shared: false)) { device in
+            try await device.enrollAndCheckOut("cou1")
+            let mail = try await Self.client(device)
+            #expect(try await Self.current(mail) == "current-account(cou1,none)")
+            try await mail.signOut(homeAccountID: "COU1.sdlab-tenant")
+            #expect(try await Self.current(mail) == "current-account(none,cou1)")
+            #expect(try await Self.current(Self.client(device, app: "notes")) == "current-account(cou1,none)")
+            #expect(try await device.session() == Session(state: .checkedOut, user: "cou1", generation: 1))
+            // The app's cache outlives its process.
+            let relaunched = try await Self.client(device)
+            #expect(try await relaunched.accounts().get().isEmpty)
+            #expect(
+                await refusal { try await relaunched.signOut(homeAccountID: "cou1.sdlab-tenant") }
+                    == DeviceError.noCurrentAccount.name)
+            #expect(
+                await refusal { _ = try await relaunched.signIn(user: "cou2", password: "cou2") }
+                    == DeviceError.alreadySignedIn.name, "the broker still has cou1")
+            _ = try await relaunched.signIn(user: "cou1", password: "cou1")
+            #expect(try await Self.current(relaunched) == "current-account(cou1,none)")
         }
     }
 
@@ -128,7 +153,9 @@ struct MSALBrokerClientTests {
                 await refusal { _ = try await client.signIn(user: "cou1", password: "cou1") }
                     == DeviceError.notEnrolled.name)
             try await device.enroll()
-            #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
+            #expect(
+                await refusal { try await client.signOut(homeAccountID: "cou1.sdlab-tenant") }
+                    == DeviceError.noCurrentAccount.name)
             #expect(
                 await refusal { _ = try await client.signIn(user: "cou1", password: "wrong") }
                     == DeviceError.badCredentials.name)
@@ -144,18 +171,11 @@ struct MSALBrokerClientTests {
                 await refusal { _ = try await client.signIn(user: "cou2", password: "wrong") }
                     == DeviceError.alreadySignedIn.name)
             #expect(try await device.session() == Session(state: .checkedOut, user: "cou1", generation: 1))
-            try await client.signOut()
-            #expect(await refusal { try await client.signOut() } == DeviceError.noCurrentAccount.name)
+            try await client.signOut(homeAccountID: "cou1.sdlab-tenant")
+            #expect(
+                await refusal { try await client.signOut(homeAccountID: "cou1.sdlab-tenant") }
+                    == DeviceError.noCurrentAccount.name)
             #expect(try await device.session() == Session(state: .checkedIn, user: nil, generation: 2))
-        }
-    }
-
-    @Test func signOutOfAPersonalDeviceIsRefused() async throws {
-        try await InProcessDevice.with(policy: .init(shared: false)) { device in
-            try await device.enrollAndCheckOut("cou1")
-            let client = try await Self.client(device)
-            #expect(await refusal { try await client.signOut() } == DeviceError.notShared.name)
-            #expect(try await device.session()?.user == "cou1")
         }
     }
 
@@ -253,7 +273,7 @@ struct MSALBrokerClientTests {
             #expect(await client.getCurrentAccount() == .failure(.unreachable))
             #expect(await refusal { _ = try await client.deviceInformation() } != nil)
             #expect(
-                await refusal { try await client.signOut() }
+                await refusal { try await client.signOut(homeAccountID: "cou1.sdlab-tenant") }
                     == DBusError.device(WorkspaceOneSessionRule.hubUnreachableError).name)
             #expect(FileIdentity(Self.lastSeenFile(device)) == saved)
 
