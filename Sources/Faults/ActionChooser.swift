@@ -58,11 +58,14 @@ struct ActionChooser {
         case hubCrash, hubRestart
     }
 
+    /// Mostly in the Hub app, which takes the front; now and then from the console.
+    private mutating func origin() -> StepKind.Origin { Int.random(in: 0..<4, using: &generator) == 0 ? .console : .hub }
+
     private mutating func make(_ choice: Choice, online: Bool) -> StepKind? {
         switch choice {
         case .enroll: pick(stagingUsers + users).map { .enroll(user: $0, password: nil) }
-        case .checkout: pick(users + stagingUsers).map { .checkout(user: $0, password: password()) }
-        case .checkin: .checkin
+        case .checkout: pick(users + stagingUsers).map { .checkout(user: $0, password: password(), from: origin()) }
+        case .checkin: .checkin(from: origin())
         case .removeAccount: .removeAccount
         case .wipe: .wipe
         case .lock: .lock

@@ -224,6 +224,12 @@ public struct SimulatedDevice: Sendable {
         }
     }
 
+    /// A check-in or check-out in the Hub app: it takes the front first.
+    private mutating func open(_ origin: StepKind.Origin) {
+        guard origin == .hub, hubRunning else { return }
+        for (app, effect) in fleet.hubTakesFront() { carryOut(effect, on: app) }
+    }
+
     private mutating func lifecycle(_ action: AppLifecycle.Action, _ name: String) -> Outcome {
         guard apps[name] != nil, let effects = try? fleet.apply(action, to: name) else { return .notApplicable }
         for (app, effect) in effects { carryOut(effect, on: app) }
@@ -284,12 +290,16 @@ extension SimulatedDevice: StepCarrier {
         }
     }
 
-    public mutating func checkOut(_ user: String, password: String?) -> Outcome {
+    public mutating func checkOut(_ user: String, password: String?, from origin: StepKind.Origin) -> Outcome {
         let user = directoryUser(user, password)
+        open(origin)
         return onHub { hub throws(DeviceError) in try hub.checkOut(as: user) }
     }
 
-    public mutating func checkIn() -> Outcome { onHub { hub throws(DeviceError) in try hub.checkIn() } }
+    public mutating func checkIn(from origin: StepKind.Origin) -> Outcome {
+        open(origin)
+        return onHub { hub throws(DeviceError) in try hub.checkIn() }
+    }
 
     public mutating func signIn(in app: String, as user: String, password: String?) -> Outcome {
         signIn(in: app, as: directoryUser(user, password))

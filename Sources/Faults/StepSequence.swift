@@ -103,14 +103,16 @@ public struct StepSequence: Sendable {
         return kept
     }
 
-    /// Without the steps the models say are refused or cannot be taken: to the models they
-    /// change nothing, so every prediction stays the same.
+    /// Without the steps the models say are refused or cannot be taken and that moved no app:
+    /// to the models they change nothing, so every prediction stays the same. (A check-in the
+    /// Hub refused still brought the Hub app to the front.)
     public func withoutRefusedSteps() -> StepSequence {
         var device = SimulatedDevice(base)
         var kept = self
         kept.parts = parts.filter { part in
             guard case .step(let kind) = part else { return true }
-            return device.apply(kind) == .done
+            let before = device.fleet
+            return device.apply(kind) == .done || device.fleet != before
         }
         return kept
     }

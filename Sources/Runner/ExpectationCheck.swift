@@ -124,11 +124,11 @@ struct ExpectationCheck {
             case .locked(let locked):
                 (name, expected, actual) = ("locked", "\(locked)", "\(try await hubProperty(.locked).bool ?? false)")
             case .foreground(let front):
-                // The hub says `hub` or `app`; which app is in front is the fleet's.
+                // The Hub app is in front since a check-in or check-out in it (the fleet's), or
+                // after an offline unlock (the hub's `hub`); else the fleet's foreground app.
                 let shown = try await hubProperty(.foreground).string ?? ""
-                (name, expected, actual) = (
-                    "foreground", front, shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown
-                )
+                let inFront = driver.fleet.hubInFront ? "hub" : shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown
+                (name, expected, actual) = ("foreground", front, inFront)
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }
             if expected != actual {

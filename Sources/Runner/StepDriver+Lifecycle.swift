@@ -19,6 +19,14 @@ extension StepDriver {
         try await keepTime()
     }
 
+    /// Where the worker checks in or out: in the Hub app, which takes the front first (the app
+    /// in front goes to the background); from the console, nothing moves.
+    func open(_ origin: StepKind.Origin) async throws {
+        guard origin == .hub else { return }
+        for (app, effect) in fleet.hubTakesFront(at: now) { try await carryOut(effect, on: app) }
+        try await keepTime()
+    }
+
     func carryOut(_ effect: AppLifecycle.Effect, on name: String) async throws {
         switch effect {
         case .spawn:

@@ -11,11 +11,19 @@ extension StepDriver: StepCarrier {
         { try await self.hub(HubMethod.enroll, [.string(user), .string(password ?? self.password(of: user))]) }
     }
 
-    public func checkOut(_ user: String, password: String?) -> Outcome {
-        { try await self.hub(HubMethod.checkOut, [.string(user), .string(password ?? self.password(of: user))]) }
+    public func checkOut(_ user: String, password: String?, from origin: StepKind.Origin) -> Outcome {
+        {
+            try await self.open(origin)
+            try await self.hub(HubMethod.checkOut, [.string(user), .string(password ?? self.password(of: user))])
+        }
     }
 
-    public func checkIn() -> Outcome { { try await self.hub(HubMethod.checkIn) } }
+    public func checkIn(from origin: StepKind.Origin) -> Outcome {
+        {
+            try await self.open(origin)
+            try await self.hub(HubMethod.checkIn)
+        }
+    }
 
     public func signIn(in app: String, as user: String, password: String?) -> Outcome {
         { try await self.usable(app).signIn(user, password: password ?? self.password(of: user)) }

@@ -127,9 +127,11 @@ extension Reader {
         switch name {
         case .lifecycle(let action): return appTargets(value, key).map { .lifecycle(action, apps: $0) }
         case .enroll: return credentials(value, key, &nested).map { .enroll(user: $0.user, password: $0.password) }
-        case .checkout: return credentials(value, key, &nested).map { .checkout(user: $0.user, password: $0.password) }
+        case .checkout:
+            return credentials(value, key, &nested).map { .checkout(user: $0.user, password: $0.password, from: $0.origin) }
         case .settle: return Self.isNull(value) ? .settle(nil) : duration(value, key).map { .settle($0) }
-        case .checkin, .removeAccount, .lock, .wipe: return onlyError(value, key, &nested) ? name.bare : nil
+        case .checkin: return checkin(value, &nested)
+        case .removeAccount, .lock, .wipe: return onlyError(value, key, &nested) ? name.bare : nil
         case .signin: return signin(value, &nested)
         case .signout: return signout(value, &nested)
         case .write: return write(value, &nested)
@@ -168,24 +170,38 @@ extension Reader {
         return true
     }
 
-    /// `enroll` / `checkout`: `USER` or `{user, password?, error?}`.
+    /// `enroll` / `checkout`: `USER` or `{user, password?, error?}`, and for `checkout`,
+    /// `from: hub` or `from: console`.
     mutating func credentials(_ node: Node, _ step: String, _ nested: inout Nested) -> (
-        user: String, password: String?
+        user: String, password: String?, origin: StepKind.Origin
     )? {
-        guard case .mapping = node else { return userRef(node, step).map { ($0, nil) } }
-        guard
-            let fields = mapping(
-                node, step, allowed: ["user", "password", "error", "hub_crash"], required: ["user"])
-        else {
-            return nil
-        }
+        guard case .mapping = node else { return userRef(node, step).map { ($0, nil, .hub) } }
+        let allowed = ["user", "password", "error", "hub_crash"] + (step == StepName.checkout.key ? ["from"] : [])
+        guard let fields = mapping(node, step, allowed: allowed, required: ["user"]) else { return nil }
         nested.error = fields["error"]?.value
         nested.hubCrash = fields["hub_crash"]?.value
         let password = fields["password"].map { text($0.value, "password") }
-        guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil) else {
+        let origin = fields["from"].map { choice($0.value, "from", StepKind.Origin.self) }
+        guard let user = fields["user"].flatMap({ userRef($0.value, "user") }), password != .some(nil),
+            origin != .some(nil)
+        else {
             return nil
         }
-        return (user, password ?? nil)
+        return (user, password ?? nil, (origin ?? nil) ?? .hub)
+    }
+
+    /// `checkin`: bare, or `{from?, error?, hub_crash?}`.
+    mutating func checkin(_ node: Node, _ nested: inout Nested) -> StepKind? {
+        if Self.isNull(node) { return .checkin() }
+        guard case .mapping = node else {
+            expected("checkin", "nothing or {from: hub|console, error: NAME, hub_crash: POINT}", found: node)
+            return nil
+        }
+        guard let fields = mapping(node, "checkin", allowed: ["from", "error", "hub_crash"]) else { return nil }
+        nested.error = fields["error"]?.value
+        nested.hubCrash = fields["hub_crash"]?.value
+        guard let entry = fields["from"] else { return .checkin() }
+        return choice(entry.value, "from", StepKind.Origin.self).map { .checkin(from: $0) }
     }
 
     /// `signin: {app, user, password?}`, in an MSAL app.

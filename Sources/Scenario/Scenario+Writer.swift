@@ -215,9 +215,12 @@ extension StepKind {
         let text = YAMLText.scalar
         func password(_ password: String?) -> [Field] { password.map { [("password", text($0))] } ?? [] }
         switch self {
-        case .enroll(let user, let secret), .checkout(let user, let secret):
+        case .enroll(let user, let secret), .checkout(let user, let secret, .hub):
             return .fields([("user", text(user))] + password(secret), shorthand: "user")
-        case .checkin, .removeAccount, .lock, .wipe: return .bare
+        case .checkout(let user, let secret, .console):
+            return .fields([("user", text(user))] + password(secret) + [("from", "console")], shorthand: "user")
+        case .checkin(.console): return .fields([("from", "console")], shorthand: nil)
+        case .checkin(.hub), .removeAccount, .lock, .wipe: return .bare
         case .signin(let app, let user, let secret):
             return .fields([("app", text(app)), ("user", text(user))] + password(secret), shorthand: nil)
         case .signout(let app): return .fields([("app", text(app))], shorthand: "app")

@@ -160,8 +160,8 @@ public struct Step: Sendable, Equatable {
 
 public enum StepKind: Sendable, Equatable {
     case enroll(user: String, password: String?)
-    case checkout(user: String, password: String?)
-    case checkin
+    case checkout(user: String, password: String?, from: Origin = .hub)
+    case checkin(from: Origin = .hub)
     case signin(app: String, user: String, password: String?)
     case signout(app: String)
     case removeAccount
@@ -191,6 +191,12 @@ public enum StepKind: Sendable, Equatable {
 
     public enum HubAction: String, Sendable, Equatable, CaseIterable {
         case crash, restart
+    }
+
+    /// Where a worker's check-in or check-out is made: in the Hub app, which then takes the
+    /// front (Docs/behaviour.md §1), or from the console, which leaves the front alone.
+    public enum Origin: String, Sendable, Equatable, CaseIterable {
+        case hub, console
     }
 }
 

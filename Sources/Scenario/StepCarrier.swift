@@ -13,8 +13,8 @@ public protocol StepCarrier {
     associatedtype Outcome
 
     mutating func enroll(_ user: String, password: String?) -> Outcome
-    mutating func checkOut(_ user: String, password: String?) -> Outcome
-    mutating func checkIn() -> Outcome
+    mutating func checkOut(_ user: String, password: String?, from origin: StepKind.Origin) -> Outcome
+    mutating func checkIn(from origin: StepKind.Origin) -> Outcome
     mutating func signIn(in app: String, as user: String, password: String?) -> Outcome
     mutating func signOut(in app: String) -> Outcome
     mutating func removeAccount() -> Outcome
@@ -38,8 +38,8 @@ extension StepKind {
     public func carriedOut<Carrier: StepCarrier>(by carrier: inout Carrier) -> Carrier.Outcome? {
         switch self {
         case .enroll(let user, let password): carrier.enroll(user, password: password)
-        case .checkout(let user, let password): carrier.checkOut(user, password: password)
-        case .checkin: carrier.checkIn()
+        case .checkout(let user, let password, let origin): carrier.checkOut(user, password: password, from: origin)
+        case .checkin(let origin): carrier.checkIn(from: origin)
         case .signin(let app, let user, let password): carrier.signIn(in: app, as: user, password: password)
         case .signout(let app): carrier.signOut(in: app)
         case .removeAccount: carrier.removeAccount()

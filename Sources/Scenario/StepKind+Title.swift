@@ -14,8 +14,10 @@ extension StepKind {
     /// What the step acts on, as its title shows it; nil when it is its key alone.
     private var detail: String? {
         switch self {
-        case .enroll(let user, _), .checkout(let user, _): user
-        case .checkin, .removeAccount, .lock, .wipe, .settle(nil), .repeat: nil
+        case .enroll(let user, _), .checkout(let user, _, .hub): user
+        case .checkout(let user, _, .console): "\(user) from the console"
+        case .checkin(.console): "from the console"
+        case .checkin(.hub), .removeAccount, .lock, .wipe, .settle(nil), .repeat: nil
         case .signin(let app, let user, _): "\(user) in \(app)"
         case .signout(let app): app
         case .lifecycle(_, let apps): apps.count > 3 ? "\(apps.count) apps" : apps.joined(separator: ", ")

@@ -49,7 +49,7 @@ public enum StepName: Hashable, Sendable, CaseIterable {
     /// The step written bare (`- checkin`), where it may be.
     public var bare: StepKind? {
         switch self {
-        case .checkin: .checkin
+        case .checkin: .checkin()
         case .removeAccount: .removeAccount
         case .lock: .lock
         case .wipe: .wipe

@@ -180,10 +180,20 @@ public struct AppLifecycle: Equatable, Sendable {
 /// current foreground app to the background first.
 public struct AppFleet: Equatable, Sendable {
     public private(set) var apps: [String: AppLifecycle]
+    /// The Hub app took the front at a worker's check-in or check-out, and no app has since.
+    public private(set) var hubInFront = false
 
     public init(_ apps: [String: AppLifecycle]) { self.apps = apps }
 
     public var foregroundApp: String? { apps.first { $0.value.state == .foreground }?.key }
+
+    /// The worker opens the Hub app to check in or out (Docs/behaviour.md §1): the app in front
+    /// goes to the background, as when any other app takes the front, with its background time.
+    public mutating func hubTakesFront(at now: Duration = .zero) -> Effects {
+        hubInFront = true
+        guard let front = foregroundApp, let effects = try? apps[front]!.apply(.background, at: now) else { return [] }
+        return effects.map { (front, $0) }
+    }
 
     public typealias Effects = [(app: String, effect: AppLifecycle.Effect)]
 
@@ -199,6 +209,7 @@ public struct AppFleet: Equatable, Sendable {
         }
         effects += try app.apply(action, at: now).map { (name, $0) }
         apps[name] = app
+        if takesFront { hubInFront = false }
         return effects
     }
 

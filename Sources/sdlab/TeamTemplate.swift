@@ -77,7 +77,10 @@ struct TeamTemplate {
 
     private var scenario: String {
         #"""
-        # Worker cou1 checks the phone out, writes notes of three kinds into the app, and checks it in.
+        # Worker cou1 checks the phone out, writes notes of three kinds into the app, and checks it in
+        # in the Hub app, which takes the front. The Hub is MSAL's broker here (device.broker: hub, the
+        # default), so the check-in is MSAL's global sign-out too; with Authenticator as the broker
+        # (broker: authenticator) it would not be, and the app would have to hear of it another way.
         # The broker's post reaches the app at once (it has background mode), and its own code removes
         # cou1's notes (Documents), previews (Caches), preferences (defaults) and confidential notes
         # (keychain). The leak scan then reads every byte the app left, as an attacker holding the

@@ -64,11 +64,11 @@ import Testing
 
     @Test func anAppThatMissedTheChangeIsRefusedTheKeyOfAnother() {
         var device = Self.started("inventory")
-        _ = device.apply(.checkin)
+        _ = device.apply(.checkin(from: .console))
         #expect(
             device.apply(Self.writeExternal("inventory")) == .refused(.notCheckedOut),
             "Workspace ONE did not hear the check-in")
-        _ = device.apply(.checkout(user: "cou2", password: nil))
+        _ = device.apply(.checkout(user: "cou2", password: nil, from: .console))
         #expect(device.apply(Self.writeExternal("inventory")) == .refused(.accountMismatch), "it still acts for cou1")
         Self.cycle("inventory", on: &device)
         #expect(device.apply(Self.writeExternal("inventory")) == .done)
@@ -87,7 +87,7 @@ import Testing
     @Test func afterATeamsHookOnlyWhatDoesNotDependOnTheKeyIsPredicted() {
         var device = Self.started("hooked", "mail")
         for app in ["hooked", "mail"] { #expect(device.apply(Self.writeExternal(app)) == .done) }
-        _ = device.apply(.checkin)
+        _ = device.apply(.checkin(from: .console))
         _ = device.apply(.checkout(user: "cou1", password: nil))
         for app in ["hooked", "mail"] { Self.cycle(app, on: &device) }
         _ = device.apply(.network(online: false))
@@ -103,7 +103,7 @@ import Testing
     @Test func externalRecordsLeftBehindAreNoLeak() {
         var device = Self.started("vault")
         #expect(device.apply(Self.writeExternal("vault")) == .done)
-        _ = device.apply(.checkin)
+        _ = device.apply(.checkin(from: .console))
         _ = device.apply(.checkout(user: "cou2", password: nil))
         Self.cycle("vault", on: &device)
         #expect(device.hasHandledLatestChange("vault") && device.apps["vault"]!.model.user == "cou2")

@@ -48,7 +48,7 @@ import Testing
         #expect(steps[2].kind == .lifecycle(.launch, apps: ["mail", "notes", "inventory"]))
         #expect(steps[3].kind == .write(app: "mail", kind: .sensitive, count: 5))
         #expect(steps[4].kind == .lifecycle(.background, apps: ["notes", "inventory"]))
-        #expect(steps[5].kind == .checkin && steps[6].kind == .settle(nil))
+        #expect(steps[5].kind == .checkin() && steps[6].kind == .settle(nil))
         #expect(steps[9].kind == .lifecycle(.foreground, apps: ["inventory"]))
         #expect(steps.allSatisfy { $0.error == nil })
     }
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("checkin", StepKind.checkin),
+        ("checkin", StepKind.checkin()),
         ("settle", .settle(nil)),
         ("settle: 2s", .settle(.seconds(2))),
         ("wipe", .wipe),
@@ -166,7 +166,7 @@ import Testing
             return
         }
         #expect(times == 3)
-        #expect(steps.map(\.kind) == [.checkin, .wait(.seconds(1))])
+        #expect(steps.map(\.kind) == [.checkin(), .wait(.seconds(1))])
         #expect(steps.map(\.location.column) == [32, 41])
     }
 

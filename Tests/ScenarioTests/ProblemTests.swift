@@ -126,7 +126,7 @@ import Testing
         (head + "  - checkout: cou3\n", "s.yaml:6:15: checkout: unknown user cou3 (the users are stage, cou1, cou2)"),
         (
             head + "  - checkout: {user: cou1, pasword: x}\n",
-            "s.yaml:6:28: unknown key pasword in checkout (expected user, password, error, hub_crash)"
+            "s.yaml:6:28: unknown key pasword in checkout (expected user, password, error, hub_crash, from)"
         ),
         (head + "  - enroll: cou1\n", "s.yaml:6:13: enroll needs a staging user: cou1 has role user"),
         (
@@ -193,7 +193,7 @@ import Testing
         ),
         (
             head + "  - checkin: now\n",
-            "s.yaml:6:14: checkin: expected nothing, {error: NAME} or {hub_crash: POINT}, found 'now'"
+            "s.yaml:6:14: checkin: expected nothing or {from: hub|console, error: NAME, hub_crash: POINT}, found 'now'"
         ),
         // Expectations.
         (

@@ -171,8 +171,8 @@ import Testing
         step(.checkout(user: "ana", password: "quote\"d")),
         step(.checkout(user: "123", password: nil), error: .alreadyCheckedOut),
         step(.checkout(user: "yes", password: ""), error: .badCredentials),
-        step(.checkin),
-        step(.checkin, error: .notCheckedOut),
+        step(.checkin()),
+        step(.checkin(), error: .notCheckedOut),
         step(.signin(app: "mail", user: "yes", password: "#x")),
         step(.signin(app: "null", user: "ana", password: nil), error: .alreadySignedIn),
         step(.signout(app: "mail")),
@@ -219,7 +219,7 @@ import Testing
                         .repeat(
                             times: 2,
                             steps: [
-                                step(.checkin, error: .notCheckedOut),
+                                step(.checkin(), error: .notCheckedOut),
                                 expect(["hub": [.generation(7)]]),
                             ])),
                     step(.settle(.milliseconds(1500))),

@@ -83,6 +83,21 @@ import Testing
         #expect(fleet.foregroundApp == "mail")
     }
 
+    /// Docs/behaviour.md §1: the worker opens the Hub app to check in or out; the app in front goes
+    /// to the background, and the Hub is in front until an app comes to the foreground.
+    @Test func theHubTakesTheFrontFromTheAppInFront() throws {
+        var fleet = AppFleet(["mail": AppLifecycle(backgroundMode: true), "notes": AppLifecycle(backgroundMode: false)])
+        _ = try fleet.apply(.launch, to: "mail")
+        _ = try fleet.apply(.launch, to: "notes")
+        let effects = fleet.hubTakesFront()
+        #expect(effects.map { "\($0.app) \($0.effect)" } == ["notes toldBackground", "notes stop"])
+        #expect(fleet.foregroundApp == nil && fleet.hubInFront)
+        #expect(fleet.hubTakesFront().isEmpty, "nothing else to move")
+        let back = try fleet.apply(.foreground, to: "notes")
+        #expect(back.map { "\($0.app) \($0.effect)" } == ["notes continue", "notes toldForeground"])
+        #expect(fleet.foregroundApp == "notes" && !fleet.hubInFront)
+    }
+
     /// Docs/behaviour.md §2, §4–§6: which SDK asks when the app is resumed, and which post it hears.
     @Test(arguments: [
         (SDKKind.msal, true, NotifyCenter.accountChanged as String?),
