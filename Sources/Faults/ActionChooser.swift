@@ -59,7 +59,9 @@ struct ActionChooser {
     }
 
     /// Mostly in the Hub app, which takes the front; now and then from the console.
-    private mutating func origin() -> StepKind.Origin { Int.random(in: 0..<4, using: &generator) == 0 ? .console : .hub }
+    private mutating func origin() -> StepKind.Origin {
+        Int.random(in: 0..<4, using: &generator) == 0 ? .console : .hub
+    }
 
     private mutating func make(_ choice: Choice, online: Bool) -> StepKind? {
         switch choice {

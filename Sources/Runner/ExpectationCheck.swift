@@ -127,7 +127,8 @@ struct ExpectationCheck {
                 // The Hub app is in front since a check-in or check-out in it (the fleet's), or
                 // after an offline unlock (the hub's `hub`); else the fleet's foreground app.
                 let shown = try await hubProperty(.foreground).string ?? ""
-                let inFront = driver.fleet.hubInFront ? "hub" : shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown
+                let inFront =
+                    driver.fleet.hubInFront ? "hub" : shown == "app" ? driver.fleet.foregroundApp ?? "app" : shown
                 (name, expected, actual) = ("foreground", front, inFront)
             default: (name, expected, actual) = ("field", "a hub field", "\(field.check)")
             }

@@ -128,7 +128,9 @@ extension Reader {
         case .lifecycle(let action): return appTargets(value, key).map { .lifecycle(action, apps: $0) }
         case .enroll: return credentials(value, key, &nested).map { .enroll(user: $0.user, password: $0.password) }
         case .checkout:
-            return credentials(value, key, &nested).map { .checkout(user: $0.user, password: $0.password, from: $0.origin) }
+            return credentials(value, key, &nested).map {
+                .checkout(user: $0.user, password: $0.password, from: $0.origin)
+            }
         case .settle: return Self.isNull(value) ? .settle(nil) : duration(value, key).map { .settle($0) }
         case .checkin: return checkin(value, &nested)
         case .removeAccount, .lock, .wipe: return onlyError(value, key, &nested) ? name.bare : nil

@@ -82,16 +82,16 @@ struct FuzzCommandTests {
             sdlabPath,
             [
                 "fuzz", "--scenario", Self.fixtures + "/fuzz-fleet-and-a-hook-that-forgets.yaml",
-                "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "31",
+                "--focus", "notes", "--sequences", "3", "--actions", "30", "--seed", "111",
                 "--shrink-runs", "16", "--out", folder,
             ],
             environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(100))
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("10 apps, focus on notes (80% of the app actions)"), "\(result.stdout)")
         #expect(
-            result.stdout.contains("[3/3] seed 0x0000000000000021: ✗ on the device: notes.leaks: expected 0"),
+            result.stdout.contains("[3/3] seed 0x0000000000000071: ✗ on the device: notes.leaks: expected 0"),
             "\(result.stdout)")
-        let file = folder + "/fuzz-0x0000000000000021.yaml"
+        let file = folder + "/fuzz-0x0000000000000071.yaml"
         let text = try String(contentsOfFile: file, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let steps = lines.drop { $0 != "steps:" }.filter { $0.hasPrefix("  - ") && !$0.contains("settle") }

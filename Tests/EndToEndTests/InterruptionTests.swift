@@ -41,12 +41,14 @@ struct InterruptionTests {
     }
 
     /// The signal comes during the second sequence: the first counts, the second is neither
-    /// passed, failed nor shrunk.
+    /// passed, failed nor shrunk. Each sequence is long (a few seconds), so that the signal,
+    /// sent as soon as the first one's line is read, lands in the second however busy the
+    /// machine is.
     @Test func aFuzzInterruptedBySIGTERMCountsTheSequencesDoneAndExits143() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-fuzz-sigterm")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ended = try await InterruptedCommand.run(
-            ["fuzz", "--sequences", "3", "--actions", "30", "--seed", "0x5d1ab", "--out", folder], in: folder,
+            ["fuzz", "--sequences", "3", "--actions", "300", "--seed", "0x5d1ab", "--out", folder], in: folder,
             once: "[1/3] seed", signals: [SIGTERM])
         #expect(ended.stdout.contains("[1/3] seed 0x000000000005d1ab: ✓"), "the first sequence holds: \(ended)")
         #expect(ended.status == .exited(143), "\(ended)")

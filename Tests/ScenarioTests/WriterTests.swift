@@ -173,6 +173,10 @@ import Testing
         step(.checkout(user: "yes", password: ""), error: .badCredentials),
         step(.checkin()),
         step(.checkin(), error: .notCheckedOut),
+        step(.checkout(user: "ana", password: nil, from: .console)),
+        step(.checkout(user: "ana", password: "x", from: .console), error: .alreadyCheckedOut),
+        step(.checkin(from: .console)),
+        step(.checkin(from: .console), error: .locked),
         step(.signin(app: "mail", user: "yes", password: "#x")),
         step(.signin(app: "null", user: "ana", password: nil), error: .alreadySignedIn),
         step(.signout(app: "mail")),
@@ -251,10 +255,14 @@ import Testing
         ]),
         expect(["hub": [.hubState(.checkedIn), .user(nil), .foreground("null"), .online(true), .locked(false)]]),
         expect(["hub": [.hubState(.unenrolled), .foreground("On")], "fleet2": [.user("x.y-z")]]),
+        expect(["hub": [.account("ana"), .user("x.y-z")]]),
+        expect(["hub": [.account(nil), .foreground("hub")]]),
     ]
 
     static let everything = Scenario(
         name: "Every: step # of \"the\" model\n\ton ünïcode 😀", file: "s.yaml",
-        device: Device(policy: HubModel.Policy(shared: false, broadcastOnSignIn: true, passcode: true), online: false),
+        device: Device(
+            policy: HubModel.Policy(shared: false, broadcastOnSignIn: true, passcode: true, broker: .authenticator),
+            online: false),
         users: users, apps: apps, steps: steps)
 }
