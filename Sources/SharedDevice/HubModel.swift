@@ -184,7 +184,7 @@ public struct HubModel: Equatable, Sendable, Codable {
         _ = signOutAccount(posting: false)
     }
 
-    /// A token bound to the current session's generation: a request for an account that
+    /// A token bound to the generation of the account's sign-in: a request for an account that
     /// has signed out (or been replaced) fails instead of returning a stale token.
     public func acquireTokenSilent(homeAccountID: String) throws(DeviceError) -> (token: String, generation: UInt64) {
         try requireAccount(homeAccountID)
