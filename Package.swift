@@ -61,12 +61,14 @@ let package = Package(
         .library(name: "Security", targets: ["Security"]),
         .library(name: "SQLite3", targets: ["SQLite3"]),
         .library(name: "UIKit", targets: ["UIKit"]),
+        .library(name: "Combine", targets: ["Combine"]),
         .library(name: "DeviceHost", targets: ["DeviceHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -174,9 +176,21 @@ let package = Package(
         // MARK: Facades (the real SDKs' names, Docs/your-app.md)
         // notify(3)'s registrations, posts and states over the device's notification center.
         .target(name: "DarwinNotify", dependencies: ["DBusKit", "DeviceContract", "FacadeCore", "SharedDevice"]),
-        // CoreFoundation's names a team's code uses (CFString, CFDictionary, …) and the Darwin
-        // notify center, which Foundation brings on iOS; every facade re-exports it.
-        .target(name: "CoreFoundationDarwin", dependencies: ["DarwinNotify", "FacadeCore"]),
+        // CoreFoundation's names a team's code uses (CFString, CFDictionary, …), the Darwin
+        // notify center and Combine's core (`ObservableObject`, `@Published`, subjects,
+        // operators, `DispatchQueue` as a scheduler), which Foundation brings on iOS; every
+        // facade re-exports it.
+        .target(
+            name: "CoreFoundationDarwin",
+            dependencies: [
+                "DarwinNotify", "FacadeCore", .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+            ]),
+        // `import Combine`: OpenCombine under Combine's name, with its Foundation part (the
+        // publishers of NotificationCenter, Timer and URLSession), which links FoundationNetworking.
+        .target(
+            name: "Combine",
+            dependencies: ["CoreFoundationDarwin", .product(name: "OpenCombineFoundation", package: "OpenCombine")]),
         .target(name: "notify", dependencies: ["CoreFoundationDarwin", "DarwinNotify"]),
         .target(name: "Security", dependencies: ["CoreFoundationDarwin", "FacadeCore"]),
         .target(name: "SQLite3", dependencies: ["CSQLite3", "CSQLiteDefaults", "CoreFoundationDarwin"]),
@@ -274,6 +288,9 @@ let package = Package(
             name: "Scenario",
             dependencies: [
                 "DeviceContract", "DeviceProcesses", "SharedDevice", .product(name: "Yams", package: "Yams"),
+                // Yams conforms its decoder to Combine's TopLevelDecoder wherever a module named
+                // Combine is in sight when it is compiled; whatever links it then links Combine too.
+                "Combine",
             ]),
         // What a run found, as values: each step's failures, the session changes' timings, the
         // scan at the end. Reports and the terminal print them; nothing here runs anything.
@@ -376,7 +393,7 @@ let package = Package(
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
         // the CF names and the Darwin center.
         .testTarget(
-            name: "FoundationAloneTests", dependencies: ["Security"],
+            name: "FoundationAloneTests", dependencies: ["Combine", "Security"],
             swiftSettings: appCode + [foundationBringsSecurity]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
         .testTarget(name: "DeviceHostTests", dependencies: ["DeviceHost", "SharedDevice"]),
