@@ -62,6 +62,7 @@ let package = Package(
         .library(name: "SQLite3", targets: ["SQLite3"]),
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "Combine", targets: ["Combine"]),
+        .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "DeviceHost", targets: ["DeviceHost"]),
     ],
     dependencies: [
@@ -186,6 +187,8 @@ let package = Package(
                 "DarwinNotify", "FacadeCore", .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
             ]),
+        // An app delegate's notification authorisation and delegate, which change nothing here.
+        .target(name: "UserNotifications", dependencies: ["CoreFoundationDarwin"]),
         // `import Combine`: OpenCombine under Combine's name, with its Foundation part (the
         // publishers of NotificationCenter, Timer and URLSession), which links FoundationNetworking.
         .target(
@@ -393,7 +396,7 @@ let package = Package(
         // adds (Docs/your-app.md): the implicit import of Security, which brings the keychain,
         // the CF names and the Darwin center.
         .testTarget(
-            name: "FoundationAloneTests", dependencies: ["Combine", "Security"],
+            name: "FoundationAloneTests", dependencies: ["Combine", "Security", "UserNotifications"],
             swiftSettings: appCode + [foundationBringsSecurity]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
         .testTarget(name: "DeviceHostTests", dependencies: ["DeviceHost", "SharedDevice"]),
