@@ -63,6 +63,7 @@ let package = Package(
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "Combine", targets: ["Combine"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
+        .library(name: "SwiftUI", targets: ["SwiftUI"]),
         .library(name: "DeviceHost", targets: ["DeviceHost"]),
     ],
     dependencies: [
@@ -199,6 +200,9 @@ let package = Package(
         .target(name: "SQLite3", dependencies: ["CSQLite3", "CSQLiteDefaults", "CoreFoundationDarwin"]),
         // The slice of UIKit shared-device code touches: the app delegate's lifecycle, driven by the host.
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "FacadeCore"]),
+        // SwiftUI's app lifecycle, driven by the host, and views that render nothing.
+        // Swift 5 mode, as Apple's SwiftUI is declared (@preconcurrency) for the code written on it.
+        .target(name: "SwiftUI", dependencies: ["Combine", "DeviceHost", "UIKit"], swiftSettings: appCode),
         // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
         .target(
             name: "MSAL",
@@ -399,6 +403,7 @@ let package = Package(
             name: "FoundationAloneTests", dependencies: ["Combine", "Security", "UserNotifications"],
             swiftSettings: appCode + [foundationBringsSecurity]),
         .testTarget(name: "UIKitTests", dependencies: ["DeviceHost", "FacadeCore", "SharedDevice", "UIKit"]),
+        .testTarget(name: "SwiftUITests", dependencies: ["SwiftUI"], swiftSettings: appCode),
         .testTarget(name: "DeviceHostTests", dependencies: ["DeviceHost", "SharedDevice"]),
         // Swift Testing declares an overlay for Apple's UIKit (`_Testing_UIKit`), which a test that
         // also sees our UIKit would look for; there is none off Apple platforms.

@@ -5,17 +5,17 @@ import Foundation
 /// `applicationState` and the scene's `activationState` in step and posts each notification
 /// right after the delegate call it follows, the application's with `UIApplication.shared` as
 /// its object and the scene's with the scene. Called by the host on the main queue.
-final class DelegateLifecycle: AppLifecycleReceiver {
+package final class DelegateLifecycle: AppLifecycleReceiver {
     private let delegate: UIApplicationDelegate
     /// The scene connected at launch, when the app delegate's configuration asks for one.
     private(set) var scene: UIScene?
     private var application: UIApplication { .shared }
 
-    init(_ delegate: UIApplicationDelegate) { self.delegate = delegate }
+    package init(_ delegate: UIApplicationDelegate) { self.delegate = delegate }
 
     /// The app delegate launches; a scene-based app's scene then connects and enters the
     /// foreground (iOS calls `sceneWillEnterForeground` at launch too).
-    func didFinishLaunching() {
+    package func didFinishLaunching() {
         application.applicationState = .inactive
         _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
         postApplication(UIApplication.didFinishLaunchingNotification)
@@ -23,25 +23,25 @@ final class DelegateLifecycle: AppLifecycleReceiver {
         if scene != nil { willEnterForeground() }
     }
 
-    func willEnterForeground() {
+    package func willEnterForeground() {
         step(
             .inactive, UIApplication.willEnterForegroundNotification, { $0.applicationWillEnterForeground($1) },
             scene: .foregroundInactive, UIScene.willEnterForegroundNotification, { $0.sceneWillEnterForeground($1) })
     }
 
-    func didBecomeActive() {
+    package func didBecomeActive() {
         step(
             .active, UIApplication.didBecomeActiveNotification, { $0.applicationDidBecomeActive($1) },
             scene: .foregroundActive, UIScene.didActivateNotification, { $0.sceneDidBecomeActive($1) })
     }
 
-    func willResignActive() {
+    package func willResignActive() {
         step(
             .inactive, UIApplication.willResignActiveNotification, { $0.applicationWillResignActive($1) },
             scene: .foregroundInactive, UIScene.willDeactivateNotification, { $0.sceneWillResignActive($1) })
     }
 
-    func didEnterBackground() {
+    package func didEnterBackground() {
         step(
             .background, UIApplication.didEnterBackgroundNotification, { $0.applicationDidEnterBackground($1) },
             scene: .background, UIScene.didEnterBackgroundNotification, { $0.sceneDidEnterBackground($1) })
@@ -69,7 +69,7 @@ final class DelegateLifecycle: AppLifecycleReceiver {
 
     /// A running app ended: its scene disconnects first (as when the user closes it), then
     /// the app delegate hears it, scene-based or not.
-    func willTerminate() {
+    package func willTerminate() {
         if let scene {
             scene.delegate?.sceneDidDisconnect(scene)
             post(UIScene.didDisconnectNotification, scene)
@@ -83,7 +83,7 @@ final class DelegateLifecycle: AppLifecycleReceiver {
     /// Opens a URL as iOS does: the scene delegate's `scene(_:openURLContexts:)` for a
     /// scene-based app, else the app delegate's `application(_:open:options:)`.
     @discardableResult
-    func open(_ url: URL, sourceApplication: String?) -> Bool {
+    package func open(_ url: URL, sourceApplication: String?) -> Bool {
         guard let scene else {
             let options: [UIApplication.OpenURLOptionsKey: Any] =
                 sourceApplication.map { [.sourceApplication: $0] } ?? [:]
