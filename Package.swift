@@ -269,6 +269,9 @@ let package = Package(
         exampleEntry("ExampleSQLiteShiftsLeavesWAL", of: "SQLiteShifts"),
         // A scene-based app (iOS 13 and later): the scene delegate checks the account; the broken
         // variant left its check in the app delegate's foreground method, which iOS never calls then.
+        exampleApp("SwiftUINotes", ["DeviceHost", "MSAL", "SwiftUI"]),
+        exampleEntry("ExampleSwiftUINotes", of: "SwiftUINotes"),
+        exampleEntry("ExampleSwiftUINotesForgetsCaches", of: "SwiftUINotes"),
         exampleApp("MSALScenes", ["DeviceHost", "MSAL", "UIKit"]),
         exampleEntry("ExampleMSALScenes", of: "MSALScenes"),
         exampleEntry("ExampleMSALScenesChecksInAppDelegate", of: "MSALScenes"),

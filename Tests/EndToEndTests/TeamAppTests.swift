@@ -30,10 +30,11 @@ struct TeamAppTests {
         let scenarios = [
             "team-msal-notes-app-cleans-up-on-check-in.yaml", "team-ws1-inventory-app-wipes-at-next-foreground.yaml",
             "team-sqlite-shifts-app-deletes-rows-for-good.yaml", "team-msal-previous-account-across-launches.yaml",
+            "team-swiftui-notes-app-checks-when-its-scene-becomes-active.yaml",
         ].map { RunCommandTests.library + "/" + $0 }
         let result = try await run(sdlabPath, ["run"] + scenarios, timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("4 of 4 scenarios passed"), "\(result.stdout)")
+        #expect(result.stdout.contains("5 of 5 scenarios passed"), "\(result.stdout)")
     }
 
     /// Expecting no leak of the broken variants fails the run, naming the file, the user, the

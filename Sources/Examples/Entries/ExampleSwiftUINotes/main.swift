@@ -1,0 +1,3 @@
+import SwiftUINotes
+
+NotesApp.main()

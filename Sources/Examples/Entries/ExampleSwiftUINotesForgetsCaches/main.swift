@@ -1,0 +1,4 @@
+import SwiftUINotes
+
+NotesStore.mistake = .forgetsCaches
+NotesApp.main()
