@@ -29,6 +29,9 @@ struct ItemRequest: Sendable {
     struct Returns: Sendable {
         var data = false
         var attributes = false
+        var persistentReference = false
+
+        var anything: Bool { data || attributes || persistentReference }
     }
 
     /// The class acted on (an update's changes name none, and do not use it).
@@ -38,6 +41,8 @@ struct ItemRequest: Sendable {
     /// Not given: only items that are not synchronizable, as on iOS.
     private(set) var synchronizable: Synchronizable?
     private(set) var data: Data?
+    /// `kSecValuePersistentRef`: the one item it names.
+    private(set) var persistentReference: Data?
     private(set) var returns = Returns()
     private(set) var limit: MatchLimit?
     /// `kSecMatchCaseInsensitive`: string attributes match whatever their letters' case.
@@ -67,9 +72,11 @@ struct ItemRequest: Sendable {
         case Key.valueData: data = try Self.data(value)
         case Key.returnData: returns.data = try Self.bool(value)
         case Key.returnAttributes: returns.attributes = try Self.bool(value)
-        case Key.returnRef, Key.returnPersistentRef:
+        case Key.returnPersistentRef: returns.persistentReference = try Self.bool(value)
+        case Key.valuePersistentRef: persistentReference = try Self.data(value)
+        case Key.returnRef:
             if try Self.bool(value) { throw KeychainFailure(status: errSecUnimplemented) }
-        case Key.valueRef, Key.valuePersistentRef, Key.persistentReference, Key.useItemList:
+        case Key.valueRef, Key.persistentReference, Key.useItemList:
             throw KeychainFailure(status: errSecUnimplemented)
         case _ where Key.certificateMatching.contains(key): throw KeychainFailure(status: errSecUnimplemented)
         case Key.matchLimit: limit = try Self.matchLimit(value)
@@ -99,14 +106,14 @@ struct ItemRequest: Sendable {
         case .search: data = nil
         case .updateQuery:
             // An update returns nothing; its match limit is ignored, as every match is updated.
-            if returns.data || returns.attributes { throw .param }
+            if returns.anything { throw .param }
             (data, limit) = (nil, nil)
         case .delete:
             // Apple's server refuses a finite limit for a delete; what it returns is ignored.
             if limit != nil && limit != .all { throw .param }
             (data, limit, returns) = (nil, nil, Returns())
         case .changes:
-            if returns.data || returns.attributes || limit != nil { throw .param }
+            if returns.anything || limit != nil || persistentReference != nil { throw .param }
         }
         if use == .add || use == .changes {
             attributes = attributes.filter { !Attribute.setByKeychain.contains($0.key) }
@@ -165,6 +172,7 @@ extension ItemRequest {
                 wanted.finds(item.attributes[name], as: name, caseInsensitive: caseInsensitive)
             }
             && (synchronizable ?? .only(false)).admits(item.isSynchronizable)
+            && persistentReference.map { $0 == item.persistentReference } ?? true
     }
 
     /// The item an add makes, with what iOS fills in: empty primary-key attributes, the app's
@@ -195,14 +203,26 @@ extension ItemRequest {
     /// What a search hands back for `items` (already cut to its limit): nil when it asked for
     /// nothing; one object for a limit of one, else an array.
     func result(for items: [StoredItem]) -> CFTypeRef? {
-        guard returns.data || returns.attributes else { return nil }
+        guard returns.anything else { return nil }
         let objects = items.map(resultObject(for:))
         return (limit ?? .one) == .one ? objects.first : NSArray(array: objects)
     }
 
+    /// The secret or the persistent reference alone, as asked; else a dictionary of what was
+    /// asked (the attributes, `kSecValueData`, `kSecValuePersistentRef`), as iOS answers.
     private func resultObject(for item: StoredItem) -> AnyObject {
-        returns.attributes
-            ? item.attributeDictionary(withData: returns.data) : NSData(data: item.data ?? Data())
+        switch (returns.data, returns.attributes, returns.persistentReference) {
+        case (true, false, false): return NSData(data: item.data ?? Data())
+        case (false, false, true): return NSData(data: item.persistentReference)
+        default:
+            let dictionary =
+                returns.attributes ? item.attributeDictionary(withData: returns.data) : NSMutableDictionary()
+            if !returns.attributes && returns.data { dictionary[kSecValueData] = NSData(data: item.data ?? Data()) }
+            if returns.persistentReference {
+                dictionary[kSecValuePersistentRef] = NSData(data: item.persistentReference)
+            }
+            return dictionary
+        }
     }
 }
 

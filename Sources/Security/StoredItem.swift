@@ -48,15 +48,23 @@ struct StoredItem: Codable, Hashable, Sendable {
         return PrimaryKey(itemClass: itemClass, attributes: key, data: itemClass.dataIsInPrimaryKey ? data : nil)
     }
 
-    struct PrimaryKey: Hashable {
+    struct PrimaryKey: Hashable, Codable {
         let itemClass: ItemClass
         let attributes: [String: AttributeValue]
         let data: Data?
     }
 
+    /// The item's persistent reference (`kSecValuePersistentRef`): its primary key, encoded,
+    /// which no other item shares; an app keeps it and finds the item by it across launches.
+    var persistentReference: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(primaryKey)) ?? Data()
+    }
+
     /// Its attributes as iOS returns them: keyed by the constants' strings, its class among them,
     /// and its secret under `kSecValueData` when `withData`.
-    func attributeDictionary(withData: Bool) -> NSDictionary {
+    func attributeDictionary(withData: Bool) -> NSMutableDictionary {
         let dictionary = NSMutableDictionary()
         for (name, value) in attributes { dictionary[NSString(string: name)] = value.object }
         dictionary[kSecClass] = NSString(string: itemClass.rawValue)
