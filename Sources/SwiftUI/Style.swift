@@ -3,25 +3,30 @@ import Foundation
 // What a view looks like: the modifiers and values app code writes, accepted and kept nowhere,
 // as nothing is drawn. Each returns the view as it was.
 
-public struct Color: LeafView, PrimitiveView, Hashable, ShapeStyle, Sendable {
+/// A colour. Its conformance to `View` is an extension's, as SwiftUI declares it, so `Color`'s
+/// own members (and an app's extensions of it) are not the main actor's.
+public struct Color: Hashable, ShapeStyle, Sendable {
     let name: String
-    nonisolated init(name: String) { self.name = name }
+    init(name: String) { self.name = name }
     public init(_ name: String) { self.name = name }
     public init(red: Double, green: Double, blue: Double, opacity: Double = 1) {
         name = "rgb(\(red),\(green),\(blue),\(opacity))"
     }
     public init(white: Double, opacity: Double = 1) { name = "white(\(white))" }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
     public func opacity(_ opacity: Double) -> Color { self }
 
-    nonisolated public static let black = Color(name: "black"), white = Color(name: "white"), gray = Color(name: "gray")
-    nonisolated public static let red = Color(name: "red"), green = Color(name: "green"), blue = Color(name: "blue")
-    nonisolated public static let orange = Color(name: "orange"), yellow = Color(name: "yellow"),
+    public static let black = Color(name: "black"), white = Color(name: "white"), gray = Color(name: "gray")
+    public static let red = Color(name: "red"), green = Color(name: "green"), blue = Color(name: "blue")
+    public static let orange = Color(name: "orange"), yellow = Color(name: "yellow"),
         pink = Color(name: "pink")
-    nonisolated public static let purple = Color(name: "purple"), teal = Color(name: "teal"),
+    public static let purple = Color(name: "purple"), teal = Color(name: "teal"),
         indigo = Color(name: "indigo")
-    nonisolated public static let primary = Color(name: "primary"), secondary = Color(name: "secondary")
-    nonisolated public static let accentColor = Color(name: "accent"), clear = Color(name: "clear")
+    public static let primary = Color(name: "primary"), secondary = Color(name: "secondary")
+    public static let accentColor = Color(name: "accent"), clear = Color(name: "clear")
+}
+
+extension Color: LeafView, PrimitiveView {
+    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
 }
 
 public protocol ShapeStyle {}

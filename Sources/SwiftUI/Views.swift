@@ -19,13 +19,14 @@ struct Container<Content: View>: View, PrimitiveView {
     }
 }
 
-public struct Text: LeafView, Equatable, PrimitiveView {
+/// Text. As in SwiftUI, its conformance to `View` is an extension's, so its own members are not
+/// the main actor's.
+public struct Text: Equatable, Sendable {
     public let content: String
     public init(_ content: String) { self.content = content }
     public init<S: StringProtocol>(_ content: S) { self.content = String(content) }
     public init(verbatim content: String) { self.content = content }
     public init(_ date: Date, style: DateStyle) { content = "\(date)" }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
 
     public enum DateStyle: Sendable { case time, date, relative, offset, timer }
 
@@ -37,15 +38,22 @@ public struct Text: LeafView, Equatable, PrimitiveView {
     public static func + (lhs: Text, rhs: Text) -> Text { Text(lhs.content + rhs.content) }
 }
 
-public struct Image: LeafView, PrimitiveView {
+extension Text: LeafView, PrimitiveView {
+    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
+}
+
+public struct Image: Sendable {
     public init(_ name: String) {}
     public init(_ name: String, bundle: Bundle?) {}
     public init(systemName: String) {}
     public init(uiImage: UIImage) {}
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
     public func resizable() -> Image { self }
     public func renderingMode(_ mode: TemplateRenderingMode?) -> Image { self }
     public enum TemplateRenderingMode: Sendable { case template, original }
+}
+
+extension Image: LeafView, PrimitiveView {
+    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
 }
 
 /// An image as UIKit holds it; nothing is drawn.

@@ -130,7 +130,7 @@ struct NeverAFalsePassTests {
             let blocks = Int.random(in: 1500...5000, using: &random)
             let result = try await TestSupport.run(
                 "/bin/sh", ["-c", "ulimit -f \(blocks) && exec \"$0\" run \"$1\"", sdlabPath, scenario],
-                environment: environment, timeout: .seconds(120))
+                environment: environment, timeout: .seconds(300))
             return (result.status, "ulimit -f \(blocks)")
         }
         let (runner, _) = try ChildProcess.spawn(

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `sdlab run` as CI runs it: exit codes, expected against actual, and nothing left running.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct RunCommandTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let scenarios = here.appendingPathComponent("Scenarios").path

@@ -13,7 +13,7 @@ public struct CommandOutput: Sendable {
 /// handling whatever thread of the test runtime starts it.
 public func run(
     _ tool: String, _ arguments: [String], environment: [String: String]? = nil,
-    timeout: Duration = .seconds(20)
+    timeout: Duration = .seconds(90)
 ) async throws -> CommandOutput {
     let directory = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-cmd")
     defer { try? FileManager.default.removeItem(atPath: directory) }
