@@ -181,26 +181,20 @@ public enum ToolbarItemPlacement: Sendable {
     case confirmationAction, topBarLeading, topBarTrailing
 }
 
-public struct ToolbarItem<Content: View>: View, PrimitiveView {
+public struct ToolbarItem<Content: View>: View, ContentContainer {
     let content: Content
     public init(placement: ToolbarItemPlacement = .automatic, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct ToolbarItemGroup<Content: View>: View, PrimitiveView {
+public struct ToolbarItemGroup<Content: View>: View, ContentContainer {
     let content: Content
     public init(placement: ToolbarItemPlacement = .automatic, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 /// How a control looks: `.borderedProminent`, `.segmented`, `.roundedBorder`, `.insetGrouped`, …

@@ -102,13 +102,10 @@ public struct AnyView: View, PrimitiveView {
 }
 
 /// Views that hold others and draw nothing of their own: the graph visits their content.
-public struct Group<Content: View>: View, PrimitiveView {
+public struct Group<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 /// A view for each element, each at the place its identifier gives.

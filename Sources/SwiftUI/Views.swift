@@ -10,10 +10,13 @@ extension LeafView {
     public var body: Never { fatalError("\(Self.self) has no body") }
 }
 
-/// A view that holds views: the graph evaluates `content`.
-struct Container<Content: View>: View, PrimitiveView {
-    let content: Content
-    var body: Never { primitiveBody }
+/// A view that holds views and draws nothing of its own: the graph evaluates its content.
+protocol ContentContainer: PrimitiveView {
+    associatedtype Content: View
+    var content: Content { get }
+}
+
+@MainActor extension ContentContainer {
     func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
         graph.walk(content, at: path.child(0), in: environment)
     }
@@ -156,7 +159,7 @@ public struct ButtonRole: Equatable, Sendable {
     public static let cancel = ButtonRole()
 }
 
-public struct Picker<Label: View, SelectionValue: Hashable, Content: View>: View, PrimitiveView {
+public struct Picker<Label: View, SelectionValue: Hashable, Content: View>: View, ContentContainer {
     let content: Content
     public init(
         selection: Binding<SelectionValue>, @ViewBuilder content: () -> Content, @ViewBuilder label: () -> Label
@@ -164,9 +167,6 @@ public struct Picker<Label: View, SelectionValue: Hashable, Content: View>: View
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 extension Picker where Label == Text {
@@ -241,90 +241,65 @@ public struct Alert {
 
 // MARK: - Containers
 
-/// Declares a container: a view whose content, built by the app, is all evaluated.
-public struct VStack<Content: View>: View, PrimitiveView {
+public struct VStack<Content: View>: View, ContentContainer {
     let content: Content
     public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content)
     {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct HStack<Content: View>: View, PrimitiveView {
+public struct HStack<Content: View>: View, ContentContainer {
     let content: Content
     public init(alignment: VerticalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct ZStack<Content: View>: View, PrimitiveView {
+public struct ZStack<Content: View>: View, ContentContainer {
     let content: Content
     public init(alignment: Alignment = .center, @ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct LazyVStack<Content: View>: View, PrimitiveView {
+public struct LazyVStack<Content: View>: View, ContentContainer {
     let content: Content
     public init(alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil, @ViewBuilder content: () -> Content)
     {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct LazyVGrid<Content: View>: View, PrimitiveView {
+public struct LazyVGrid<Content: View>: View, ContentContainer {
     let content: Content
     public init(
         columns: [GridItem], alignment: HorizontalAlignment = .center, spacing: CGFloat? = nil,
         @ViewBuilder content: () -> Content
     ) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct ScrollView<Content: View>: View, PrimitiveView {
+public struct ScrollView<Content: View>: View, ContentContainer {
     let content: Content
     public init(_ axes: Axis.Set = .vertical, showsIndicators: Bool = true, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct Form<Content: View>: View, PrimitiveView {
+public struct Form<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct List<Content: View>: View, PrimitiveView {
+public struct List<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 extension List {
@@ -339,7 +314,7 @@ extension List {
     }
 }
 
-public struct Section<Content: View>: View, PrimitiveView {
+public struct Section<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public init<Header: View>(header: Header, @ViewBuilder content: () -> Content) { self.content = content() }
@@ -348,42 +323,30 @@ public struct Section<Content: View>: View, PrimitiveView {
     }
     public init(_ title: String, @ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct NavigationView<Content: View>: View, PrimitiveView {
+public struct NavigationView<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
-public struct NavigationStack<Content: View>: View, PrimitiveView {
+public struct NavigationStack<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder root: () -> Content) { content = root() }
     public init(path: Binding<NavigationPath>, @ViewBuilder root: () -> Content) { content = root() }
     public init<Data: Hashable>(path: Binding<[Data]>, @ViewBuilder root: () -> Content) { content = root() }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 /// Tabs: every tab's content is evaluated (on iOS only the tab shown is, until another is chosen).
-public struct TabView<Content: View>: View, PrimitiveView {
+public struct TabView<Content: View>: View, ContentContainer {
     let content: Content
     public init(@ViewBuilder content: () -> Content) { self.content = content() }
     public init<Selection: Hashable>(selection: Binding<Selection>?, @ViewBuilder content: () -> Content) {
         self.content = content()
     }
     public var body: Never { primitiveBody }
-    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
-        graph.walk(content, at: path.child(0), in: environment)
-    }
 }
 
 public struct Menu<Label: View, Content: View>: View, PrimitiveView {
