@@ -58,7 +58,7 @@ public final class LineProducer: @unchecked Sendable {
 
     /// Reads lines until one contains `text`; throws `TimedOut` after `limit` or at end of output.
     @discardableResult
-    public func waitForLine(containing text: String, within limit: Duration = .seconds(10)) async throws -> String {
+    public func waitForLine(containing text: String, within limit: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + limit
         while true {
             let left = ContinuousClock.now.duration(to: deadline)
