@@ -85,12 +85,7 @@ public struct SimulatedDevice: Sendable {
     /// for an MSAL app whose account outlived a check-in under Authenticator.
     public func followsTheWorker(_ app: String) -> Bool { followedUser(of: app) == hub.session.checkedOutUser }
 
-    /// Whom an app's SDK follows, and the generation of its latest change: MSAL's account (the
-    /// Hub's session's user unless Authenticator is the broker), or Workspace ONE's session.
-    private func followed(by app: SimulatedApp) -> (user: String?, generation: UInt64) {
-        app.sdk.listensToPosts
-            ? (hub.currentAccount, hub.broker.generation) : (hub.session.checkedOutUser, hub.session.generation)
-    }
+    private func followed(by app: SimulatedApp) -> (user: String?, generation: UInt64) { hub.followed(by: app.sdk) }
 
     // MARK: - Steps
 

@@ -158,6 +158,12 @@ public struct HubModel: Equatable, Sendable, Codable {
     /// MSAL's signed-in account's user.
     public var currentAccount: String? { broker.account }
 
+    /// Whom an app of `sdk` follows, and the generation of its latest change: MSAL's account
+    /// (the session's user unless Authenticator is the broker), or Workspace ONE's session.
+    public func followed(by sdk: SDKKind) -> (user: String?, generation: UInt64) {
+        sdk.listensToPosts ? (currentAccount, broker.generation) : (session.checkedOutUser, session.generation)
+    }
+
     /// Global sign-in from an app: with the Hub as broker, the same event as a check-out.
     public mutating func signIn(as user: DirectoryUser?) throws(DeviceError) -> [Effect] {
         guard currentAccount == nil else { throw .alreadySignedIn }

@@ -176,29 +176,16 @@ final class SceneLifecycle<AppType: App>: AppLifecycleReceiver {
         ViewGraph.current = graph
     }
 
-    func didFinishLaunching() {
-        delegate.didFinishLaunching()
-        MainActor.assumeIsolated { graph.update { $0.scenePhase = .inactive } }
-    }
+    func didFinishLaunching() { step(.inactive, delegate.didFinishLaunching) }
+    func willEnterForeground() { step(.inactive, delegate.willEnterForeground) }
+    func didBecomeActive() { step(.active, delegate.didBecomeActive) }
+    func willResignActive() { step(.inactive, delegate.willResignActive) }
+    func didEnterBackground() { step(.background, delegate.didEnterBackground) }
 
-    func willEnterForeground() {
-        delegate.willEnterForeground()
-        MainActor.assumeIsolated { graph.update { $0.scenePhase = .inactive } }
-    }
-
-    func didBecomeActive() {
-        delegate.didBecomeActive()
-        MainActor.assumeIsolated { graph.update { $0.scenePhase = .active } }
-    }
-
-    func willResignActive() {
-        delegate.willResignActive()
-        MainActor.assumeIsolated { graph.update { $0.scenePhase = .inactive } }
-    }
-
-    func didEnterBackground() {
-        delegate.didEnterBackground()
-        MainActor.assumeIsolated { graph.update { $0.scenePhase = .background } }
+    /// UIKit's call first, then the scene's phase, the views evaluated again at it.
+    private func step(_ phase: ScenePhase, _ delegateCall: () -> Void) {
+        delegateCall()
+        MainActor.assumeIsolated { graph.update { $0.scenePhase = phase } }
     }
 
     func willTerminate() { delegate.willTerminate() }

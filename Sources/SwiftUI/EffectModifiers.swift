@@ -81,10 +81,9 @@ extension View {
         }
     }
 
-    /// Receives the URLs the app is opened with.
-    public func onOpenURL(perform action: @escaping (URL) -> Void) -> some View {
-        modified { graph, _, _ in graph.onOpenURL(action) }
-    }
+    /// The URLs the app is opened with: none is, here (MSAL's broker answers over the bus, not
+    /// by opening the app), so `action` never runs.
+    public func onOpenURL(perform action: @escaping (URL) -> Void) -> some View { self }
 
     // MARK: - The environment
 

@@ -33,8 +33,6 @@ struct ViewPath: Hashable, CustomStringConvertible {
     private var lastValues: [ViewPath: Any] = [:]
     /// What runs once this evaluation is over.
     private var after: [@MainActor () -> Void] = []
-    /// Where the app's URLs go (`onOpenURL`), as of the last evaluation.
-    private(set) var openURLHandlers: [@MainActor (URL) -> Void] = []
     private var scheduled = false
 
     init(root: @escaping @MainActor (ViewGraph) -> Void) { self.root = root }
@@ -45,7 +43,6 @@ struct ViewPath: Hashable, CustomStringConvertible {
         present = [:]
         order = []
         after = []
-        openURLHandlers = []
         withObservationTracking {
             root(self)
         } onChange: {
@@ -132,11 +129,6 @@ struct ViewPath: Hashable, CustomStringConvertible {
             after.append { action(value, value) }
         }
     }
-
-    func onOpenURL(_ action: @escaping @MainActor (URL) -> Void) { openURLHandlers.append(action) }
-
-    /// Runs later, once this evaluation is over.
-    func afterUpdate(_ action: @escaping @MainActor () -> Void) { after.append(action) }
 
     /// A place new in this evaluation appears (its `onAppear`, then its `task`); one gone
     /// disappears (its `onDisappear`, its task cancelled).

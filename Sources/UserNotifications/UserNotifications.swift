@@ -182,14 +182,14 @@ open class UNUserNotificationCenter: NSObject, @unchecked Sendable {
     open func add(
         _ request: UNNotificationRequest, withCompletionHandler completionHandler: (@Sendable (Error?) -> Void)? = nil
     ) {
-        lock.withLock {
-            pending.removeAll { $0.identifier == request.identifier }
-            pending.append(request)
-        }
+        keep(request)
         if let completionHandler { DispatchQueue.global().async { completionHandler(nil) } }
     }
 
-    open func add(_ request: UNNotificationRequest) async throws {
+    open func add(_ request: UNNotificationRequest) async throws { keep(request) }
+
+    /// A request replaces the pending one of its identifier, as on iOS.
+    private func keep(_ request: UNNotificationRequest) {
         lock.withLock {
             pending.removeAll { $0.identifier == request.identifier }
             pending.append(request)
