@@ -65,6 +65,8 @@ let package = Package(
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "SwiftUI", targets: ["SwiftUI"]),
         .library(name: "DeviceHost", targets: ["DeviceHost"]),
+        // A SwiftUI app's target adds it, so that an app delegate deriving from NSObject is made.
+        .plugin(name: "AppDelegateAdaptors", targets: ["AppDelegateAdaptors"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -203,6 +205,12 @@ let package = Package(
         // SwiftUI's app lifecycle, driven by the host, and views that render nothing.
         // Swift 5 mode, as Apple's SwiftUI is declared (@preconcurrency) for the code written on it.
         .target(name: "SwiftUI", dependencies: ["Combine", "DeviceHost", "UIKit"], swiftSettings: appCode),
+        // Writes, at build time, how each `@UIApplicationDelegateAdaptor` delegate type is made
+        // (Sources/AppDelegateAdaptors/plugin.swift says why).
+        .plugin(
+            name: "AppDelegateAdaptors", capability: .buildTool(), dependencies: ["sdlab-adaptors"],
+            path: "Sources/AppDelegateAdaptors"),
+        .executableTarget(name: "sdlab-adaptors", path: "Sources/sdlab-adaptors"),
         // MSAL and AWSDK bring UIKit, as their umbrella headers do on iOS (UIKit needs neither).
         .target(
             name: "MSAL",
@@ -281,6 +289,11 @@ let package = Package(
             name: "ExampleTeamNotes", dependencies: ["DeviceHost", "MSAL", "Security", "UIKit"],
             path: "Sources/Examples/TeamNotes", exclude: ["Info.plist"],
             swiftSettings: appCode + [foundationBringsSecurity]),
+        // The SwiftUI app `sdlab init --swiftui` writes: its helpers are TeamNotes' (linked).
+        .executableTarget(
+            name: "ExampleTeamSwiftUINotes", dependencies: ["DeviceHost", "MSAL", "Security", "SwiftUI"],
+            path: "Sources/Examples/TeamSwiftUINotes", exclude: ["Info.plist"],
+            swiftSettings: appCode + [foundationBringsSecurity], plugins: ["AppDelegateAdaptors"]),
         // A hostile app for the fence's tests: it keeps each record outside its container by
         // every route the fence must close (Tests/EndToEndTests/FenceTests.swift).
         .target(name: "CFenceEscapes", path: "Tests/Fixtures/CFenceEscapes"),

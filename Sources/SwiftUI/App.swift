@@ -134,15 +134,25 @@ public struct UIApplicationDelegateAdaptor<DelegateType: NSObject & UIApplicatio
     public let wrappedValue: DelegateType
 
     /// Makes the delegate with `init()`. Linux's Swift can make an instance of a class it is
-    /// given only through a `required` initializer, which `UIResponder`'s is: a delegate that
-    /// derives from `NSObject` alone stops here, naming the one-word fix.
+    /// given only through a `required` initializer, which `UIResponder`'s is and `NSObject`'s is
+    /// not: for a delegate that derives from `NSObject`, the AppDelegateAdaptors build plugin
+    /// writes an initializer for its type (`init(makingWith:)`), which the compiler picks over
+    /// this one. Without the plugin, such a delegate stops here, naming the fix.
     @MainActor public init(_ delegateType: DelegateType.Type = DelegateType.self) {
         guard let delegate = (delegateType as? UIResponder.Type)?.init() as? DelegateType else {
             fatalError(
-                "@UIApplicationDelegateAdaptor: \(delegateType) derives from NSObject; here an app delegate "
-                    + "derives from UIResponder (class AppDelegate: UIResponder, UIApplicationDelegate), as "
-                    + "Xcode's template writes it (Docs/your-app.md)")
+                "@UIApplicationDelegateAdaptor: \(delegateType) derives from NSObject, which Linux's Swift can make "
+                    + "only with the AppDelegateAdaptors plugin on the app's target: plugins: [.plugin(name: "
+                    + "\"AppDelegateAdaptors\", package: \"SharedDeviceLab\")], as sdlab init --swiftui writes it "
+                    + "(Docs/your-app.md)")
         }
+        self.init(makingWith: { delegate })
+    }
+
+    /// Makes the delegate with `make`: what the AppDelegateAdaptors plugin writes for each
+    /// delegate type, where the type is known and `AppDelegate()` can be written.
+    @MainActor public init(makingWith make: @MainActor () -> DelegateType) {
+        let delegate = make()
         wrappedValue = delegate
         UIApplicationDelegateAdaptorRegistry.delegate = delegate
     }

@@ -10,18 +10,22 @@ struct InitCommand: ParsableCommand {
         discussion: """
             Writes into DIR, which must be new or empty, a package that depends on this \
             SharedDeviceLab checkout by path: one executable app target written as an iOS team \
-            writes it (an @main app delegate using MSAL in shared device mode, FileManager, \
-            UserDefaults and the keychain) with the one file added to run it in a device, one \
-            scenario in Scenarios/ that passes, and a README with the two commands that build and \
-            run it (Docs/your-app.md). The app's files are the checkout's \
-            Sources/Examples/TeamNotes, which the checkout builds as ExampleTeamNotes. Exit 0 when \
-            written, 2 for a DIR that is not empty or a checkout that cannot be found, 3 when a file \
-            cannot be read or written.
+            writes it (an @main app delegate with scenes, or with --swiftui an @main SwiftUI App; \
+            MSAL in shared device mode, FileManager, UserDefaults and the keychain) with the one \
+            file added to run it in a device, one scenario in Scenarios/ that passes, and a README \
+            with the two commands that build and run it and the line to delete to see it fail \
+            (Docs/your-app.md). The app's files are the checkout's Sources/Examples/TeamNotes (or \
+            TeamSwiftUINotes), which the checkout builds as ExampleTeamNotes (ExampleTeamSwiftUINotes). \
+            Exit 0 when written, 2 for a DIR that is not empty or a checkout that cannot be found, 3 \
+            when a file cannot be read or written.
             """
     )
 
     @Argument(help: ArgumentHelp("The folder to write the package into: new or empty.", valueName: "dir"))
     var directory: String
+
+    @Flag(help: "Write a SwiftUI app (@main struct …: App, an account model, a view) instead of a UIKit one.")
+    var swiftui = false
 
     @Option(
         help: ArgumentHelp(
@@ -41,13 +45,14 @@ struct InitCommand: ParsableCommand {
         let runCommand =
             sdlab.hasPrefix(checkout + "/") ? sdlab : "SDLAB_BUS_CONFIG=\(checkout)/Bus/device.conf \(sdlab)"
         let name = folder.lastPathComponent.isEmpty ? "TeamApp" : folder.lastPathComponent
-        let template = TeamTemplate(name: name, lab: checkout, runCommand: runCommand)
+        let template = TeamTemplate(
+            name: name, lifecycle: swiftui ? .swiftUI : .uiKit, lab: checkout, runCommand: runCommand)
         let files: [(path: String, text: String)]
         do {
             files = try template.files()
         } catch {
             throw failure(
-                "cannot read the app's files in \(checkout)/\(TeamTemplate.exampleFolder): \(error.localizedDescription)",
+                "cannot read the app's files in \(checkout)/\(template.exampleFolder): \(error.localizedDescription)",
                 code: ExitCodes.environment)
         }
         for file in files {

@@ -1,11 +1,17 @@
 import Foundation
 
 /// The package `sdlab init` writes: a team's notes app on the facades, as Docs/your-app.md
-/// describes it (the files of the checkout's `ExampleTeamNotes`), one scenario that runs it, and
-/// a README with the two commands.
+/// describes it (the files of the checkout's `ExampleTeamNotes`, or `ExampleTeamSwiftUINotes`),
+/// one scenario that runs it, and a README with the two commands.
 struct TeamTemplate {
+    /// How the app is written: UIKit's app and scene delegates, or SwiftUI's `App`.
+    enum Lifecycle {
+        case uiKit, swiftUI
+    }
+
     /// The package's name (the folder's).
     let name: String
+    let lifecycle: Lifecycle
     /// The SharedDeviceLab checkout the package depends on, absolute.
     let lab: String
     /// How the README runs the scenarios: an sdlab built from that checkout.
@@ -19,8 +25,14 @@ struct TeamTemplate {
     static let breakingLine = "try? fileManager.removeItem(at: previewsFolder(of: user))"
 
     /// Where the app's files come from, in the checkout: the example the package builds
-    /// (`ExampleTeamNotes`), so that what a team starts from is compiled and run with the lab.
-    static let exampleFolder = "Sources/Examples/TeamNotes"
+    /// (`ExampleTeamNotes`, `ExampleTeamSwiftUINotes`), so that what a team starts from is
+    /// compiled and run with the lab.
+    var exampleFolder: String {
+        switch lifecycle {
+        case .uiKit: "Sources/Examples/TeamNotes"
+        case .swiftUI: "Sources/Examples/TeamSwiftUINotes"
+        }
+    }
 
     /// Each file's path in the package and its text, in the order they are listed.
     func files() throws -> [(path: String, text: String)] {
@@ -33,7 +45,7 @@ struct TeamTemplate {
 
     /// The example's files, as they are, under the app's target.
     private func appFiles() throws -> [(path: String, text: String)] {
-        let folder = lab + "/" + Self.exampleFolder
+        let folder = lab + "/" + exampleFolder
         return try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { name in
             ("Sources/\(Self.appTarget)/\(name)", try String(contentsOfFile: folder + "/" + name, encoding: .utf8))
         }
@@ -44,35 +56,42 @@ struct TeamTemplate {
     private var labIdentity: String { lab.split(separator: "/").last.map(String.init) ?? "SharedDeviceLab" }
 
     private var packageManifest: String {
-        #"""
-        // swift-tools-version:6.0
-        import PackageDescription
+        let facade = lifecycle == .swiftUI ? "SwiftUI" : "UIKit"
+        // SwiftUI's app delegate is made by the plugin when it derives from NSObject.
+        let plugins =
+            lifecycle == .swiftUI
+            ? ",\n            // Makes the app delegate, which derives from NSObject (Docs/your-app.md, \"A SwiftUI app\").\n"
+                + "            plugins: [.plugin(name: \"AppDelegateAdaptors\", package: \"\(literal(labIdentity))\")]"
+            : ""
+        return #"""
+            // swift-tools-version:6.0
+            import PackageDescription
 
-        let package = Package(
-            name: "\#(literal(name))",
-            dependencies: [.package(path: "\#(literal(lab))")],  // SharedDeviceLab
-            targets: [
-                // The app: its files compile unchanged against SharedDeviceLab's MSAL, Security and
-                // UIKit, as against the real ones on iOS; DeviceHost runs it in a device.
-                .executableTarget(
-                    name: "\#(Self.appTarget)",
-                    dependencies: [
-                        .product(name: "MSAL", package: "\#(literal(labIdentity))"),
-                        .product(name: "Security", package: "\#(literal(labIdentity))"),
-                        .product(name: "UIKit", package: "\#(literal(labIdentity))"),
-                        .product(name: "DeviceHost", package: "\#(literal(labIdentity))"),
-                    ],
-                    exclude: ["Info.plist"],  // read by MSAL as the app starts (the scenario's info_plist:)
-                    swiftSettings: [
-                        .swiftLanguageMode(.v5),
-                        // As on iOS, where Foundation brings Security and CoreFoundation: a file that
-                        // imports Foundation alone sees the keychain, CF names and the Darwin center.
-                        .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
-                    ])
-            ]
-        )
+            let package = Package(
+                name: "\#(literal(name))",
+                dependencies: [.package(path: "\#(literal(lab))")],  // SharedDeviceLab
+                targets: [
+                    // The app: its files compile unchanged against SharedDeviceLab's MSAL, Security and
+                    // \#(facade), as against the real ones on iOS; DeviceHost runs it in a device.
+                    .executableTarget(
+                        name: "\#(Self.appTarget)",
+                        dependencies: [
+                            .product(name: "MSAL", package: "\#(literal(labIdentity))"),
+                            .product(name: "Security", package: "\#(literal(labIdentity))"),
+                            .product(name: "\#(facade)", package: "\#(literal(labIdentity))"),
+                            .product(name: "DeviceHost", package: "\#(literal(labIdentity))"),
+                        ],
+                        exclude: ["Info.plist"],  // read by MSAL as the app starts (the scenario's info_plist:)
+                        swiftSettings: [
+                            .swiftLanguageMode(.v5),
+                            // As on iOS, where Foundation brings Security and CoreFoundation: a file that
+                            // imports Foundation alone sees the keychain, CF names and the Darwin center.
+                            .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"]),
+                        ]\#(plugins))
+                ]
+            )
 
-        """#
+            """#
     }
 
     private var scenario: String {
@@ -116,7 +135,7 @@ struct TeamTemplate {
 
         A shared-device app run in a SharedDeviceLab device, written by `sdlab init`.
 
-        - `Sources/\#(Self.appTarget)/`: the app as an iOS team writes it, with scenes, against MSAL in
+        - `Sources/\#(Self.appTarget)/`: the app as an iOS team writes it, \#(appShape), against MSAL in
           shared device mode, FileManager, UserDefaults and the keychain. `KeychainHelper.swift`,
           `AccountChangeObserver.swift` and `NotesStore.swift` import Foundation alone, as on iOS:
           the target's `-import-module Security` setting brings the keychain and CoreFoundation.
@@ -150,6 +169,16 @@ struct TeamTemplate {
         How the app is judged, and how to bring your own code: `\#(lab)/Docs/your-app.md`.
 
         """#
+    }
+
+    /// How the README says the app is written.
+    private var appShape: String {
+        switch lifecycle {
+        case .uiKit: "with UIKit's app and scene delegates"
+        case .swiftUI:
+            "with SwiftUI's lifecycle (`@main struct NotesApp: App`, an app delegate deriving from NSObject, "
+                + "an `ObservableObject` account model)"
+        }
     }
 
     /// `text` inside a Swift string literal.

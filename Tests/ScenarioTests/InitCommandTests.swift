@@ -72,6 +72,35 @@ struct InitCommandTests {
         #expect(store.contains("the previews stay in Caches.\n        \(breaking)\n"))
     }
 
+    /// `--swiftui`: the same store, helpers and scenario, with SwiftUI's lifecycle, and the plugin
+    /// that makes its NSObject-based app delegate.
+    @Test func writesASwiftUIPackage() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let package = folder + "/contoso"
+        let result = try await run(sdlabPath, ["init", "--swiftui", package])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        for file in ["NotesApp", "AccountModel", "NotesView", "DeviceLabApp", "NotesStore", "KeychainHelper"] {
+            #expect(result.stdout.contains("wrote \(package)/Sources/NotesApp/\(file).swift"), "\(result.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: package + "/Sources/NotesApp/SceneDelegate.swift"))
+        let manifest = try String(contentsOfFile: package + "/Package.swift", encoding: .utf8)
+        #expect(manifest.contains(".product(name: \"SwiftUI\""), "\(manifest)")
+        #expect(!manifest.contains(".product(name: \"UIKit\""), "\(manifest)")
+        let lab = URL(fileURLWithPath: Self.checkout).lastPathComponent
+        #expect(
+            manifest.contains("plugins: [.plugin(name: \"AppDelegateAdaptors\", package: \"\(lab)\")]"), "\(manifest)")
+        let app = try String(contentsOfFile: package + "/Sources/NotesApp/NotesApp.swift", encoding: .utf8)
+        #expect(app.contains("@main\nstruct NotesApp: App {\n    @UIApplicationDelegateAdaptor(AppDelegate.self)"))
+        #expect(app.contains("class AppDelegate: NSObject, UIApplicationDelegate"))
+        let model = try String(contentsOfFile: package + "/Sources/NotesApp/AccountModel.swift", encoding: .utf8)
+        #expect(model.hasPrefix("import Foundation\nimport MSAL\n"))
+        #expect(model.contains("final class AccountModel: ObservableObject"))
+        let readme = try String(contentsOfFile: package + "/README.md", encoding: .utf8)
+        #expect(readme.contains("SwiftUI's lifecycle"))
+        #expect(readme.contains("try? fileManager.removeItem(at: previewsFolder(of: user))"))
+    }
+
     @Test func refusesAFolderThatIsNotEmpty() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
