@@ -5,8 +5,10 @@ import Foundation
 // `@UIApplicationDelegateAdaptor var …: AppDelegate`), the adaptor's initializers made for that
 // type. Run by the AppDelegateAdaptors build plugin.
 
-/// The delegate types `source` gives the adaptor, in the two forms SwiftUI takes.
+/// The delegate types `source` gives the adaptor, in the two forms SwiftUI takes, outside
+/// comments (a type named only in a comment may not exist).
 func delegateTypes(in source: String) -> [String] {
+    let code = source.replacingOccurrences(of: #"//[^\n]*|/\*[\s\S]*?\*/"#, with: "", options: .regularExpression)
     let typeName = #"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"#
     let patterns = [
         #"@UIApplicationDelegateAdaptor\s*\(\s*"# + typeName + #"\.self"#,
@@ -15,9 +17,9 @@ func delegateTypes(in source: String) -> [String] {
     ]
     return patterns.flatMap { pattern -> [String] in
         guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
-        let whole = NSRange(source.startIndex..., in: source)
-        return regex.matches(in: source, range: whole).compactMap { match in
-            Range(match.range(at: 1), in: source).map { String(source[$0]) }
+        let whole = NSRange(code.startIndex..., in: code)
+        return regex.matches(in: code, range: whole).compactMap { match in
+            Range(match.range(at: 1), in: code).map { String(code[$0]) }
         }
     }
 }

@@ -83,6 +83,32 @@ struct TeamAppTests {
         }
     }
 
+    /// The SwiftUI app `sdlab init --swiftui` writes: its app delegate derives from NSObject and is
+    /// made under `@UIApplicationDelegateAdaptor` (the build plugin's initializer), starts MSAL and
+    /// hears the broker, so the check-in removes the worker's notes of every kind.
+    @Test(.tags(.device), .devicesWanted) func aSwiftUIAppWithAnNSObjectDelegateCleansUp() async throws {
+        let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-swiftui")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scenario = TeamAppTests.notesScenario(
+            "a SwiftUI app's delegate", app: "ExampleTeamSwiftUINotes",
+            then: """
+                  - write: {app: notes, kind: plain, count: 2}
+                  - write: {app: notes, kind: sensitive, count: 1}
+                  - write: {app: notes, kind: preferences, count: 1}
+                  - expect:
+                      notes: {user: cou1, records: 2}
+                  - checkin
+                  - settle
+                  - expect:
+                      notes: {user: none, previous: cou1, leaks: 0, records: 0, mechanism: signal}
+                """)
+        let result = try await run(
+            sdlabPath, ["run", try writeScenario(scenario, named: "swiftui.yaml", in: folder)],
+            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("1 of 1 scenarios passed"), "\(result.stdout)")
+    }
+
     /// A cleanup that compresses the previous worker's data has not removed it: the scan reads
     /// inside the archive.
     @Test(.tags(.device), .devicesWanted) func aHookThatCompressesInsteadOfDeletingLeaks() async throws {
