@@ -17,7 +17,9 @@ struct CoreFoundationNamesTests {
         ).anchorsMatchLineEndings()
         return try Set(
             files.flatMap { file in
-                try String(contentsOf: file, encoding: .utf8).matches(of: declaration).map { String($0.output[1].substring!) }
+                try String(contentsOf: file, encoding: .utf8).matches(of: declaration).map {
+                    String($0.output[1].substring!)
+                }
             })
     }
 
