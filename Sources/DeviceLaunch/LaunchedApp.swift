@@ -33,7 +33,11 @@ public struct LaunchedApp: Sendable {
         try RunFolder.prepare(directory)
         let log = RunFolder.log(of: spec.name, in: directory)
         let executable: String
-        if let own = spec.executable { executable = own } else { executable = try appExecutable(beside: sdlab) }
+        if let own = spec.executable {
+            executable = try AppBundle.executable(of: own, for: spec, in: directory)
+        } else {
+            executable = try appExecutable(beside: sdlab)
+        }
         let container = RunFolder.container(of: spec.name, in: directory)
         let trace = RunFolder.trace(of: spec.name, in: directory)
         let fenced = try AppFence.command(

@@ -41,6 +41,11 @@ public enum RunFolder {
     public static func fenceTrace(of app: String, pid: Int32, in directory: String) -> String {
         traceFolder(in: directory) + "/fence-\(app)-\(pid).jsonl"
     }
+    /// The apps' bundles, as iOS runs an app from one (`AppBundle`): NAME.app each.
+    public static func bundles(in directory: String) -> String { directory + "/bundles" }
+    public static func bundle(of app: String, in directory: String) -> String {
+        bundles(in: directory) + "/" + app + ".app"
+    }
     /// What the apps print.
     public static func logs(in directory: String) -> String { directory + "/logs" }
     public static func log(of app: String, in directory: String) -> String { logs(in: directory) + "/app-\(app).log" }

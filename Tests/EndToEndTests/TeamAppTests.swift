@@ -236,7 +236,7 @@ struct TeamAppFoundationTests {
         let out = result.stdout
         #expect(
             out.contains(
-                "forgot: leaks 2: cou1 preferences ×2 (home/Library/Preferences/ExampleMSALNotesForgetsDefaults.plist"),
+                "forgot: leaks 2: cou1 preferences ×2 (home/Library/Preferences/dev.sdlab.forgot.plist"),
             "\(out)")
         #expect(!out.contains("kept.leaks"), "\(out)")
         #expect(!out.contains("outside its container"), "\(out)")
