@@ -306,7 +306,15 @@ public final class DeviceHost: Sendable {
         }
         let batch = records
         do {
-            try await onMain { try deviceApp.value?.store(batch) }
+            try await onMain {
+                try deviceApp.value?.store(batch)
+                // One defaults domain per app, as on iOS. Linux's Foundation keeps the domain of
+                // `UserDefaults.standard` (and of every object without a suite) apart from the
+                // same domain named by the bundle's identifier until it is written out: removing
+                // it by name (`removePersistentDomain(forName:)`, as public helpers clean up)
+                // would miss the records until then. Written now, the two agree.
+                guard UserDefaults.standard.synchronize() else { throw DefaultsNotWritten() }
+            }
         } catch {
             throw DBusError.failed("the app could not store the records: \(error)")
         }
@@ -314,6 +322,11 @@ public final class DeviceHost: Sendable {
         app.trace?.record(
             .wrote, [.kind: .string(kind.rawValue), .count: .int(Int64(count)), .user: .string(records[0].user)])
         return records.map(\.canary)
+    }
+
+    /// The app's defaults domain could not be written out to its container.
+    struct DefaultsNotWritten: Error, CustomStringConvertible {
+        var description: String { "its defaults could not be written to Library/Preferences" }
     }
 
     func signIn(user: String, password: String) async throws {

@@ -64,10 +64,9 @@ public final class NotesStore {
                 try? fileManager.removeItem(at: previewsFolder.appendingPathComponent(preview))
             }
         }
-        if NotesStore.mistake != .forgetsDefaults {
-            for key in defaults.dictionaryRepresentation().keys where key.hasPrefix("prefs.\(user).") {
-                defaults.removeObject(forKey: key)
-            }
+        if NotesStore.mistake != .forgetsDefaults, let domain = Bundle.main.bundleIdentifier {
+            // The app's whole defaults domain is the worker's, removed as public helpers do.
+            defaults.removePersistentDomain(forName: domain)
         }
         if NotesStore.mistake != .forgetsKeychain {
             let query: [String: Any] = [
