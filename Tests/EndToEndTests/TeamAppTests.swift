@@ -10,6 +10,11 @@ import Testing
 struct TeamAppTests {
     static let built = URL(fileURLWithPath: sdlabPath).deletingLastPathComponent()
     static func example(_ name: String) -> String { built.appendingPathComponent(name).path }
+    /// The Info.plist of the example in Sources/Examples/NAME.
+    static func infoPlist(_ example: String) -> String {
+        URL(fileURLWithPath: RunCommandTests.library).deletingLastPathComponent()
+            .appendingPathComponent("Sources/Examples/\(example)/Info.plist").path
+    }
 
     /// A scenario of one team app, `notes` on MSAL (the example `app`): a worker checks out and
     /// launches it, then `steps` (lines of the `steps:` list).
@@ -204,6 +209,9 @@ struct TeamAppFoundationTests {
     /// A worker's preferences, kept through `UserDefaults.standard` held in a stored property,
     /// outlive a relaunch in the container; the app that forgets them fails naming its plist,
     /// and the correct one passes, with nothing written in the home of whoever ran the scenario.
+    /// Each runs from its bundle: the defaults' domain is the identifier of the Info.plist the
+    /// scenario gives, and the correct app (which removes the domain by `Bundle.main`'s
+    /// identifier) has the one the runner made for it.
     @Test func defaultsLiveInTheContainerAndAForgottenCleanupIsNamed() async throws {
         let folder = try DevicePaths.makeTemporaryDirectory(prefix: "sdlab-defaults")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -213,7 +221,7 @@ struct TeamAppFoundationTests {
             name: defaults across a relaunch
             apps:
               - {name: kept, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotes")), cleanup: own}
-              - {name: forgot, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotesForgetsDefaults")), cleanup: own}
+              - {name: forgot, sdk: msal, background: true, executable: \(TeamAppTests.example("ExampleMSALNotesForgetsDefaults")), cleanup: own, info_plist: \(TeamAppTests.infoPlist("MSALNotes"))}
             steps:
               - enroll: stage
               - checkout: cou1
@@ -236,7 +244,7 @@ struct TeamAppFoundationTests {
         let out = result.stdout
         #expect(
             out.contains(
-                "forgot: leaks 2: cou1 preferences ×2 (home/Library/Preferences/dev.sdlab.forgot.plist"),
+                "forgot: leaks 2: cou1 preferences ×2 (home/Library/Preferences/com.contoso.notes.plist"),
             "\(out)")
         #expect(!out.contains("kept.leaks"), "\(out)")
         #expect(!out.contains("outside its container"), "\(out)")
