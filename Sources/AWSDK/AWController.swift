@@ -133,7 +133,7 @@ public class AWController: NSObject, @unchecked Sendable {
     }
 
     /// What the console would say of the device, from the session the Hub answered (none: no answer).
-    private static func enrollment(_ session: Session?) -> EnrollmentStatus {
+    static func enrollment(_ session: Session?) -> EnrollmentStatus {
         switch session?.state {
         case .checkedIn?, .checkedOut?: .enrolled
         case .unenrolled?: .deviceNotFound

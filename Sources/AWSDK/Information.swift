@@ -3,8 +3,22 @@ import Foundation
 import SDKClients
 import SharedDevice
 
-/// The app's assignment status (only what shared-device code reads).
-public class ApplicationStatusInformation: NSObject {}
+/// The app's assignment status, from the Hub's answer: enrolled while the device is staged
+/// for sharing (checked in or out), the app supported and the device managed then.
+public class ApplicationStatusInformation: NSObject {
+    public let enrollmentStatus: EnrollmentStatus
+    public let isAppSupported: Bool
+    public let isDeviceManaged: Bool
+    /// The console's version: none is known here.
+    public let consoleVersion: String
+
+    init(enrollmentStatus: EnrollmentStatus) {
+        self.enrollmentStatus = enrollmentStatus
+        isAppSupported = enrollmentStatus == .enrolled
+        isDeviceManaged = enrollmentStatus == .enrolled
+        consoleVersion = ""
+    }
+}
 
 /// Whether a shared device is checked out.
 public enum SharedDeviceStatus: Int, Sendable {
@@ -46,15 +60,16 @@ public class DeviceInformationController: NSObject, @unchecked Sendable {
         call.run {
             do {
                 let (shared, session) = try await hub.assignment()
-                let status: SharedDeviceStatus =
+                let sharing: SharedDeviceStatus =
                     switch session?.state {
                     case .checkedOut?: .checkedOutAssigned
                     case .checkedIn?: .checkedInUnassigned
                     default: .unknown
                     }
                 let information = SharedDeviceInformation(
-                    isDeviceStagingEnabled: shared, sharedDeviceStatus: status, userContextID: session?.user)
-                call.complete { completion.value(ApplicationStatusInformation(), information, nil) }
+                    isDeviceStagingEnabled: shared, sharedDeviceStatus: sharing, userContextID: session?.user)
+                let status = ApplicationStatusInformation(enrollmentStatus: AWController.enrollment(session))
+                call.complete { completion.value(status, information, nil) }
             } catch {
                 call.complete { completion.value(nil, nil, call.error(error)) }
             }

@@ -215,6 +215,12 @@ public class MSALWebviewParameters: NSObject {
     public init(authPresentationViewController: AnyObject) {
         parentViewController = authPresentationViewController
     }
+
+    /// Without a view controller, as macOS code writes it (and the `#else` branch of code that
+    /// tests `#if os(iOS)`, which is compiled on Linux).
+    public convenience override init() {
+        self.init(authPresentationViewController: NSObject())
+    }
 }
 
 /// What the interactive sign-in asks of the user.

@@ -72,6 +72,7 @@ struct ViewPath: Hashable, CustomStringConvertible {
             primitive.visit(self, at: path, in: environment)
             return
         }
+        if represent(view, at: path, in: environment) { return }
         install(Mirror(reflecting: view), at: path, in: environment)
         walk(body(of: view), at: path.child(String(describing: type(of: view))), in: environment)
     }

@@ -59,13 +59,6 @@ extension Image: LeafView, PrimitiveView {
     func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}
 }
 
-/// An image as UIKit holds it; nothing is drawn.
-open class UIImage: NSObject, @unchecked Sendable {
-    public init?(named name: String) {}
-    public init?(systemName name: String) {}
-    public init?(data: Data) {}
-}
-
 public struct Spacer: LeafView, PrimitiveView {
     public init(minLength: CGFloat? = nil) {}
     func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {}

@@ -14,11 +14,19 @@ open class UIResponder: NSObject {
     public required override init() {}
 }
 
-/// An empty view controller, to hand MSAL's sign-in page. Its initialisers are iOS's, so a
-/// subclass with one of its own compiles as there (`super.init(nibName: nil, bundle: nil)` and
-/// `required init?(coder:)`). Not a `UIResponder` here: that one's `init()` is required, so that
-/// the host can make the app's delegates, and a view controller's must not be.
+/// A view controller that shows nothing: one to hand MSAL's sign-in page, or a screen an app
+/// presents. Its initialisers are iOS's, so a subclass with one of its own compiles as there
+/// (`super.init(nibName: nil, bundle: nil)` and `required init?(coder:)`). Not a `UIResponder`
+/// here: that one's `init()` is required, so that the host can make the app's delegates, and a
+/// view controller's must not be. Its view is loaded when first asked for (`loadView`, then
+/// `viewDidLoad`); presenting one records it and calls the completion, and nothing appears.
 open class UIViewController: NSObject {
+    private var loadedView: UIView?
+    open var title: String?
+    open var modalPresentationStyle = UIModalPresentationStyle.automatic
+    open private(set) var presentedViewController: UIViewController?
+    open private(set) weak var presentingViewController: UIViewController?
+
     public init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {
         super.init()
     }
@@ -29,6 +37,41 @@ open class UIViewController: NSObject {
 
     public convenience override init() {
         self.init(nibName: nil, bundle: nil)
+    }
+
+    /// The controller's view, loaded the first time it is asked for.
+    open var view: UIView! {
+        get {
+            if loadedView == nil {
+                loadView()
+                viewDidLoad()
+            }
+            return loadedView
+        }
+        set { loadedView = newValue }
+    }
+
+    open var isViewLoaded: Bool { loadedView != nil }
+    open func loadView() { loadedView = UIView(frame: UIScreen.main.bounds) }
+    open func viewDidLoad() {}
+    open func viewWillAppear(_ animated: Bool) {}
+    open func viewDidAppear(_ animated: Bool) {}
+    open func viewWillDisappear(_ animated: Bool) {}
+    open func viewDidDisappear(_ animated: Bool) {}
+
+    open func present(
+        _ viewControllerToPresent: UIViewController, animated flag: Bool, completion: (() -> Void)? = nil
+    ) {
+        presentedViewController = viewControllerToPresent
+        viewControllerToPresent.presentingViewController = self
+        completion?()
+    }
+
+    open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) {
+        let presented = presentedViewController ?? self
+        presented.presentingViewController?.presentedViewController = nil
+        presented.presentingViewController = nil
+        completion?()
     }
 }
 
