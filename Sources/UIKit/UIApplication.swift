@@ -250,6 +250,9 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     /// One scene at a time here.
     public var supportsMultipleScenes: Bool { false }
 
+    /// The windows of the connected scenes (deprecated on iOS 15, still written).
+    public var windows: [UIWindow] { connectedScenes.compactMap { $0 as? UIWindowScene }.flatMap(\.windows) }
+
     func connect(_ scene: UIScene) { lock.withLock { _ = scenes.insert(scene) } }
     func disconnect(_ scene: UIScene) { lock.withLock { _ = scenes.remove(scene) } }
 

@@ -149,6 +149,38 @@ public enum UIControl {
     }
 }
 
+/// A stack of view controllers; pushing and popping show nothing.
+open class UINavigationController: UIViewController {
+    open var viewControllers: [UIViewController] = []
+    open var topViewController: UIViewController? { viewControllers.last }
+    open var visibleViewController: UIViewController? { presentedViewController ?? topViewController }
+
+    public init(rootViewController: UIViewController) {
+        viewControllers = [rootViewController]
+        super.init(nibName: nil, bundle: nil)
+    }
+
+    public required init?(coder: NSCoder) { super.init(coder: coder) }
+
+    open func pushViewController(_ viewController: UIViewController, animated: Bool) {
+        viewControllers.append(viewController)
+    }
+
+    @discardableResult open func popViewController(animated: Bool) -> UIViewController? {
+        viewControllers.count > 1 ? viewControllers.removeLast() : nil
+    }
+}
+
+/// Tabs of view controllers; the first is selected.
+open class UITabBarController: UIViewController {
+    open var viewControllers: [UIViewController]?
+    open var selectedIndex = 0
+    open var selectedViewController: UIViewController? {
+        guard let controllers = viewControllers, controllers.indices.contains(selectedIndex) else { return nil }
+        return controllers[selectedIndex]
+    }
+}
+
 /// An alert or action sheet: presented, it shows nothing, and no one picks an action.
 open class UIAlertController: UIViewController {
     public enum Style: Int, Sendable {

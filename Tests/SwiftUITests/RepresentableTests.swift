@@ -84,5 +84,11 @@ import Testing
         #expect(alert.presentingViewController === controller)
         alert.dismiss(animated: true)
         #expect(controller.presentedViewController == nil)
+
+        let navigation = UINavigationController(rootViewController: controller)
+        navigation.pushViewController(UIViewController(), animated: true)
+        #expect(navigation.viewControllers.count == 2)
+        navigation.popViewController(animated: true)
+        #expect(navigation.topViewController === controller && navigation.popViewController(animated: true) == nil)
     }
 }
