@@ -250,6 +250,22 @@ public final class UIApplication: UIResponder, @unchecked Sendable {
     /// One scene at a time here.
     public var supportsMultipleScenes: Bool { false }
 
+    /// Whether another app would open `url`: none is installed here to open anything.
+    public func canOpenURL(_ url: URL) -> Bool { false }
+
+    /// Opens `url` in the app that handles it: none here, so the completion is told `false`.
+    public func open(
+        _ url: URL, options: [OpenExternalURLOptionsKey: Any] = [:], completionHandler: ((Bool) -> Void)? = nil
+    ) {
+        completionHandler?(false)
+    }
+
+    public struct OpenExternalURLOptionsKey: Hashable, RawRepresentable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let universalLinksOnly = OpenExternalURLOptionsKey(rawValue: "UIApplicationOpenURLOptionUniversalLinksOnly")
+    }
+
     /// The windows of the connected scenes (deprecated on iOS 15, still written).
     public var windows: [UIWindow] { connectedScenes.compactMap { $0 as? UIWindowScene }.flatMap(\.windows) }
 

@@ -263,6 +263,8 @@ open class UIDocumentInteractionController: NSObject {
     open weak var delegate: UIDocumentInteractionControllerDelegate?
     public init(url: URL) { self.url = url }
     open func presentPreview(animated: Bool) -> Bool { false }
+    open func presentOpenInMenu(from rect: CGRect, in view: UIView, animated: Bool) -> Bool { false }
+    open func presentOptionsMenu(from rect: CGRect, in view: UIView, animated: Bool) -> Bool { false }
 }
 
 /// How navigation bars look; kept, and nothing draws them.
