@@ -96,11 +96,14 @@ public struct FacadeCall: Sendable {
     public let link: DeviceLink?
     public let queue: DispatchQueue
     private let errors: @Sendable (DeviceFailure) -> NSError
+    /// Set when the call is made for a caller that awaits it (`AwaitedReturn`).
+    private let awaited: AwaitedReturn?
 
     init(link: DeviceLink?, queue: DispatchQueue, errors: @escaping @Sendable (DeviceFailure) -> NSError) {
         self.link = link
         self.queue = queue
         self.errors = errors
+        awaited = AwaitedReturn.current
     }
 
     /// The device; without one, `answer` (what the SDK answers when its broker, server or daemon
@@ -118,12 +121,14 @@ public struct FacadeCall: Sendable {
     }
 
     /// Runs the app's code on the queue, never on the connection's thread; then tells the host
-    /// it returned (`afterCheck`: the code a check's answer led to).
+    /// it returned (`afterCheck`: the code a check's answer led to), or, for a caller awaiting the
+    /// call, once the caller's code ran (`AwaitedReturn`).
     public func complete(afterCheck: Bool = false, _ body: @escaping () -> Void) {
         let work = AppValue(body)
-        queue.async { [link] in
+        queue.async { [link, awaited] in
             work.value()
-            link?.listener.appCodeReturned(afterCheck: afterCheck)
+            let returned: @Sendable () -> Void = { link?.listener.appCodeReturned(afterCheck: afterCheck) }
+            if let awaited { awaited.hold(returned) } else { returned() }
         }
     }
 
@@ -148,5 +153,49 @@ public struct FacadeCall: Sendable {
             return nil
         }
         return answer.withLock { $0 }
+    }
+}
+
+/// When the app's code a completion led to has returned, for a completion that only resumes a
+/// caller awaiting it (MSAL's `try await application.currentAccount(with:)`): that code is the
+/// caller's, after its `await`. The awaiting form makes one, and the call made under it keeps
+/// the host's notice until the form releases it in the caller's isolation: the notice then
+/// waits for the caller's actor's next turn, after the caller's code that follows the `await`
+/// (a cleanup written there is judged once it ran, not while it runs). A nonisolated caller
+/// runs beside everything, so its release gives the notice at once.
+public final class AwaitedReturn: @unchecked Sendable {
+    @TaskLocal public static var current: AwaitedReturn?
+
+    private let lock = NSLock()
+    private var notice: (@Sendable () -> Void)?
+    private var released = false
+
+    public init() {}
+
+    /// Keeps the host's notice until the release (runs it now if that came first).
+    func hold(_ notice: @escaping @Sendable () -> Void) {
+        let now = lock.withLock {
+            if !released { self.notice = notice }
+            return released
+        }
+        if now { notice() }
+    }
+
+    /// The caller resumed: gives the host its notice in the caller's actor's next turn.
+    public func release(isolation: isolated (any Actor)? = #isolation) {
+        guard isolation != nil else { return give() }
+        Task {
+            _ = isolation
+            self.give()
+        }
+    }
+
+    private func give() {
+        let notice = lock.withLock {
+            released = true
+            defer { self.notice = nil }
+            return self.notice
+        }
+        notice?()
     }
 }

@@ -352,13 +352,18 @@ extension MSALPublicClientApplication {
 
 /// The work behind the application object's calls, apart from any app object.
 private enum Calls {
-    /// Waits for a completion block's outcome, in the caller's isolation.
+    /// Waits for a completion block's outcome, in the caller's isolation. The host hears the app's
+    /// code returned after the caller's code that follows the `await` (`AwaitedReturn`).
     nonisolated(nonsending) static func awaiting<Value>(
         _ start: (@escaping (Result<Value, any Error>) -> Void) -> Void
     ) async throws -> Value {
+        let awaited = AwaitedReturn()
+        defer { awaited.release() }
         let outcome = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<AppValue<Value>, any Error>) in
-            start { outcome in continuation.resume(with: outcome.map(AppValue.init)) }
+            AwaitedReturn.$current.withValue(awaited) {
+                start { outcome in continuation.resume(with: outcome.map(AppValue.init)) }
+            }
         }
         return outcome.value
     }
