@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 /// How an app meant for fleets is linked. The Swift libraries linked in statically: a fleet's
@@ -73,6 +74,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // `#Preview`, the one macro SwiftUI code writes everywhere (SwiftUIMacros).
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -204,7 +207,14 @@ let package = Package(
         .target(name: "UIKit", dependencies: ["CoreFoundationDarwin", "DeviceHost", "FacadeCore"]),
         // SwiftUI's app lifecycle, driven by the host, and views that render nothing.
         // Swift 5 mode, as Apple's SwiftUI is declared (@preconcurrency) for the code written on it.
-        .target(name: "SwiftUI", dependencies: ["Combine", "DeviceHost", "UIKit"], swiftSettings: appCode),
+        .target(
+            name: "SwiftUI", dependencies: ["Combine", "DeviceHost", "SwiftUIMacros", "UIKit"], swiftSettings: appCode),
+        .macro(
+            name: "SwiftUIMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]),
         // Writes, at build time, how each `@UIApplicationDelegateAdaptor` delegate type is made
         // (Sources/AppDelegateAdaptors/plugin.swift says why).
         .plugin(

@@ -148,7 +148,7 @@ struct TeamTemplate {
         ## Run it
 
         ```sh
-        swift build          # about a minute the first time: it compiles the modules the app links
+        swift build          # a few minutes the first time: it compiles the modules the app links
         \#(runCommand) run Scenarios
         ```
 

@@ -22,3 +22,8 @@ struct NotesView: View {
         }
     }
 }
+
+#Preview {
+    NotesView()
+        .environmentObject(AccountModel())
+}
