@@ -26,10 +26,10 @@ check() {
     "$sdlab" run Scenarios >"$work/broken.log" || status=$?
     if [ "$status" -ne 1 ] || ! grep -q "notes.leaks: expected 0, got 3: .*Library/Caches/previews" "$work/broken.log"; then
         cat "$work/broken.log" >&2
-        echo "check-team-package: the broken cleanup of sdlab init $1 was not found (exit $status)" >&2
+        echo "check-team-package: the broken cleanup of sdlab init${1:+ $1} was not found (exit $status)" >&2
         exit 1
     fi
-    echo "sdlab init $1: the broken cleanup fails the run: $(grep -m1 'notes.leaks' "$work/broken.log" | sed 's/^ *//')"
+    echo "sdlab init${1:+ $1}: the broken cleanup fails the run: $(grep -m1 'notes.leaks' "$work/broken.log" | sed 's/^ *//')"
 }
 
 check ""

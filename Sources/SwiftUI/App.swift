@@ -143,8 +143,8 @@ public struct UIApplicationDelegateAdaptor<DelegateType: NSObject & UIApplicatio
             fatalError(
                 "@UIApplicationDelegateAdaptor: \(delegateType) derives from NSObject, which Linux's Swift can make "
                     + "only with the AppDelegateAdaptors plugin on the app's target: plugins: [.plugin(name: "
-                    + "\"AppDelegateAdaptors\", package: \"SharedDeviceLab\")], as sdlab init --swiftui writes it "
-                    + "(Docs/your-app.md)")
+                    + "\"AppDelegateAdaptors\", package: LAB)] (LAB: the SharedDeviceLab package's identity, its "
+                    + "folder's name for a path dependency), as sdlab init --swiftui writes it (Docs/your-app.md)")
         }
         self.init(makingWith: { delegate })
     }
