@@ -14,6 +14,10 @@ struct ModifiedView<Content: View>: View, PrimitiveView {
     }
 }
 
+extension ModifiedView: Tagged {
+    var tag: AnyHashable? { (content as? Tagged)?.tag }
+}
+
 /// What a subscription of `onReceive` keeps for its place.
 final class Subscription: @unchecked Sendable {
     var cancellable: AnyCancellable?

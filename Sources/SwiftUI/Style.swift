@@ -277,7 +277,7 @@ extension View {
     public func animation<V: Equatable>(_ animation: Animation?, value: V) -> some View { self }
     public func disabled(_ disabled: Bool) -> some View { self }
     public func hidden() -> some View { self }
-    public func tag<V: Hashable>(_ tag: V) -> some View { self }
+    public func tag<V: Hashable>(_ tag: V) -> some View { TaggedView(content: self, tag: AnyHashable(tag)) }
     public func id<ID: Hashable>(_ id: ID) -> some View { self }
     public func onTapGesture(count: Int = 1, perform action: @escaping () -> Void) -> some View { self }
     public func contentShape<S: Shape>(_ shape: S) -> some View { self }

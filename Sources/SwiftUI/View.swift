@@ -54,6 +54,35 @@ public struct TupleView<each Content: View>: View, PrimitiveView {
     }
 }
 
+/// A view that holds others side by side (a builder block's): a `TabView` picks one of them.
+@MainActor protocol ViewChildren {
+    var children: [any View] { get }
+}
+
+extension TupleView: ViewChildren {
+    var children: [any View] {
+        var views: [any View] = []
+        for child in repeat each content { views.append(child) }
+        return views
+    }
+}
+
+/// A view with a `tag`, under whatever modifiers came after it.
+@MainActor protocol Tagged {
+    var tag: AnyHashable? { get }
+}
+
+/// `.tag(_:)`: the value a `TabView` or `Picker` selection is matched with.
+struct TaggedView<Content: View>: View, PrimitiveView, Tagged {
+    let content: Content
+    let tag: AnyHashable?
+    var body: Never { primitiveBody }
+
+    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
+        graph.walk(content, at: path.child(0), in: environment)
+    }
+}
+
 /// One of two views, as an `if`/`else` builds: each branch has its own place, so state and
 /// `onAppear` follow the branch taken.
 public struct ConditionalContent<TrueContent: View, FalseContent: View>: View, PrimitiveView {

@@ -333,13 +333,35 @@ public struct NavigationStack<Content: View>: View, ContentContainer {
 }
 
 /// Tabs: every tab's content is evaluated (on iOS only the tab shown is, until another is chosen).
-public struct TabView<Content: View>: View, ContentContainer {
+/// Tabs, of which only the selected one is evaluated, as on iOS (a tab no one opened never
+/// appears): the one whose `tag` is the selection, else the first. Tabs a `ForEach` makes are
+/// all evaluated.
+public struct TabView<Content: View>: View, PrimitiveView {
     let content: Content
-    public init(@ViewBuilder content: () -> Content) { self.content = content() }
+    let selection: (() -> AnyHashable)?
+
+    public init(@ViewBuilder content: () -> Content) {
+        self.content = content()
+        selection = nil
+    }
+
     public init<Selection: Hashable>(selection: Binding<Selection>?, @ViewBuilder content: () -> Content) {
         self.content = content()
+        self.selection = selection.map { binding in { AnyHashable(binding.wrappedValue) } }
     }
+
     public var body: Never { primitiveBody }
+
+    func visit(_ graph: ViewGraph, at path: ViewPath, in environment: EnvironmentValues) {
+        // The places are a TupleView's, so that a tab keeps its state when another is chosen.
+        let tabs = path.child(0)
+        guard let children = (content as? any ViewChildren)?.children else {
+            return graph.walk(content, at: tabs, in: environment)
+        }
+        let selected = selection?()
+        let chosen = selected.flatMap { tag in children.firstIndex { ($0 as? Tagged)?.tag == tag } } ?? 0
+        graph.walk(children[chosen], at: tabs.child(chosen), in: environment)
+    }
 }
 
 public struct Menu<Label: View, Content: View>: View, PrimitiveView {

@@ -66,4 +66,39 @@ import Testing
         graph.update()
         #expect(log.lines == ["appeared", "shows cou1", "signed out", "shows cou2"])
     }
+
+    final class Tabs: ObservableObject {
+        @Published var selected = "notes"
+    }
+
+    /// Two tabs, each checking something as it appears: only the selected one is evaluated, as on
+    /// iOS, so a check in a tab no one opened never runs.
+    struct TabbedScreen: View {
+        let log: Log
+        @ObservedObject var tabs: Tabs
+
+        var body: some View {
+            TabView(selection: $tabs.selected) {
+                Text("Notes").onAppear { log.lines.append("notes appeared") }
+                    .tabItem { Text("Notes") }.tag("notes")
+                Text("Settings").tag("settings").onAppear { log.lines.append("settings appeared") }
+                    .onDisappear { log.lines.append("settings went") }
+            }
+        }
+    }
+
+    @Test func onlyTheSelectedTabIsEvaluated() {
+        let (log, tabs) = (Log(), Tabs())
+        let graph = ViewGraph { graph in
+            graph.walk(TabbedScreen(log: log, tabs: tabs), at: .root, in: graph.environment)
+        }
+        ViewGraph.current = graph
+        graph.update()
+        #expect(log.lines == ["notes appeared"])
+        tabs.selected = "settings"
+        graph.update()
+        tabs.selected = "notes"
+        graph.update()
+        #expect(log.lines == ["notes appeared", "settings appeared", "settings went", "notes appeared"])
+    }
 }
