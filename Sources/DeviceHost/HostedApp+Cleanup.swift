@@ -42,7 +42,7 @@ extension HostedApp {
         UserDefaults.standard.synchronize()
         let verdict = judge(job)
         if verdict.isClean {
-            let closes = state.withLock { $0.watch.close(job) }
+            let closes = settling { $0.watch.close(job) }
             guard closes else { return }
             trace?.record(.cleanupFinished, at: verdict.ended, fields: fields(of: job) + verdict.holdings)
             return

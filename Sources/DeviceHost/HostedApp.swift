@@ -61,10 +61,15 @@ final class HostedApp: DeviceListener, Sendable {
         var credentials: (user: String, password: String)?
         /// Who waits for the app to settle.
         var settleWaiters = SettleWaiters()
+        /// The code the last check led to awaited its answer off any actor, so it may still be
+        /// running its cleanup (`AwaitedReturn`): the app settles once that cleanup is clean.
+        var cleanupMayStillRun = false
 
         /// No check in flight, every piece of app code it led to returned, the app's work
-        /// done, and scanned after.
-        var isSettled: Bool { checks.isIdle && scansDue == 0 }
+        /// done, and scanned after; a cleanup that code may still be running, clean.
+        var isSettled: Bool {
+            checks.isIdle && scansDue == 0 && !(cleanupMayStillRun && watch.job != nil)
+        }
 
         /// The waiters to resume now that the app may have settled (none if it has not).
         mutating func takeSettleWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -97,7 +102,7 @@ final class HostedApp: DeviceListener, Sendable {
     /// Changes the state, then writes the checks' ends it allows and wakes whoever waits for
     /// the app to settle if it now has.
     @discardableResult
-    private func settling<T>(_ body: (inout State) -> T) -> T {
+    func settling<T>(_ body: (inout State) -> T) -> T {
         let (result, finished, waiters) = state.withLock { state in
             let result = body(&state)
             let finished = state.checks.takeFinished()
@@ -211,15 +216,19 @@ final class HostedApp: DeviceListener, Sendable {
         state.withLock { $0.lastError = error }
     }
 
-    func appCodeReturned(afterCheck: Bool) {
+    func appCodeReturned(afterCheck: Bool, mayStillRun: Bool) {
         let watching = settling { state in
-            if afterCheck { state.checks.codeReturned() }
+            if afterCheck {
+                state.checks.codeReturned()
+                state.cleanupMayStillRun = mayStillRun
+            }
             if state.watch.job != nil { state.scansDue += 1 }
             return state.watch.job != nil
         }
         guard watching else { return }
         scans.async {
-            self.scan(afterCheck: afterCheck)
+            // Code that may still be deleting is not judged failed: the polls go on until clean.
+            self.scan(afterCheck: afterCheck && !mayStillRun)
             self.settling { $0.scansDue -= 1 }
         }
     }

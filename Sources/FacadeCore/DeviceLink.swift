@@ -61,8 +61,10 @@ public protocol DeviceListener: Sendable {
     func checkFailed(_ error: String)
     /// App code a facade called (a completion, a delegate method, a notification callback)
     /// returned; `afterCheck`: the code a check's answer led to (its completion, or the
-    /// delegate calls of a Workspace ONE detection), once per `checkStarted`.
-    func appCodeReturned(afterCheck: Bool)
+    /// delegate calls of a Workspace ONE detection), once per `checkStarted`. `mayStillRun`:
+    /// that code is a caller's that awaited the answer off any actor, and runs beside the host,
+    /// so a scan now cannot tell that its cleanup failed (`AwaitedReturn`).
+    func appCodeReturned(afterCheck: Bool, mayStillRun: Bool)
     /// An SDK refused to start (`error`: its name, as the app's `error` expectation reads it;
     /// `message`: the SDK's words).
     func sdkRefused(_ error: String, message: String)
@@ -78,4 +80,7 @@ extension DeviceListener {
 
     /// App code that no check led to returned (a notification callback, say).
     public func appCodeReturned() { appCodeReturned(afterCheck: false) }
+
+    /// App code returned, and none of it runs on.
+    public func appCodeReturned(afterCheck: Bool) { appCodeReturned(afterCheck: afterCheck, mayStillRun: false) }
 }

@@ -127,8 +127,10 @@ public struct FacadeCall: Sendable {
         let work = AppValue(body)
         queue.async { [link, awaited] in
             work.value()
-            let returned: @Sendable () -> Void = { link?.listener.appCodeReturned(afterCheck: afterCheck) }
-            if let awaited { awaited.hold(returned) } else { returned() }
+            let returned: @Sendable (_ mayStillRun: Bool) -> Void = { mayStillRun in
+                link?.listener.appCodeReturned(afterCheck: afterCheck, mayStillRun: mayStillRun)
+            }
+            if let awaited { awaited.hold(returned) } else { returned(false) }
         }
     }
 
@@ -162,40 +164,43 @@ public struct FacadeCall: Sendable {
 /// the host's notice until the form releases it in the caller's isolation: the notice then
 /// waits for the caller's actor's next turn, after the caller's code that follows the `await`
 /// (a cleanup written there is judged once it ran, not while it runs). A nonisolated caller
-/// runs beside everything, so its release gives the notice at once.
+/// runs beside everything: its release gives the notice at once, saying the code may still run,
+/// so that no scan beside it calls its cleanup failed.
 public final class AwaitedReturn: @unchecked Sendable {
     @TaskLocal public static var current: AwaitedReturn?
 
     private let lock = NSLock()
-    private var notice: (@Sendable () -> Void)?
-    private var released = false
+    private var notice: (@Sendable (_ mayStillRun: Bool) -> Void)?
+    /// Set once released: whether the caller's code may still be running.
+    private var released: Bool?
 
     public init() {}
 
-    /// Keeps the host's notice until the release (runs it now if that came first).
-    func hold(_ notice: @escaping @Sendable () -> Void) {
-        let now = lock.withLock {
-            if !released { self.notice = notice }
+    /// Keeps the host's notice until the release (gives it now if that came first).
+    func hold(_ notice: @escaping @Sendable (_ mayStillRun: Bool) -> Void) {
+        let now: Bool? = lock.withLock {
+            if released == nil { self.notice = notice }
             return released
         }
-        if now { notice() }
+        if let now { notice(now) }
     }
 
-    /// The caller resumed: gives the host its notice in the caller's actor's next turn.
+    /// The caller resumed: gives the host its notice in the caller's actor's next turn, or at
+    /// once for a caller on no actor.
     public func release(isolation: isolated (any Actor)? = #isolation) {
-        guard isolation != nil else { return give() }
+        guard isolation != nil else { return give(mayStillRun: true) }
         Task {
             _ = isolation
-            self.give()
+            self.give(mayStillRun: false)
         }
     }
 
-    private func give() {
+    private func give(mayStillRun: Bool) {
         let notice = lock.withLock {
-            released = true
+            released = mayStillRun
             defer { self.notice = nil }
             return self.notice
         }
-        notice?()
+        notice?(mayStillRun)
     }
 }

@@ -323,7 +323,9 @@ final class AndroidListener: DeviceListener {
     func checkStarted() { started.withLock { $0 += 1 } }
     func checkFinished(_ result: CheckResult) { results.withLock { $0.append(result) } }
     func checkFailed(_ error: String) { failures.withLock { $0.append(error) } }
-    func appCodeReturned(afterCheck: Bool) { if afterCheck { returnedAfterCheck.withLock { $0 += 1 } } }
+    func appCodeReturned(afterCheck: Bool, mayStillRun: Bool) {
+        if afterCheck { returnedAfterCheck.withLock { $0 += 1 } }
+    }
     func takeCredentials() -> (user: String, password: String)? {
         typed.withLock { typed in
             defer { typed = nil }

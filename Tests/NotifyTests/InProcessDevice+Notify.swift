@@ -71,7 +71,7 @@ final class CountingListener: DeviceListener {
     func checkStarted() {}
     func checkFinished(_ result: CheckResult) {}
     func checkFailed(_ error: String) {}
-    func appCodeReturned(afterCheck: Bool) { returned.add(1, ordering: .sequentiallyConsistent) }
+    func appCodeReturned(afterCheck: Bool, mayStillRun: Bool) { returned.add(1, ordering: .sequentiallyConsistent) }
     func takeCredentials() -> (user: String, password: String)? { nil }
 }
 
