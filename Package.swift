@@ -22,10 +22,12 @@ let appCode: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 let foundationBringsSecurity: SwiftSetting = .unsafeFlags(["-Xfrontend", "-import-module", "-Xfrontend", "Security"])
 
 /// An example's app code, in Sources/Examples/NAME.
-func exampleApp(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = []) -> Target {
+func exampleApp(
+    _ name: String, _ dependencies: [Target.Dependency], exclude: [String] = [], swiftSettings: [SwiftSetting] = appCode
+) -> Target {
     .target(
         name: name, dependencies: dependencies, path: "Sources/Examples/\(name)", exclude: exclude,
-        swiftSettings: appCode)
+        swiftSettings: swiftSettings)
 }
 
 /// An example's entry, in Sources/Examples/Entries/NAME: the executable that runs `example`
@@ -285,11 +287,16 @@ let package = Package(
         exampleApp("SQLiteShifts", ["DeviceHost", "MSAL", "SQLite3", "UIKit"]),
         exampleEntry("ExampleSQLiteShifts", of: "SQLiteShifts"),
         exampleEntry("ExampleSQLiteShiftsLeavesWAL", of: "SQLiteShifts"),
-        // A scene-based app (iOS 13 and later): the scene delegate checks the account; the broken
-        // variant left its check in the app delegate's foreground method, which iOS never calls then.
-        exampleApp("SwiftUINotes", ["DeviceHost", "MSAL", "SwiftUI"]),
+        // A SwiftUI app whose scene phase drives the account check; the broken variant forgets the
+        // previews in Caches. Its Darwin-center helper is TeamNotes' (linked), which imports
+        // Foundation alone.
+        exampleApp(
+            "SwiftUINotes", ["DeviceHost", "MSAL", "Security", "SwiftUI"],
+            swiftSettings: appCode + [foundationBringsSecurity]),
         exampleEntry("ExampleSwiftUINotes", of: "SwiftUINotes"),
         exampleEntry("ExampleSwiftUINotesForgetsCaches", of: "SwiftUINotes"),
+        // A scene-based app (iOS 13 and later): the scene delegate checks the account; the broken
+        // variant left its check in the app delegate's foreground method, which iOS never calls then.
         exampleApp("MSALScenes", ["DeviceHost", "MSAL", "UIKit"]),
         exampleEntry("ExampleMSALScenes", of: "MSALScenes"),
         exampleEntry("ExampleMSALScenesChecksInAppDelegate", of: "MSALScenes"),

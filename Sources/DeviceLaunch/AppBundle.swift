@@ -35,7 +35,7 @@ enum AppBundle {
     }
 
     /// The scenario's Info.plist, or the one made for an app without one.
-    static func infoPlist(of spec: AppSpec, executable: String) throws -> Data {
+    private static func infoPlist(of spec: AppSpec, executable: String) throws -> Data {
         if let given = spec.infoPlist { return try Data(contentsOf: URL(fileURLWithPath: given)) }
         let made: [String: String] = [
             "CFBundleIdentifier": "dev.sdlab." + spec.name, "CFBundleName": spec.name,

@@ -82,28 +82,42 @@ extension ViewGraph {
     private func representController<R: UIViewControllerRepresentable>(
         _ representable: R, at path: ViewPath, in environment: EnvironmentValues
     ) {
-        let place = storage(at: "\(path).represented") { Represented<R.Coordinator, R.UIViewControllerType>() }
-        if place.made == nil {
-            let coordinator = representable.makeCoordinator()
-            let context = R.Context(coordinator: coordinator, environment: environment)
-            place.made = (coordinator, representable.makeUIViewController(context: context))
-        }
-        guard let (coordinator, controller) = place.made else { return }
-        representable.updateUIViewController(
-            controller, context: R.Context(coordinator: coordinator, environment: environment))
+        represent(
+            at: path,
+            make: {
+                let coordinator = representable.makeCoordinator()
+                let context = R.Context(coordinator: coordinator, environment: environment)
+                return (coordinator, representable.makeUIViewController(context: context))
+            },
+            update: { coordinator, controller in
+                representable.updateUIViewController(
+                    controller, context: R.Context(coordinator: coordinator, environment: environment))
+            })
     }
 
     private func representView<R: UIViewRepresentable>(
         _ representable: R, at path: ViewPath, in environment: EnvironmentValues
     ) {
-        let place = storage(at: "\(path).represented") { Represented<R.Coordinator, R.UIViewType>() }
-        if place.made == nil {
-            let coordinator = representable.makeCoordinator()
-            let context = R.Context(coordinator: coordinator, environment: environment)
-            place.made = (coordinator, representable.makeUIView(context: context))
-        }
-        guard let (coordinator, view) = place.made else { return }
-        representable.updateUIView(view, context: R.Context(coordinator: coordinator, environment: environment))
+        represent(
+            at: path,
+            make: {
+                let coordinator = representable.makeCoordinator()
+                let context = R.Context(coordinator: coordinator, environment: environment)
+                return (coordinator, representable.makeUIView(context: context))
+            },
+            update: { coordinator, view in
+                representable.updateUIView(view, context: R.Context(coordinator: coordinator, environment: environment))
+            })
+    }
+
+    /// What a representable made at `path`: made the first time, updated every time.
+    private func represent<Coordinator, Made>(
+        at path: ViewPath, make: () -> (Coordinator, Made), update: (Coordinator, Made) -> Void
+    ) {
+        let place = storage(at: "\(path).represented") { Represented<Coordinator, Made>() }
+        let (coordinator, made) = place.made ?? make()
+        place.made = (coordinator, made)
+        update(coordinator, made)
     }
 }
 

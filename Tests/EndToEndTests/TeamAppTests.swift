@@ -107,9 +107,7 @@ struct TeamAppTests {
                   - expect:
                       notes: {user: none, previous: cou1, leaks: 0, records: 0, mechanism: signal}
                 """)
-        let result = try await run(
-            sdlabPath, ["run", try writeScenario(scenario, named: "swiftui.yaml", in: folder)],
-            environment: environment(with: ["TMPDIR": folder]), timeout: .seconds(60))
+        let result = try await runScenario(scenario, named: "swiftui", in: folder)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("1 of 1 scenarios passed"), "\(result.stdout)")
     }

@@ -1,0 +1,1 @@
+../TeamNotes/AccountChangeObserver.swift
